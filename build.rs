@@ -1,0 +1,5 @@
+// sqlx::migrate! embeds migrations/ at compile time; without this line a new
+// migration file would not trigger a rebuild.
+fn main() {
+    println!("cargo:rerun-if-changed=migrations");
+}

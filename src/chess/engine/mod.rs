@@ -1,0 +1,88 @@
+//! Engines choose the persona's moves. `Engine` is the seam: Stockfish over
+//! UCI when it is installed, the built-in searcher otherwise, so a game never
+//! stops for want of an engine.
+
+mod builtin;
+mod stockfish;
+pub mod uci;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+pub use builtin::BuiltinEngine;
+pub use stockfish::StockfishEngine;
+
+/// How a persona likes to play; engines use it to pick among near-equal moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Style {
+    Aggressive,
+    Positional,
+    Defensive,
+    Tricky,
+}
+
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    pub fen: String,
+    pub elo: u32,
+    pub style: Style,
+    pub movetime_ms: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("engine process failed: {0}")]
+    Process(String),
+    #[error("engine protocol error: {0}")]
+    Protocol(String),
+    #[error("no legal move in this position")]
+    NoMove,
+}
+
+#[async_trait]
+pub trait Engine: Send + Sync {
+    fn name(&self) -> String;
+    /// The best move for the side to move, in UCI, played at `elo`.
+    async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError>;
+}
+
+/// Stockfish if the binary exists and answers, else the built-in engine.
+pub async fn start(stockfish: &Path) -> Arc<dyn Engine> {
+    if stockfish.exists() {
+        match StockfishEngine::start(stockfish).await {
+            Ok(sf) => return Arc::new(WithFallback { primary: sf, fallback: BuiltinEngine }),
+            Err(e) => tracing::warn!("stockfish at {} did not start ({e}); using the built-in engine", stockfish.display()),
+        }
+    } else {
+        tracing::info!("no stockfish at {}; using the built-in engine", stockfish.display());
+    }
+    Arc::new(BuiltinEngine)
+}
+
+/// Asks the primary engine, and the built-in one if it fails, so the persona
+/// always has a move.
+struct WithFallback {
+    primary: StockfishEngine,
+    fallback: BuiltinEngine,
+}
+
+#[async_trait]
+impl Engine for WithFallback {
+    fn name(&self) -> String {
+        self.primary.name()
+    }
+
+    async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError> {
+        match self.primary.choose_move(req).await {
+            Ok(m) => Ok(m),
+            Err(e) => {
+                tracing::warn!("{} failed ({e}); the built-in engine moves instead", self.primary.name());
+                self.fallback.choose_move(req).await
+            }
+        }
+    }
+}

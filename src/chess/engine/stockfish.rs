@@ -1,0 +1,175 @@
+//! Stockfish as an actor: one task owns the child process and serves search
+//! jobs from a channel, one at a time. The child is killed when dropped; if it
+//! dies mid-search the actor starts a fresh one and tries the job once more.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::{mpsc, oneshot};
+
+use super::uci::{EngineLine, parse_line};
+use super::{Engine, EngineError, SearchRequest};
+
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Slack on top of the requested movetime before a search counts as hung.
+const SEARCH_SLACK: Duration = Duration::from_secs(5);
+
+struct Job {
+    req: SearchRequest,
+    reply: oneshot::Sender<Result<String, EngineError>>,
+}
+
+pub struct StockfishEngine {
+    jobs: mpsc::Sender<Job>,
+    name: String,
+}
+
+impl StockfishEngine {
+    pub async fn start(path: &Path) -> Result<Self, EngineError> {
+        let process = Process::spawn(path).await?;
+        let name = process.name.clone();
+        let (jobs, rx) = mpsc::channel(32);
+        tokio::spawn(serve(path.to_path_buf(), Some(process), rx));
+        Ok(StockfishEngine { jobs, name })
+    }
+}
+
+#[async_trait]
+impl Engine for StockfishEngine {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError> {
+        let (reply, rx) = oneshot::channel();
+        let job = Job { req: req.clone(), reply };
+        let gone = || EngineError::Process("engine actor stopped".into());
+        self.jobs.send(job).await.map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())?
+    }
+}
+
+async fn serve(path: PathBuf, mut process: Option<Process>, mut jobs: mpsc::Receiver<Job>) {
+    while let Some(job) = jobs.recv().await {
+        let mut result = Err(EngineError::Process("not started".into()));
+        for _attempt in 0..2 {
+            if process.is_none() {
+                process = Process::spawn(&path).await.map_err(|e| tracing::warn!("restarting stockfish: {e}")).ok();
+            }
+            let Some(p) = process.as_mut() else { continue };
+            result = p.search(&job.req).await;
+            if result.is_ok() {
+                break;
+            }
+            // Dropping the process kills it; the next attempt starts afresh.
+            process = None;
+        }
+        let _ = job.reply.send(result);
+    }
+}
+
+struct Process {
+    _child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    name: String,
+    elo_range: Option<(i64, i64)>,
+}
+
+impl Process {
+    async fn spawn(path: &Path) -> Result<Self, EngineError> {
+        let mut child = Command::new(path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| EngineError::Process(format!("{}: {e}", path.display())))?;
+        let io = |what| EngineError::Process(format!("no {what} pipe"));
+        let stdin = child.stdin.take().ok_or_else(|| io("stdin"))?;
+        let stdout = child.stdout.take().ok_or_else(|| io("stdout"))?;
+        let mut p = Process {
+            _child: child,
+            stdin,
+            lines: BufReader::new(stdout).lines(),
+            name: "stockfish".into(),
+            elo_range: None,
+        };
+        p.handshake().await?;
+        Ok(p)
+    }
+
+    async fn handshake(&mut self) -> Result<(), EngineError> {
+        self.send("uci").await?;
+        let (mut name, mut elo) = (None, None);
+        self.read_until(HANDSHAKE_TIMEOUT, |line| match line {
+            EngineLine::IdName(n) => {
+                name = Some(n);
+                None
+            }
+            EngineLine::SpinOption { name, min, max, .. } if name == "UCI_Elo" => {
+                elo = Some((min, max));
+                None
+            }
+            EngineLine::UciOk => Some(()),
+            _ => None,
+        })
+        .await?;
+        self.name = name.unwrap_or_else(|| "stockfish".into());
+        self.elo_range = elo;
+        self.send("isready").await?;
+        self.read_until(HANDSHAKE_TIMEOUT, |l| (l == EngineLine::ReadyOk).then_some(())).await
+    }
+
+    async fn search(&mut self, req: &SearchRequest) -> Result<String, EngineError> {
+        if let Some((min, max)) = self.elo_range {
+            // The range differs between Stockfish versions: read it, then clamp.
+            let elo = (req.elo as i64).clamp(min, max);
+            self.send("setoption name UCI_LimitStrength value true").await?;
+            self.send(&format!("setoption name UCI_Elo value {elo}")).await?;
+        }
+        self.send(&format!("position fen {}", req.fen)).await?;
+        self.send(&format!("go movetime {}", req.movetime_ms)).await?;
+        let limit = Duration::from_millis(req.movetime_ms) + SEARCH_SLACK;
+        let best = self
+            .read_until(limit, |line| match line {
+                EngineLine::BestMove { mv } => Some(mv),
+                _ => None,
+            })
+            .await?;
+        best.ok_or(EngineError::NoMove)
+    }
+
+    async fn send(&mut self, cmd: &str) -> Result<(), EngineError> {
+        let line = format!("{cmd}\n");
+        self.stdin.write_all(line.as_bytes()).await.map_err(|e| EngineError::Process(e.to_string()))?;
+        self.stdin.flush().await.map_err(|e| EngineError::Process(e.to_string()))
+    }
+
+    async fn read_until<T>(
+        &mut self,
+        limit: Duration,
+        mut pick: impl FnMut(EngineLine) -> Option<T>,
+    ) -> Result<T, EngineError> {
+        let read = async {
+            loop {
+                match self.lines.next_line().await {
+                    Ok(Some(line)) => {
+                        if let Some(found) = pick(parse_line(&line)) {
+                            return Ok(found);
+                        }
+                    }
+                    Ok(None) => return Err(EngineError::Process("engine exited".into())),
+                    Err(e) => return Err(EngineError::Process(e.to_string())),
+                }
+            }
+        };
+        tokio::time::timeout(limit, read)
+            .await
+            .map_err(|_| EngineError::Protocol(format!("no answer within {limit:?}")))?
+    }
+}

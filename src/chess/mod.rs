@@ -1,0 +1,9 @@
+//! Chess rules and engines. Knows nothing of HTTP, SQL or agents.
+
+pub mod engine;
+pub mod game;
+pub mod notation;
+pub mod pgn;
+
+pub use game::{Game, GameEnd, PlayedMove};
+pub use notation::MoveError;

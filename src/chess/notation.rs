@@ -1,0 +1,147 @@
+//! Two-stage move parsing, as in seed 004: first "is this a move at all"
+//! (UCI or SAN), then "is it legal here". Each stage has its own error so a
+//! person (or a model) learns exactly what was wrong.
+
+use shakmaty::san::{San, SanError, SanPlus};
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Move, Position, Role, Square};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    #[error("'{input}' is not a recognised move: use UCI (e.g. e2e4, e7e8q) or SAN (e.g. e4, Nf3, exd5, O-O, e8=Q)")]
+    Unrecognised { input: String },
+    #[error("'{input}' is not legal in this position: {reason}")]
+    Illegal { input: String, reason: String },
+}
+
+/// Longest text we even try to parse; anything longer is not a move.
+const MAX_MOVE_TEXT: usize = 12;
+
+pub fn parse_move(pos: &Chess, input: &str) -> Result<Move, MoveError> {
+    let text = input.trim();
+    let unrecognised = || MoveError::Unrecognised {
+        input: truncate(text),
+    };
+    if text.is_empty() || text.len() > MAX_MOVE_TEXT {
+        return Err(unrecognised());
+    }
+    if let Ok(uci) = UciMove::from_ascii(text.as_bytes()) {
+        return uci
+            .to_move(pos)
+            .map_err(|_| illegal(text, uci_reason(pos, &uci)));
+    }
+    let san = SanPlus::from_ascii(text.as_bytes())
+        .map(|s| s.san)
+        .or_else(|_| San::from_ascii(text.as_bytes()))
+        .map_err(|_| unrecognised())?;
+    san.to_move(pos).map_err(|e| {
+        let reason = match e {
+            SanError::AmbiguousSan => "it is ambiguous: add the file or rank of the piece".into(),
+            SanError::IllegalSan => san_reason(pos, &san),
+        };
+        illegal(text, reason)
+    })
+}
+
+fn illegal(input: &str, reason: String) -> MoveError {
+    MoveError::Illegal {
+        input: truncate(input),
+        reason,
+    }
+}
+
+fn truncate(s: &str) -> String {
+    s.chars().take(MAX_MOVE_TEXT).collect()
+}
+
+fn uci_reason(pos: &Chess, uci: &UciMove) -> String {
+    let UciMove::Normal { from, to, .. } = *uci else {
+        return "that kind of move does not exist in standard chess".into();
+    };
+    match pos.board().piece_at(from) {
+        None => format!("there is no piece on {from}"),
+        Some(p) if p.color != pos.turn() => {
+            format!("the piece on {from} belongs to {}", side_name(p.color))
+        }
+        Some(p) => piece_reason(pos, p.role, from, to),
+    }
+}
+
+fn piece_reason(pos: &Chess, role: Role, from: Square, to: Square) -> String {
+    let name = role_name(role);
+    let reaches = pos.legal_moves().iter().any(|m| m.from() == Some(from));
+    if pos.is_check() {
+        format!("your king is in check and the {name} on {from} to {to} does not answer it")
+    } else if !reaches {
+        format!("the {name} on {from} has no legal move (pinned or blocked)")
+    } else {
+        format!("the {name} on {from} cannot move to {to}")
+    }
+}
+
+fn san_reason(pos: &Chess, san: &San) -> String {
+    match san {
+        San::Normal { role, to, .. } => {
+            if pos.is_check() {
+                format!("your king is in check and no {} move to {to} answers it", role_name(*role))
+            } else {
+                format!("no {} of yours can move to {to}", role_name(*role))
+            }
+        }
+        San::Castle(_) => "castling is not possible now".into(),
+        San::Put { .. } | San::Null => "that kind of move does not exist in standard chess".into(),
+    }
+}
+
+pub fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+pub fn side_name(color: shakmaty::Color) -> &'static str {
+    if color.is_white() { "White" } else { "Black" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start() -> Chess {
+        Chess::default()
+    }
+
+    #[test]
+    fn accepts_uci_and_san() {
+        let pos = start();
+        assert!(parse_move(&pos, "e2e4").is_ok());
+        assert!(parse_move(&pos, "Nf3").is_ok());
+        assert!(parse_move(&pos, " e4 ").is_ok());
+    }
+
+    #[test]
+    fn gibberish_is_unrecognised_not_illegal() {
+        for bad in ["hello", "", "z9z9", "e2-e4-e6", "Qxx"] {
+            let err = parse_move(&start(), bad).unwrap_err();
+            assert!(matches!(err, MoveError::Unrecognised { .. }), "{bad}: {err:?}");
+        }
+    }
+
+    #[test]
+    fn illegal_moves_say_why() {
+        let pos = start();
+        let empty = parse_move(&pos, "e3e4").unwrap_err().to_string();
+        assert!(empty.contains("no piece on e3"), "{empty}");
+        let theirs = parse_move(&pos, "e7e5").unwrap_err().to_string();
+        assert!(theirs.contains("belongs to Black"), "{theirs}");
+        let far = parse_move(&pos, "e2e5").unwrap_err().to_string();
+        assert!(far.contains("cannot move to e5"), "{far}");
+        let san = parse_move(&pos, "Qh5").unwrap_err().to_string();
+        assert!(san.contains("no queen of yours can move to h5"), "{san}");
+    }
+}

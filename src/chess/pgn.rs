@@ -1,0 +1,134 @@
+//! PGN export (and the small reader the tests use to replay an export).
+
+use super::game::Game;
+
+/// Seven-tag-roster headers plus SetUp/FEN for a non-standard start.
+pub struct PgnHeaders {
+    pub event: String,
+    pub site: String,
+    pub date: String,
+    pub white: String,
+    pub black: String,
+    pub extra: Vec<(String, String)>,
+}
+
+pub fn write(headers: &PgnHeaders, game: &Game) -> String {
+    let result = game.end().map_or("*", |e| e.result());
+    let mut out = String::new();
+    let mut tag = |k: &str, v: &str| {
+        out.push_str(&format!("[{k} \"{}\"]\n", escape(v)));
+    };
+    tag("Event", &headers.event);
+    tag("Site", &headers.site);
+    tag("Date", &headers.date);
+    tag("Round", "-");
+    tag("White", &headers.white);
+    tag("Black", &headers.black);
+    tag("Result", result);
+    if !game.is_standard_start() {
+        tag("SetUp", "1");
+        tag("FEN", game.start_fen());
+    }
+    if let Some(end) = game.end() {
+        tag("Termination", end.termination());
+    }
+    for (k, v) in &headers.extra {
+        tag(k, v);
+    }
+    out.push('\n');
+    out.push_str(&movetext(game));
+    out.push_str(result);
+    out.push('\n');
+    out
+}
+
+fn movetext(game: &Game) -> String {
+    let start_fen = game.start_fen();
+    let mut fields = start_fen.split(' ').skip(1);
+    let white_first = fields.next() != Some("b");
+    let mut number: u32 = fields.nth(3).and_then(|n| n.parse().ok()).unwrap_or(1);
+    let mut text = String::new();
+    for (i, m) in game.moves().iter().enumerate() {
+        let white_to_move = (i % 2 == 0) == white_first;
+        if white_to_move {
+            text.push_str(&format!("{number}. "));
+        } else if i == 0 {
+            text.push_str(&format!("{number}... "));
+        }
+        text.push_str(&m.san);
+        text.push(' ');
+        if !white_to_move {
+            number += 1;
+        }
+    }
+    text
+}
+
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+/// Reads the SAN moves of a PGN's movetext (no comments or variations).
+pub fn san_moves(pgn: &str) -> Vec<String> {
+    pgn.lines()
+        .filter(|l| !l.starts_with('['))
+        .flat_map(str::split_whitespace)
+        .filter(|t| !t.ends_with('.') && !matches!(*t, "1-0" | "0-1" | "1/2-1/2" | "*"))
+        .map(|t| t.rsplit('.').next().unwrap_or(t).to_string())
+        .collect()
+}
+
+/// Reads a header's value.
+pub fn header(pgn: &str, name: &str) -> Option<String> {
+    let prefix = format!("[{name} \"");
+    pgn.lines()
+        .find_map(|l| l.strip_prefix(&prefix)?.strip_suffix("\"]").map(str::to_string))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers() -> PgnHeaders {
+        PgnHeaders {
+            event: "Casual".into(),
+            site: "kibitz".into(),
+            date: "2026.11.21".into(),
+            white: "Ann".into(),
+            black: "Bo \"the\" Bot".into(),
+            extra: vec![],
+        }
+    }
+
+    #[test]
+    fn export_replays_to_the_same_position() {
+        let mut game = Game::new(None).unwrap();
+        for m in ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4"] {
+            let mv = game.parse(m).unwrap();
+            game.play(mv);
+        }
+        let pgn = write(&headers(), &game);
+        assert!(pgn.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 *"), "{pgn}");
+        assert!(pgn.contains(r#"[Black "Bo \"the\" Bot"]"#));
+        let mut again = Game::new(None).unwrap();
+        for san in san_moves(&pgn) {
+            let mv = again.parse(&san).unwrap();
+            again.play(mv);
+        }
+        assert_eq!(again.fen(), game.fen());
+    }
+
+    #[test]
+    fn black_to_move_start_numbers_from_the_fen() {
+        let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        let mut game = Game::new(Some(fen)).unwrap();
+        let mv = game.parse("c5").unwrap();
+        game.play(mv);
+        let mv = game.parse("Nf3").unwrap();
+        game.play(mv);
+        let pgn = write(&headers(), &game);
+        assert!(pgn.contains("1... c5 2. Nf3 *"), "{pgn}");
+        assert_eq!(header(&pgn, "FEN").as_deref(), Some(fen));
+        assert_eq!(header(&pgn, "SetUp").as_deref(), Some("1"));
+    }
+}

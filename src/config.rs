@@ -1,0 +1,193 @@
+//! Effective configuration: defaults, then `kibitz.toml`, then `KIBITZ_*`
+//! environment variables (each later source wins).
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("config file {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("environment variable {var}: {message}")]
+    Env { var: &'static str, message: String },
+}
+
+/// How the subconscious picks memories to hand to the main agent.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecallConfig {
+    /// At most this many memories per trigger.
+    pub limit: usize,
+    /// Memories below this cosine similarity are not offered.
+    pub min_score: f32,
+    /// A memory given to the main agent is not given again within this time.
+    pub given_ttl_secs: u64,
+    /// A memory created in this match is not recalled within this time.
+    pub created_ttl_secs: u64,
+}
+
+impl Default for RecallConfig {
+    fn default() -> Self {
+        RecallConfig { limit: 3, min_score: 0.2, given_ttl_secs: 600, created_ttl_secs: 300 }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub data_dir: PathBuf,
+    pub database_url: String,
+    pub vectors_dir: PathBuf,
+    pub models_dir: PathBuf,
+    pub personas_dir: PathBuf,
+    pub stockfish_path: PathBuf,
+    /// Time the engine may think per persona move.
+    pub engine_movetime_ms: u64,
+    /// Multiplies every persona's idle delays (0.01 makes tests fast).
+    pub idle_time_scale: f64,
+    /// Longest chat message accepted, in characters.
+    pub max_chat_chars: usize,
+    pub recall: RecallConfig,
+}
+
+/// The file form: every field optional, unknown fields rejected.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    listen: Option<SocketAddr>,
+    data_dir: Option<PathBuf>,
+    database_url: Option<String>,
+    vectors_dir: Option<PathBuf>,
+    models_dir: Option<PathBuf>,
+    personas_dir: Option<PathBuf>,
+    stockfish_path: Option<PathBuf>,
+    engine_movetime_ms: Option<u64>,
+    idle_time_scale: Option<f64>,
+    max_chat_chars: Option<usize>,
+    recall: Option<RecallConfig>,
+}
+
+pub const DEFAULT_FILE: &str = "kibitz.toml";
+
+impl Config {
+    /// Loads `path` (or `./kibitz.toml` if it exists) and the environment.
+    pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        let file = match path {
+            Some(p) => Some(p.to_path_buf()),
+            None => Some(PathBuf::from(DEFAULT_FILE)).filter(|p| p.exists()),
+        };
+        let file = match file {
+            Some(p) => read_file(&p)?,
+            None => FileConfig::default(),
+        };
+        Config::resolve(file, |k| std::env::var(k).ok())
+    }
+
+    /// Loads a TOML string and the given environment (used by tests).
+    pub fn from_toml(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let file = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: PathBuf::from("<string>"),
+            message: e.to_string(),
+        })?;
+        Config::resolve(file, env)
+    }
+
+    fn resolve(file: FileConfig, env: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let listen = parse_env(&env, "KIBITZ_LISTEN")?.or(file.listen);
+        let data_dir = env("KIBITZ_DATA_DIR").map(PathBuf::from).or(file.data_dir).unwrap_or_else(|| "data".into());
+        let database_url = env("KIBITZ_DATABASE_URL")
+            .or(file.database_url)
+            .unwrap_or_else(|| format!("sqlite://{}", data_dir.join("kibitz.db").display()));
+        let vectors_dir = env("KIBITZ_VECTORS_DIR").map(PathBuf::from).or(file.vectors_dir);
+        Ok(Config {
+            listen: listen.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
+            vectors_dir: vectors_dir.unwrap_or_else(|| data_dir.join("vectors")),
+            models_dir: env("KIBITZ_MODELS_DIR").map(PathBuf::from).or(file.models_dir).unwrap_or_else(|| "models".into()),
+            personas_dir: env("KIBITZ_PERSONAS_DIR")
+                .map(PathBuf::from)
+                .or(file.personas_dir)
+                .unwrap_or_else(|| "personas".into()),
+            stockfish_path: env("KIBITZ_STOCKFISH")
+                .map(PathBuf::from)
+                .or(file.stockfish_path)
+                .unwrap_or_else(|| "/usr/games/stockfish".into()),
+            engine_movetime_ms: parse_env(&env, "KIBITZ_ENGINE_MOVETIME_MS")?.or(file.engine_movetime_ms).unwrap_or(200),
+            idle_time_scale: parse_env(&env, "KIBITZ_IDLE_TIME_SCALE")?.or(file.idle_time_scale).unwrap_or(1.0),
+            max_chat_chars: parse_env(&env, "KIBITZ_MAX_CHAT_CHARS")?.or(file.max_chat_chars).unwrap_or(1000),
+            recall: file.recall.unwrap_or_default(),
+            database_url,
+            data_dir,
+        })
+        .and_then(Config::validate)
+    }
+
+    fn validate(self) -> Result<Config, ConfigError> {
+        if !(self.idle_time_scale > 0.0 && self.idle_time_scale <= 100.0) {
+            return Err(ConfigError::Env {
+                var: "KIBITZ_IDLE_TIME_SCALE",
+                message: format!("must be in (0, 100], got {}", self.idle_time_scale),
+            });
+        }
+        Ok(self)
+    }
+
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot print config: {e}"))
+    }
+}
+
+fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+    toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.into(), message: e.to_string() })
+}
+
+fn parse_env<T: std::str::FromStr>(
+    env: &impl Fn(&str) -> Option<String>,
+    var: &'static str,
+) -> Result<Option<T>, ConfigError>
+where
+    T::Err: std::fmt::Display,
+{
+    env(var)
+        .map(|v| v.parse::<T>().map_err(|e| ConfigError::Env { var, message: format!("'{v}': {e}") }))
+        .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_follow_the_data_dir() {
+        let c = Config::from_toml("", |_| None).unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(c.database_url, "sqlite://data/kibitz.db");
+        assert_eq!(c.vectors_dir, PathBuf::from("data/vectors"));
+        assert_eq!(c.models_dir, PathBuf::from("models"));
+    }
+
+    #[test]
+    fn environment_beats_file() {
+        let env = |k: &str| match k {
+            "KIBITZ_LISTEN" => Some("127.0.0.1:9999".to_string()),
+            "KIBITZ_DATA_DIR" => Some("/tmp/k".to_string()),
+            _ => None,
+        };
+        let c = Config::from_toml("listen = \"0.0.0.0:1\"\nmodels_dir = \"/m\"", env).unwrap();
+        assert_eq!(c.listen.port(), 9999);
+        assert_eq!(c.database_url, "sqlite:///tmp/k/kibitz.db");
+        assert_eq!(c.models_dir, PathBuf::from("/m"));
+    }
+
+    #[test]
+    fn bad_values_name_their_source() {
+        let err = Config::from_toml("", |k| (k == "KIBITZ_LISTEN").then(|| "nope".into())).unwrap_err();
+        assert!(err.to_string().contains("KIBITZ_LISTEN"), "{err}");
+        let err = Config::from_toml("colour = 1", |_| None).unwrap_err();
+        assert!(err.to_string().contains("colour"), "{err}");
+    }
+}

@@ -1,0 +1,13 @@
+//! kibitz: a chess-club persona that plays you, chats, and remembers you.
+//!
+//! Data flow: `server` (HTTP/WS) -> `runtime` (one task per match) ->
+//! `triggers` (what just happened) -> `agents` (subconscious recall, then the
+//! main agent's brain) -> actions persisted and pushed. Beside them, `chess`,
+//! `memory`, `personas` and `store` know nothing of HTTP.
+
+pub mod chess;
+pub mod config;
+pub mod ids;
+pub mod memory;
+pub mod personas;
+pub mod store;

@@ -1,0 +1,190 @@
+//! `VectorStore` on qdrant-edge: a persistent shard in the data dir. The
+//! shard's API is synchronous, so every call runs on the blocking pool.
+//! Writers take the lock exclusively (the shard's flush insists on it).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use async_trait::async_trait;
+use qdrant_edge::external::ordered_float::OrderedFloat;
+use qdrant_edge::{
+    Condition, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, FieldCondition,
+    FieldIndexOperations, Filter, HasIdCondition, JsonPath, Match, NamedQuery, PayloadFieldSchema, PayloadSchemaType,
+    PointId, PointInsertOperations, PointOperations, PointStruct, QueryEnum, Range, SearchRequest, UpdateOperation,
+    WithPayloadInterface, WithVector,
+};
+use serde_json::json;
+
+use super::embed::DIMENSIONS;
+use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
+use crate::ids::MemoryId;
+
+const INDEXED_FIELDS: [(&str, PayloadSchemaType); 6] = [
+    ("player_id", PayloadSchemaType::Keyword),
+    ("persona_id", PayloadSchemaType::Keyword),
+    ("memory_type", PayloadSchemaType::Keyword),
+    ("match_id", PayloadSchemaType::Keyword),
+    ("lore", PayloadSchemaType::Bool),
+    ("created_at", PayloadSchemaType::Integer),
+];
+
+pub struct EdgeStore {
+    shard: Arc<RwLock<EdgeShard>>,
+    path: PathBuf,
+}
+
+fn err(e: impl std::fmt::Display) -> VectorError {
+    VectorError::Store(e.to_string())
+}
+
+impl EdgeStore {
+    /// Opens the shard at `path`, creating it (with payload indexes) if new.
+    pub fn open(path: &Path) -> Result<EdgeStore, VectorError> {
+        std::fs::create_dir_all(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
+        let shard = if path.join("edge_config.json").exists() {
+            EdgeShard::load(path, None).map_err(err)?
+        } else {
+            let config = EdgeConfigBuilder::new()
+                .vector(qdrant_edge::DEFAULT_VECTOR_NAME, EdgeVectorParams::builder(DIMENSIONS, Distance::Cosine).build())
+                .build();
+            EdgeShard::new(path, config).map_err(err)?
+        };
+        for (field, kind) in INDEXED_FIELDS {
+            let op = FieldIndexOperations::CreateIndex(CreateIndex {
+                field_name: key(field),
+                field_schema: Some(PayloadFieldSchema::FieldType(kind)),
+            });
+            shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(err)?;
+        }
+        Ok(EdgeStore { shard: Arc::new(RwLock::new(shard)), path: path.to_path_buf() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn with_shard<T: Send + 'static>(
+        &self,
+        write: bool,
+        f: impl FnOnce(&EdgeShard) -> Result<T, VectorError> + Send + 'static,
+    ) -> Result<T, VectorError> {
+        let shard = self.shard.clone();
+        tokio::task::spawn_blocking(move || {
+            if write {
+                let guard = shard.write().map_err(|_| err("shard lock poisoned"))?;
+                f(&guard)
+            } else {
+                let guard = shard.read().map_err(|_| err("shard lock poisoned"))?;
+                f(&guard)
+            }
+        })
+        .await
+        .map_err(err)?
+    }
+}
+
+fn key(field: &str) -> JsonPath {
+    field.parse().expect("static payload key is a valid JSON path")
+}
+
+fn keyword(field: &str, value: String) -> Condition {
+    Condition::Field(FieldCondition::new_match(key(field), Match::from(value)))
+}
+
+fn range(field: &str, gte: Option<i64>, lt: Option<i64>) -> Condition {
+    let bound = |v: Option<i64>| v.map(|v| OrderedFloat(v as f64));
+    Condition::Field(FieldCondition::new_range(key(field), Range { gte: bound(gte), lt: bound(lt), gt: None, lte: None }))
+}
+
+fn to_filter(f: &SearchFilter) -> Filter {
+    let mut must = vec![keyword("persona_id", f.persona_id.clone())];
+    let mut owners = Vec::new();
+    if let Some(player) = f.player_id {
+        owners.push(keyword("player_id", player.to_string()));
+    }
+    if f.include_lore {
+        owners.push(Condition::Field(FieldCondition::new_match(key("lore"), Match::from(true))));
+    }
+    // No owner means nothing may match: a search never falls back to "everyone".
+    must.push(Condition::Filter(Filter { should: Some(owners), ..Default::default() }));
+    if !f.types.is_empty() {
+        let types: Vec<String> = f.types.iter().map(|t| t.as_str().to_string()).collect();
+        must.push(Condition::Field(FieldCondition::new_match(key("memory_type"), Match::from(types))));
+    }
+    if f.created_after.is_some() || f.created_before.is_some() {
+        must.push(range("created_at", f.created_after, f.created_before));
+    }
+    let mut must_not = Vec::new();
+    if !f.exclude_ids.is_empty() {
+        let ids: HasIdCondition = f.exclude_ids.iter().map(|id| PointId::Uuid(id.0)).collect();
+        must_not.push(Condition::HasId(ids));
+    }
+    if let Some((match_id, since)) = f.exclude_created_in_match_since {
+        must_not.push(Condition::Filter(Filter {
+            must: Some(vec![keyword("match_id", match_id.to_string()), range("created_at", Some(since), None)]),
+            ..Default::default()
+        }));
+    }
+    Filter { must: Some(must), must_not: Some(must_not), ..Default::default() }
+}
+
+fn to_point(m: IndexedMemory) -> qdrant_edge::PointStructPersisted {
+    let payload = json!({
+        "player_id": m.player_id.map(|p| p.to_string()),
+        "persona_id": m.persona_id,
+        "memory_type": m.memory_type.as_str(),
+        "match_id": m.match_id.map(|id| id.to_string()),
+        "lore": m.player_id.is_none(),
+        "created_at": m.created_at,
+    });
+    PointStruct::new(PointId::Uuid(m.id.0), m.vector, payload).into()
+}
+
+#[async_trait]
+impl VectorStore for EdgeStore {
+    async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError> {
+        let points: Vec<_> = points.into_iter().map(to_point).collect();
+        let op = PointOperations::UpsertPoints(PointInsertOperations::PointsList(points));
+        self.with_shard(true, move |s| s.update(UpdateOperation::PointOperation(op)).map_err(err)).await
+    }
+
+    async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError> {
+        let ids = ids.into_iter().map(|id| PointId::Uuid(id.0)).collect();
+        let op = PointOperations::DeletePoints { ids };
+        self.with_shard(true, move |s| s.update(UpdateOperation::PointOperation(op)).map_err(err)).await
+    }
+
+    async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
+        let request = SearchRequest {
+            query: QueryEnum::Nearest(NamedQuery { query: vector.into(), using: None }),
+            filter: Some(to_filter(&filter)),
+            params: None,
+            limit,
+            offset: 0,
+            with_payload: Some(WithPayloadInterface::Bool(false)),
+            with_vector: Some(WithVector::Bool(false)),
+            score_threshold: None,
+        };
+        let points = self.with_shard(false, move |s| s.search(request).map_err(err)).await?;
+        Ok(points
+            .into_iter()
+            .filter_map(|p| match p.id {
+                PointId::Uuid(u) => Some(Hit { id: MemoryId(u), score: p.score }),
+                PointId::NumId(_) => None,
+            })
+            .collect())
+    }
+
+    async fn count(&self) -> Result<u64, VectorError> {
+        self.with_shard(false, |s| Ok(s.info().points_count as u64)).await
+    }
+
+    async fn maintain(&self) -> Result<(), VectorError> {
+        self.with_shard(true, |s| {
+            s.optimize().map_err(err)?;
+            s.flush();
+            Ok(())
+        })
+        .await
+    }
+}

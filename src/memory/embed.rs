@@ -1,0 +1,94 @@
+//! Sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX) through fastembed and
+//! ONNX Runtime loaded from the models dir. Mean pooling, L2-normalised, 384-d.
+//! Inference is CPU work, so it runs on the blocking pool, never on the reactor.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use fastembed::{InitOptionsUserDefined, Pooling, QuantizationMode, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel};
+
+pub const DIMENSIONS: usize = 384;
+pub const ORT_LIBRARY: &str = "onnxruntime/libonnxruntime.so.1.31.1";
+pub const MODEL_DIR: &str = "all-MiniLM-L6-v2";
+const MODEL_FILES: [&str; 5] = ["model.onnx", "tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json"];
+/// The command that provisions what is missing; named in every error.
+pub const FIX: &str = "make models   (runs scripts/fetch-models.py)";
+
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    #[error("model file missing: {path}\n  fix: {FIX}")]
+    Missing { path: PathBuf },
+    #[error("ORT_DYLIB_PATH must name the ONNX Runtime library ({expected}); `kibitz` sets it at start-up")]
+    RuntimeNotSelected { expected: PathBuf },
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("embedding model failed: {0}")]
+    Model(String),
+}
+
+#[derive(Clone)]
+pub struct Embedder {
+    model: Arc<Mutex<TextEmbedding>>,
+}
+
+/// Where ONNX Runtime lives under `models_dir`; main exports it as ORT_DYLIB_PATH.
+pub fn ort_library(models_dir: &Path) -> PathBuf {
+    models_dir.join(ORT_LIBRARY)
+}
+
+/// Checks that every file is present, so a missing one is a clear error
+/// (fastembed would panic instead).
+pub fn check_models(models_dir: &Path) -> Result<(), EmbedError> {
+    let lib = ort_library(models_dir);
+    let model_files = MODEL_FILES.iter().map(|f| models_dir.join(MODEL_DIR).join(f));
+    for path in std::iter::once(lib).chain(model_files) {
+        if !path.is_file() {
+            return Err(EmbedError::Missing { path });
+        }
+    }
+    Ok(())
+}
+
+impl Embedder {
+    pub fn load(models_dir: &Path) -> Result<Embedder, EmbedError> {
+        check_models(models_dir)?;
+        let expected = ort_library(models_dir);
+        let selected = std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from);
+        if selected.as_deref().map(std::fs::canonicalize).and_then(Result::ok) != std::fs::canonicalize(&expected).ok() {
+            return Err(EmbedError::RuntimeNotSelected { expected });
+        }
+        let dir = models_dir.join(MODEL_DIR);
+        let read = |name: &str| {
+            let path = dir.join(name);
+            std::fs::read(&path).map_err(|source| EmbedError::Read { path, source })
+        };
+        let tokenizer = TokenizerFiles {
+            tokenizer_file: read("tokenizer.json")?,
+            config_file: read("config.json")?,
+            special_tokens_map_file: read("special_tokens_map.json")?,
+            tokenizer_config_file: read("tokenizer_config.json")?,
+        };
+        let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer)
+            .with_pooling(Pooling::Mean)
+            // int8 weights are baked into the file; batching stays consistent.
+            .with_quantization(QuantizationMode::Static);
+        let options = InitOptionsUserDefined::new().with_max_length(256).with_intra_threads(1);
+        let model = TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| EmbedError::Model(e.to_string()))?;
+        Ok(Embedder { model: Arc::new(Mutex::new(model)) })
+    }
+
+    pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let model = self.model.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut model = model.lock().map_err(|_| EmbedError::Model("embedder lock poisoned".into()))?;
+            model.embed(&texts, Some(32)).map_err(|e| EmbedError::Model(e.to_string()))
+        })
+        .await
+        .map_err(|e| EmbedError::Model(e.to_string()))?
+    }
+
+    pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut v = self.embed(vec![text.to_string()]).await?;
+        v.pop().ok_or_else(|| EmbedError::Model("no embedding returned".into()))
+    }
+}

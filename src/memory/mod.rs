@@ -1,0 +1,11 @@
+//! Vector memory: what a persona remembers about a player (and its own
+//! lore), stored in SQL and indexed by meaning. Knows nothing of HTTP.
+
+pub mod edge;
+pub mod embed;
+pub mod model;
+mod service;
+pub mod vector;
+
+pub use model::{CreatedBy, Memory, MemoryType, Recalled};
+pub use service::{MemoryError, MemoryService, NewMemory};

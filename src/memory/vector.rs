@@ -1,0 +1,74 @@
+//! The vector index seam. qdrant-edge (embedded) is the default; a Qdrant
+//! server is the scale-out alternative. SQL holds the memories themselves;
+//! the index holds vectors and the few payload fields that filters need.
+
+use async_trait::async_trait;
+
+use super::model::{Memory, MemoryType};
+use crate::ids::{MatchId, MemoryId, PlayerId};
+
+#[derive(Debug, thiserror::Error)]
+pub enum VectorError {
+    #[error("vector store: {0}")]
+    Store(String),
+}
+
+/// What the index keeps per memory, for filtering.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IndexedMemory {
+    pub id: MemoryId,
+    pub vector: Vec<f32>,
+    pub player_id: Option<PlayerId>,
+    pub persona_id: String,
+    pub memory_type: MemoryType,
+    pub match_id: Option<MatchId>,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+impl IndexedMemory {
+    pub fn new(memory: &Memory, vector: Vec<f32>) -> IndexedMemory {
+        IndexedMemory {
+            id: memory.id,
+            vector,
+            player_id: memory.player_id,
+            persona_id: memory.persona_id.clone(),
+            memory_type: memory.memory_type,
+            match_id: memory.related_match_id,
+            created_at: memory.created_at.timestamp(),
+        }
+    }
+}
+
+/// Which memories a search may return. Player memories are private to one
+/// player and persona; lore is shared by every player of that persona.
+#[derive(Debug, Clone, Default)]
+pub struct SearchFilter {
+    pub persona_id: String,
+    /// This player's memories (None: none of any player's).
+    pub player_id: Option<PlayerId>,
+    pub include_lore: bool,
+    /// Only these types (empty: any).
+    pub types: Vec<MemoryType>,
+    pub exclude_ids: Vec<MemoryId>,
+    /// Drop memories of this match created at or after this time (unix s).
+    pub exclude_created_in_match_since: Option<(MatchId, i64)>,
+    pub created_after: Option<i64>,
+    pub created_before: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub id: MemoryId,
+    pub score: f32,
+}
+
+#[async_trait]
+pub trait VectorStore: Send + Sync {
+    async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError>;
+    async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError>;
+    async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError>;
+    async fn count(&self) -> Result<u64, VectorError>;
+    /// Persists buffered writes and compacts; call off the hot path.
+    async fn maintain(&self) -> Result<(), VectorError>;
+}

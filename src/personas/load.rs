@@ -1,0 +1,166 @@
+//! Loading and validating persona files. Every error names the file, the
+//! field and the problem; the server refuses to start on any of them.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::model::Persona;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PersonaError {
+    #[error("cannot read personas from {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+    #[error("{path}: field `{field}`: {problem}")]
+    Field { path: PathBuf, field: String, problem: String },
+    #[error("no persona files (*.toml) in {0}")]
+    Empty(PathBuf),
+    #[error("{path}: persona id `{id}` is already used by another file")]
+    Duplicate { path: PathBuf, id: String },
+}
+
+const PLACEHOLDERS: [&str; 6] = ["player", "persona", "move", "piece", "result", "memory"];
+const MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// Loads every `*.toml` in `dir`, sorted by file name.
+pub fn load_dir(dir: &Path) -> Result<Vec<Persona>, PersonaError> {
+    let io = |source| PersonaError::Io { path: dir.into(), source };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(PersonaError::Empty(dir.into()));
+    }
+    let mut ids = HashSet::new();
+    let mut personas = Vec::new();
+    for path in files {
+        let persona = load_file(&path)?;
+        if !ids.insert(persona.id.clone()) {
+            return Err(PersonaError::Duplicate { path, id: persona.id });
+        }
+        personas.push(persona);
+    }
+    Ok(personas)
+}
+
+pub fn load_file(path: &Path) -> Result<Persona, PersonaError> {
+    let io = |source| PersonaError::Io { path: path.into(), source };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(PersonaError::Invalid { path: path.into(), message: format!("file is {size} bytes, limit {MAX_FILE_BYTES}") });
+    }
+    let text = std::fs::read_to_string(path).map_err(io)?;
+    let persona: Persona = toml::from_str(&text).map_err(|e| PersonaError::Invalid {
+        path: path.into(),
+        // toml's message names the missing, unknown or mistyped field and its line.
+        message: e.to_string().trim().replace('\n', " "),
+    })?;
+    validate(&persona).map_err(|(field, problem)| PersonaError::Field { path: path.into(), field, problem })?;
+    Ok(persona)
+}
+
+type Problem = (String, String);
+
+fn validate(p: &Persona) -> Result<(), Problem> {
+    let bad = |field: &str, problem: String| Err((field.to_string(), problem));
+    if p.id.is_empty() || !p.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+        return bad("id", format!("'{}' must be lowercase letters, digits and '-'", p.id));
+    }
+    for (field, value) in [("name", &p.name), ("biography", &p.biography), ("voice", &p.voice)] {
+        if value.trim().is_empty() {
+            return bad(field, "must not be empty".into());
+        }
+    }
+    if !(400..=3200).contains(&p.elo) {
+        return bad("elo", format!("{} is outside 400..=3200", p.elo));
+    }
+    if p.tones.is_empty() {
+        return bad("tones", "list at least one tone".into());
+    }
+    if p.emotions.is_empty() {
+        return bad("emotions", "list at least one emotion (the first is the starting mood)".into());
+    }
+    if p.chattiness == 0 {
+        return bad("chattiness", "must be at least 1".into());
+    }
+    validate_idle(p)?;
+    validate_lines(p)?;
+    for (event, mood) in p.moods.all() {
+        if !p.emotions.iter().any(|e| e == mood) {
+            return bad(&format!("moods.{event}"), format!("'{mood}' is not one of the declared emotions"));
+        }
+    }
+    Ok(())
+}
+
+fn validate_idle(p: &Persona) -> Result<(), Problem> {
+    let idle = &p.idle;
+    let bad = |field: &str, problem: String| Err((format!("idle.{field}"), problem));
+    if !(idle.first_after_secs >= 1.0 && idle.first_after_secs <= 3600.0) {
+        return bad("first_after_secs", format!("{} is outside 1..=3600", idle.first_after_secs));
+    }
+    if !(idle.escalation >= 1.0 && idle.escalation <= 10.0) {
+        return bad("escalation", format!("{} is outside 1..=10", idle.escalation));
+    }
+    if idle.max_nudges > 20 {
+        return bad("max_nudges", format!("{} is over 20", idle.max_nudges));
+    }
+    Ok(())
+}
+
+fn validate_lines(p: &Persona) -> Result<(), Problem> {
+    for (event, lines) in p.lines.all() {
+        let field = format!("lines.{event}");
+        if lines.is_empty() {
+            return Err((field, "give at least one line".into()));
+        }
+        for (i, line) in lines.iter().enumerate() {
+            let at = format!("{field}[{i}]");
+            if !p.tones.contains(&line.tone) {
+                return Err((format!("{at}.tone"), format!("'{}' is not one of the persona's tones", line.tone)));
+            }
+            if line.text.trim().is_empty() || line.text.len() > 500 {
+                return Err((format!("{at}.text"), "must be 1..=500 characters".into()));
+            }
+            check_placeholders(&line.text).map_err(|problem| (format!("{at}.text"), problem))?;
+        }
+    }
+    Ok(())
+}
+
+fn check_placeholders(text: &str) -> Result<(), String> {
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        let after = &rest[start + 1..];
+        let end = after.find('}').ok_or("has an unclosed '{'")?;
+        let name = &after[..end];
+        if !PLACEHOLDERS.contains(&name) {
+            return Err(format!("unknown placeholder {{{name}}}; use one of {PLACEHOLDERS:?}"));
+        }
+        rest = &after[end + 1..];
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_checked() {
+        assert!(check_placeholders("Hello {player}, {move}!").is_ok());
+        assert!(check_placeholders("Hello {name}").unwrap_err().contains("{name}"));
+        assert!(check_placeholders("Hello {player").is_err());
+    }
+
+    #[test]
+    fn shipped_personas_load() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("personas");
+        let personas = load_dir(&dir).unwrap();
+        assert!(personas.len() >= 3);
+    }
+}

@@ -1,0 +1,158 @@
+use serde::{Deserialize, Serialize};
+
+use crate::chess::engine::Style;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Persona {
+    pub id: String,
+    pub name: String,
+    pub biography: String,
+    /// How it speaks, in a sentence (for prompts and for people).
+    pub voice: String,
+    pub elo: u32,
+    pub style: Style,
+    /// Tones its messages may carry (seed 002: playful, sharp, respectful, dismissive...).
+    pub tones: Vec<String>,
+    /// Moods it can show; the first is where every match starts.
+    pub emotions: Vec<String>,
+    pub idle: IdlePolicy,
+    /// Speak on a quiet user move only every this many moves.
+    pub chattiness: u32,
+    /// Shared, read-only memories every player may hear about.
+    pub lore: Vec<String>,
+    pub lines: Lines,
+    pub moods: Moods,
+}
+
+/// When the persona nudges a user who is taking long: first after
+/// `first_after_secs`, then each delay times `escalation`, at most `max_nudges`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IdlePolicy {
+    pub first_after_secs: f64,
+    pub escalation: f64,
+    pub max_nudges: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Line {
+    pub text: String,
+    pub tone: String,
+}
+
+/// What the scripted brain may say, per event. Placeholders: {player},
+/// {persona}, {move}, {piece}, {result}, {memory}.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lines {
+    pub greeting: Vec<Line>,
+    pub greeting_returning: Vec<Line>,
+    pub user_move: Vec<Line>,
+    pub user_capture: Vec<Line>,
+    pub user_check: Vec<Line>,
+    pub agent_capture: Vec<Line>,
+    pub agent_check: Vec<Line>,
+    pub idle: Vec<Line>,
+    pub chat_reply: Vec<Line>,
+    pub draw_accepted: Vec<Line>,
+    pub draw_declined: Vec<Line>,
+    pub win: Vec<Line>,
+    pub loss: Vec<Line>,
+    pub draw: Vec<Line>,
+}
+
+/// The mood each event puts the persona in.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Moods {
+    pub user_capture: String,
+    pub agent_capture: String,
+    pub user_check: String,
+    pub agent_check: String,
+    pub idle: String,
+    pub win: String,
+    pub loss: String,
+    pub draw: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEvent {
+    Greeting,
+    GreetingReturning,
+    UserMove,
+    UserCapture,
+    UserCheck,
+    AgentCapture,
+    AgentCheck,
+    Idle,
+    ChatReply,
+    DrawAccepted,
+    DrawDeclined,
+    Win,
+    Loss,
+    Draw,
+}
+
+impl Lines {
+    pub fn for_event(&self, event: LineEvent) -> &[Line] {
+        match event {
+            LineEvent::Greeting => &self.greeting,
+            LineEvent::GreetingReturning => &self.greeting_returning,
+            LineEvent::UserMove => &self.user_move,
+            LineEvent::UserCapture => &self.user_capture,
+            LineEvent::UserCheck => &self.user_check,
+            LineEvent::AgentCapture => &self.agent_capture,
+            LineEvent::AgentCheck => &self.agent_check,
+            LineEvent::Idle => &self.idle,
+            LineEvent::ChatReply => &self.chat_reply,
+            LineEvent::DrawAccepted => &self.draw_accepted,
+            LineEvent::DrawDeclined => &self.draw_declined,
+            LineEvent::Win => &self.win,
+            LineEvent::Loss => &self.loss,
+            LineEvent::Draw => &self.draw,
+        }
+    }
+
+    /// Every (field name, lines) pair, for validation.
+    pub fn all(&self) -> [(&'static str, &[Line]); 14] {
+        [
+            ("greeting", &self.greeting),
+            ("greeting_returning", &self.greeting_returning),
+            ("user_move", &self.user_move),
+            ("user_capture", &self.user_capture),
+            ("user_check", &self.user_check),
+            ("agent_capture", &self.agent_capture),
+            ("agent_check", &self.agent_check),
+            ("idle", &self.idle),
+            ("chat_reply", &self.chat_reply),
+            ("draw_accepted", &self.draw_accepted),
+            ("draw_declined", &self.draw_declined),
+            ("win", &self.win),
+            ("loss", &self.loss),
+            ("draw", &self.draw),
+        ]
+    }
+}
+
+impl Moods {
+    pub fn all(&self) -> [(&'static str, &str); 8] {
+        [
+            ("user_capture", &self.user_capture),
+            ("agent_capture", &self.agent_capture),
+            ("user_check", &self.user_check),
+            ("agent_check", &self.agent_check),
+            ("idle", &self.idle),
+            ("win", &self.win),
+            ("loss", &self.loss),
+            ("draw", &self.draw),
+        ]
+    }
+}
+
+impl Persona {
+    pub fn default_emotion(&self) -> &str {
+        &self.emotions[0]
+    }
+}

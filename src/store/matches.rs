@@ -1,0 +1,135 @@
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::{Db, StoreResult, parse_id, parse_ts, ts};
+use crate::ids::{MatchId, PlayerId};
+
+pub struct NewMatch {
+    pub id: MatchId,
+    pub player_id: PlayerId,
+    pub persona_id: String,
+    pub user_color: &'static str,
+    pub start_fen: String,
+    pub emotion: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchRow {
+    pub id: MatchId,
+    pub player_id: PlayerId,
+    pub persona_id: String,
+    pub user_color: String,
+    pub start_fen: String,
+    pub status: String,
+    pub result: Option<String>,
+    pub termination: Option<String>,
+    pub emotion: String,
+    pub draw_offer: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub ended_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveRow {
+    pub ply: i64,
+    pub uci: String,
+    pub san: String,
+    pub side: String,
+    pub fen_after: String,
+    pub win_pct_white: Option<f64>,
+    pub created_at: DateTime<Utc>,
+}
+
+const MATCH_COLUMNS: &str = "id, player_id, persona_id, user_color, start_fen, status, result, termination, \
+                             emotion, draw_offer, created_at, ended_at";
+
+impl Db {
+    pub async fn insert_match(&self, m: &NewMatch) -> StoreResult<MatchRow> {
+        let now = Utc::now();
+        sqlx::query(
+            "INSERT INTO matches (id, player_id, persona_id, user_color, start_fen, status, emotion, created_at) \
+             VALUES (?, ?, ?, ?, ?, 'active', ?, ?)",
+        )
+        .bind(m.id.to_string())
+        .bind(m.player_id.to_string())
+        .bind(&m.persona_id)
+        .bind(m.user_color)
+        .bind(&m.start_fen)
+        .bind(&m.emotion)
+        .bind(ts(now))
+        .execute(&self.pool)
+        .await?;
+        Ok(self.match_row(m.id).await?.expect("row just inserted"))
+    }
+
+    pub async fn match_row(&self, id: MatchId) -> StoreResult<Option<MatchRow>> {
+        let row = sqlx::query(&format!("SELECT {MATCH_COLUMNS} FROM matches WHERE id = ?"))
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| match_from_row(&r)).transpose()
+    }
+
+    pub async fn active_match_ids(&self) -> StoreResult<Vec<MatchId>> {
+        let rows = sqlx::query("SELECT id FROM matches WHERE status = 'active' ORDER BY created_at")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(|r| parse_id("matches", r.get("id"))).collect()
+    }
+
+    /// Finished matches of a player against a persona, newest first.
+    pub async fn finished_matches(&self, player: PlayerId, persona: &str, limit: i64) -> StoreResult<Vec<MatchRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = ? AND persona_id = ? AND status = 'finished' \
+             ORDER BY created_at DESC LIMIT ?"
+        ))
+        .bind(player.to_string())
+        .bind(persona)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(match_from_row).collect()
+    }
+
+    pub async fn moves(&self, id: MatchId) -> StoreResult<Vec<MoveRow>> {
+        let rows = sqlx::query(
+            "SELECT ply, uci, san, side, fen_after, win_pct_white, created_at FROM moves WHERE match_id = ? ORDER BY ply",
+        )
+        .bind(id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(MoveRow {
+                    ply: r.get("ply"),
+                    uci: r.get("uci"),
+                    san: r.get("san"),
+                    side: r.get("side"),
+                    fen_after: r.get("fen_after"),
+                    win_pct_white: r.get("win_pct_white"),
+                    created_at: parse_ts("moves", r.get("created_at"))?,
+                })
+            })
+            .collect()
+    }
+}
+
+fn match_from_row(r: &SqliteRow) -> StoreResult<MatchRow> {
+    let ended: Option<String> = r.get("ended_at");
+    Ok(MatchRow {
+        id: parse_id("matches", r.get("id"))?,
+        player_id: parse_id("matches", r.get("player_id"))?,
+        persona_id: r.get("persona_id"),
+        user_color: r.get("user_color"),
+        start_fen: r.get("start_fen"),
+        status: r.get("status"),
+        result: r.get("result"),
+        termination: r.get("termination"),
+        emotion: r.get("emotion"),
+        draw_offer: r.get("draw_offer"),
+        created_at: parse_ts("matches", r.get("created_at"))?,
+        ended_at: ended.map(|e| parse_ts("matches", &e)).transpose()?,
+    })
+}
