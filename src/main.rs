@@ -1,1 +1,91 @@
-fn main() {}
+//! The `kibitz` command line. anyhow lives here only; the library has typed errors.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+use kibitz::config::Config;
+use kibitz::memory::embed;
+
+#[derive(Parser)]
+#[command(name = "kibitz", version, about = "A chess-club persona that plays you, chats with you, and remembers you.")]
+#[command(after_help = "Configuration: ./kibitz.toml (or --config), overridden by KIBITZ_* variables \
+(KIBITZ_LISTEN, KIBITZ_DATA_DIR, KIBITZ_MODELS_DIR, KIBITZ_DATABASE_URL, KIBITZ_PERSONAS_DIR, KIBITZ_STOCKFISH, \
+KIBITZ_IDLE_TIME_SCALE, KIBITZ_ENGINE_MOVETIME_MS). `kibitz config` prints the result.")]
+struct Cli {
+    /// Config file (default: ./kibitz.toml if present).
+    #[arg(long, global = true, env = "KIBITZ_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP/WebSocket server.
+    Serve {
+        /// Address to listen on (overrides config and KIBITZ_LISTEN).
+        #[arg(long)]
+        listen: Option<std::net::SocketAddr>,
+    },
+    /// Play a game in this terminal, with chat, on the same runtime as the server.
+    Play(cli::play::PlayArgs),
+    /// Print the effective configuration.
+    Config,
+    /// List the club's personas.
+    Personas,
+    /// List what the club remembers about a player.
+    Memories {
+        /// Player id or name.
+        #[arg(long)]
+        player: String,
+        /// Only memories held by this persona.
+        #[arg(long)]
+        persona: Option<String>,
+    },
+    /// Check that the embedding model and ONNX Runtime are provisioned.
+    Models,
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    let mut config = Config::load(cli.config.as_deref()).context("loading configuration")?;
+    if let Command::Serve { listen: Some(addr) } = &cli.command {
+        config.listen = *addr;
+    }
+    let quiet = matches!(cli.command, Command::Play(_));
+    init_logging(if quiet { "warn" } else { "info" });
+    select_onnx_runtime(&config);
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        match cli.command {
+            Command::Serve { .. } => cli::serve(config).await,
+            Command::Play(args) => cli::play::run(config, args).await,
+            Command::Config => {
+                print!("{}", config.to_toml());
+                Ok(())
+            }
+            Command::Personas => cli::personas(&config),
+            Command::Memories { player, persona } => cli::memories(&config, &player, persona.as_deref()).await,
+            Command::Models => cli::models(&config),
+        }
+    })
+}
+
+/// fastembed loads ONNX Runtime from ORT_DYLIB_PATH; point it at the models
+/// dir unless the user chose another library.
+fn select_onnx_runtime(config: &Config) {
+    if std::env::var_os("ORT_DYLIB_PATH").is_none() {
+        let lib = std::path::absolute(embed::ort_library(&config.models_dir)).unwrap_or_else(|_| embed::ort_library(&config.models_dir));
+        // SAFETY: called before the tokio runtime or any other thread exists.
+        unsafe { std::env::set_var("ORT_DYLIB_PATH", lib) };
+    }
+}
+
+fn init_logging(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
+    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+}

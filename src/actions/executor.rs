@@ -1,0 +1,101 @@
+//! Executes a decision: each action is checked against the persona (tones,
+//! emotions, length limits), persisted, then pushed. A bad action is skipped
+//! and recorded as such; it never stops the game.
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::{Action, Decision};
+use crate::events::{Emitter, MatchEvent};
+use crate::ids::PlayerId;
+use crate::memory::{CreatedBy, MemoryService, NewMemory};
+use crate::personas::Persona;
+use crate::store::{DomainWrite, StoreError};
+
+pub const MAX_MESSAGE_CHARS: usize = 2000;
+
+pub struct ExecContext<'a> {
+    pub persona: &'a Persona,
+    pub player_id: PlayerId,
+    pub memory: &'a MemoryService,
+    pub trigger: &'a str,
+}
+
+/// What became of one action, for the trigger log.
+#[derive(Debug, Clone, Serialize)]
+pub struct Executed {
+    pub action: Action,
+    /// None if it was carried out; otherwise why it was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+pub async fn execute(
+    decision: Decision,
+    cx: &ExecContext<'_>,
+    emitter: &mut Emitter,
+    events: &mut Vec<MatchEvent>,
+) -> Result<Vec<Executed>, StoreError> {
+    let mut done = Vec::new();
+    for action in decision.actions {
+        let stop = action == Action::Stop;
+        let skipped = run(&action, cx, emitter, events).await?;
+        if let Some(why) = &skipped {
+            tracing::warn!(trigger = cx.trigger, "action skipped: {why}");
+        }
+        done.push(Executed { action, skipped });
+        if stop {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+async fn run(
+    action: &Action,
+    cx: &ExecContext<'_>,
+    emitter: &mut Emitter,
+    events: &mut Vec<MatchEvent>,
+) -> Result<Option<String>, StoreError> {
+    match action {
+        Action::SendMessage { content, tone, .. } => {
+            let content = content.trim();
+            if content.is_empty() || content.chars().count() > MAX_MESSAGE_CHARS {
+                return Ok(Some(format!("message must be 1..={MAX_MESSAGE_CHARS} characters")));
+            }
+            // An unknown tone is replaced, not fatal: the message still matters.
+            let tone = if cx.persona.tones.contains(tone) { tone.as_str() } else { cx.persona.tones[0].as_str() };
+            let data = json!({ "sender": "persona", "content": content, "tone": tone });
+            let write = DomainWrite::Message { sender: "persona", content, tone: Some(tone) };
+            events.push(emitter.emit("message", data, write).await?);
+        }
+        Action::SetEmotion { content, .. } => {
+            if !cx.persona.emotions.contains(content) {
+                return Ok(Some(format!("'{content}' is not one of {}'s emotions", cx.persona.name)));
+            }
+            let data = json!({ "emotion": content, "trigger": cx.trigger });
+            let write = DomainWrite::Emotion { emotion: content, reason: Some(cx.trigger) };
+            events.push(emitter.emit("emotion", data, write).await?);
+        }
+        Action::SaveMemory { content, memory_type, metadata } => {
+            let new = NewMemory {
+                player_id: cx.player_id,
+                persona_id: cx.persona.id.clone(),
+                memory_type: *memory_type,
+                content: content.clone(),
+                related_match_id: Some(emitter.match_id()),
+                created_by: CreatedBy::MainAgent,
+                metadata: json!({ "trigger": cx.trigger, "extra": metadata }),
+            };
+            match cx.memory.save(new).await {
+                Ok(m) => {
+                    let data = json!({ "id": m.id, "memory_type": m.memory_type, "content": m.content });
+                    events.push(emitter.emit("memory_saved", data, DomainWrite::Nothing).await?);
+                }
+                Err(e) => return Ok(Some(format!("memory not saved: {e}"))),
+            }
+        }
+        Action::Stop => {}
+    }
+    Ok(None)
+}

@@ -1,0 +1,184 @@
+//! `kibitz play`: a game in the terminal. It drives the same runtime the
+//! server uses, in-process, so triggers, memories and idle nudges all work.
+
+use anyhow::Context;
+use shakmaty::{Color, Position, Square};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use kibitz::chess::Game;
+use kibitz::config::Config;
+use kibitz::events::MatchEvent;
+use kibitz::ids::MatchId;
+use kibitz::runtime::{ColorChoice, MatchState, Outcome, Runtime, RuntimeError, UserCommand};
+
+#[derive(clap::Args)]
+pub struct PlayArgs {
+    /// Persona to play (see `kibitz personas`).
+    #[arg(long)]
+    persona: String,
+    /// Your name; the club remembers you by it across matches.
+    #[arg(long, env = "USER", default_value = "guest")]
+    player: String,
+    /// Your colour.
+    #[arg(long, value_enum, default_value = "random")]
+    color: ColorArg,
+    /// Start from this position instead of the initial one.
+    #[arg(long)]
+    fen: Option<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ColorArg {
+    White,
+    Black,
+    Random,
+}
+
+const HELP: &str = "Type a move (e4, Nf3, e7e8q), or just talk. Commands: /board /resign /draw /accept /decline /pgn /help /quit";
+
+pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
+    let runtime = Runtime::start(config).await.context("starting kibitz")?;
+    let db = &runtime.services().db;
+    let player = match db.player_by_name(&args.player).await? {
+        Some(p) => p,
+        None => runtime.create_player(&args.player).await?,
+    };
+    let color = match args.color {
+        ColorArg::White => ColorChoice::White,
+        ColorArg::Black => ColorChoice::Black,
+        ColorArg::Random => ColorChoice::Random,
+    };
+    let outcome = runtime.create_match(player.id, &args.persona, color, args.fen.as_deref()).await?;
+    let id = outcome.state.id;
+    let name = runtime.services().persona(&args.persona).map(|p| p.name.clone()).unwrap_or_default();
+    let mut view = View { persona: name, last_seq: 0 };
+    println!("You are {} against {}. {HELP}", outcome.state.user_color, view.persona);
+    view.show(&outcome);
+
+    let mut live = runtime.subscribe(id);
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        tokio::select! {
+            event = live.recv() => match event {
+                Ok(e) => view.event(&e),
+                Err(_) => break,
+            },
+            line = lines.next_line() => {
+                let Some(line) = line? else { break };
+                if !act(&runtime, id, line.trim(), &mut view).await? {
+                    break;
+                }
+            }
+        }
+    }
+    let state = runtime.state(id).await?;
+    if state.status == "finished" {
+        println!("\n{}", state.pgn);
+    } else {
+        println!("Match {id} is saved; it goes on when the server or `kibitz play` starts again.");
+    }
+    Ok(())
+}
+
+/// Runs one line of input; false to stop.
+async fn act(runtime: &Runtime, id: MatchId, line: &str, view: &mut View) -> anyhow::Result<bool> {
+    let cmd = match line {
+        "" => return Ok(true),
+        "/quit" | "/exit" => return Ok(false),
+        "/help" => {
+            println!("{HELP}");
+            return Ok(true);
+        }
+        "/board" => {
+            println!("{}", board(&runtime.state(id).await?));
+            return Ok(true);
+        }
+        "/pgn" => {
+            println!("{}", runtime.state(id).await?.pgn);
+            return Ok(true);
+        }
+        "/resign" => UserCommand::Resign,
+        "/draw" => UserCommand::OfferDraw,
+        "/accept" => UserCommand::AcceptDraw,
+        "/decline" => UserCommand::DeclineDraw,
+        text => UserCommand::Move(text.to_string()),
+    };
+    let result = match runtime.command(id, cmd.clone()).await {
+        // Not move notation at all: the user is talking.
+        Err(RuntimeError::BadMove(kibitz::chess::MoveError::Unrecognised { .. })) => {
+            runtime.command(id, UserCommand::Chat(line.to_string())).await
+        }
+        other => other,
+    };
+    match result {
+        Ok(outcome) => {
+            view.show(&outcome);
+            Ok(outcome.state.status != "finished")
+        }
+        Err(RuntimeError::GameOver) => Ok(false),
+        Err(e) => {
+            println!("  ! {e}");
+            Ok(true)
+        }
+    }
+}
+
+struct View {
+    persona: String,
+    last_seq: i64,
+}
+
+impl View {
+    fn show(&mut self, outcome: &Outcome) {
+        let moved = outcome.events.iter().any(|e| e.kind == "move");
+        for e in &outcome.events {
+            self.event(e);
+        }
+        if moved {
+            println!("{}", board(&outcome.state));
+        }
+    }
+
+    fn event(&mut self, e: &MatchEvent) {
+        if e.seq <= self.last_seq {
+            return;
+        }
+        self.last_seq = e.seq;
+        let d = &e.data;
+        let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
+        match e.kind.as_str() {
+            "message" if s("sender") == "persona" => println!("  {} [{}]: {}", self.persona, s("tone"), s("content")),
+            "emotion" => println!("  ({} looks {})", self.persona, s("emotion")),
+            "move" if s("side") == "persona" => println!("  {} plays {}", self.persona, s("san")),
+            "draw_offer" if s("by") == "persona" => println!("  {} offers a draw (/accept or /decline)", self.persona),
+            "game_over" => println!("  Game over: {} ({})", s("result"), s("termination").replace('_', " ")),
+            _ => {}
+        }
+    }
+}
+
+/// The board from the user's side, with coordinates.
+fn board(state: &MatchState) -> String {
+    let Ok(game) = Game::new(Some(&state.fen)) else { return state.fen.clone() };
+    let white_view = state.user_color == "white";
+    let ranks: Vec<u32> = if white_view { (0..8).rev().collect() } else { (0..8).collect() };
+    let files: Vec<u32> = if white_view { (0..8).collect() } else { (0..8).rev().collect() };
+    let mut out = String::new();
+    for r in &ranks {
+        out.push_str(&format!("  {} ", r + 1));
+        for f in &files {
+            let sq = Square::from_coords(shakmaty::File::new(*f), shakmaty::Rank::new(*r));
+            let c = game.position().board().piece_at(sq).map_or('.', |p| p.char());
+            out.push(' ');
+            out.push(c);
+        }
+        out.push('\n');
+    }
+    let letters: String = files.iter().map(|f| format!(" {}", (b'a' + *f as u8) as char)).collect();
+    out.push_str(&format!("    {letters}\n"));
+    let to_move = if game.turn() == Color::White { "White" } else { "Black" };
+    if state.status == "active" {
+        out.push_str(&format!("  {to_move} to move{}", if state.your_turn { " (you)" } else { "" }));
+    }
+    out
+}

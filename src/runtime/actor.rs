@@ -1,0 +1,257 @@
+//! One task per live match. It owns the game and serialises everything that
+//! happens to it, so no two decisions for one match ever run at once.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use shakmaty::Color;
+use tokio::sync::{mpsc, oneshot};
+
+use super::error::RuntimeError;
+use super::idle::IdleTimer;
+use super::state::{MatchState, StateParts};
+use super::Services;
+use crate::chess::{Game, GameEnd, PlayedMove};
+use crate::events::{Emitter, MatchEvent};
+use crate::ids::MatchId;
+use crate::personas::Persona;
+use crate::store::{DomainWrite, Player};
+use crate::subconscious::RecallState;
+use crate::triggers::{ContextParts, GameContext, MatchHistory, MatchSide, MoveFact, Trigger};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UserCommand {
+    Move(String),
+    Chat(String),
+    Resign,
+    OfferDraw,
+    AcceptDraw,
+    DeclineDraw,
+}
+
+/// What a command produced, and the match afterwards.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Outcome {
+    pub events: Vec<MatchEvent>,
+    pub state: MatchState,
+}
+
+pub type Reply = oneshot::Sender<Result<Outcome, RuntimeError>>;
+
+pub enum Command {
+    /// Start (fresh: fire before_match) or resume after a restart.
+    Begin { fresh: bool, reply: Reply },
+    User { cmd: UserCommand, reply: Reply },
+    State { reply: Reply },
+    IdleFired { generation: u64 },
+}
+
+pub struct MatchActor {
+    pub(super) svc: Arc<Services>,
+    pub(super) id: MatchId,
+    pub(super) player: Player,
+    pub(super) persona: Arc<Persona>,
+    pub(super) user_color: Color,
+    pub(super) started_at: DateTime<Utc>,
+    pub(super) game: Game,
+    pub(super) emotion: String,
+    pub(super) draw_offer: Option<String>,
+    pub(super) history: MatchHistory,
+    pub(super) recall: RecallState,
+    pub(super) emitter: Emitter,
+    pub(super) idle: IdleTimer,
+    pub(super) inbox: mpsc::WeakSender<Command>,
+    /// after_match has run; the actor stops.
+    pub(super) done: bool,
+}
+
+type Events = Vec<MatchEvent>;
+
+impl MatchActor {
+    pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        while let Some(cmd) = rx.recv().await {
+            match cmd {
+                Command::Begin { fresh, reply } => {
+                    let result = self.begin(fresh).await;
+                    let _ = reply.send(result);
+                }
+                Command::User { cmd, reply } => {
+                    let result = self.handle(cmd).await;
+                    let _ = reply.send(result);
+                }
+                Command::State { reply } => {
+                    let _ = reply.send(Ok(Outcome { events: vec![], state: self.state() }));
+                }
+                Command::IdleFired { generation } => {
+                    if let Err(e) = self.on_idle(generation).await {
+                        tracing::warn!(match_id = %self.id, "idle_wait failed: {e}");
+                    }
+                }
+            }
+            if self.done {
+                break;
+            }
+        }
+        self.idle.cancel().await;
+    }
+
+    async fn begin(&mut self, fresh: bool) -> Result<Outcome, RuntimeError> {
+        let mut events = Vec::new();
+        if fresh {
+            self.fire(Trigger::new(crate::triggers::TriggerKind::BeforeMatch), None, &mut events).await?;
+        }
+        if !self.finish_if_over(&mut events).await? {
+            self.agent_move(&mut events).await?;
+            self.arm_idle().await;
+        }
+        Ok(Outcome { events, state: self.state() })
+    }
+
+    async fn handle(&mut self, cmd: UserCommand) -> Result<Outcome, RuntimeError> {
+        if self.game.end().is_some() {
+            return Err(RuntimeError::GameOver);
+        }
+        let mut events = Vec::new();
+        match cmd {
+            UserCommand::Move(text) => self.user_move(&text, &mut events).await?,
+            UserCommand::Chat(text) => self.chat(&text, &mut events).await?,
+            UserCommand::Resign => self.finish(GameEnd::Resignation { winner: !self.user_color }, &mut events).await?,
+            UserCommand::OfferDraw => self.offer_draw(&mut events).await?,
+            UserCommand::AcceptDraw => {
+                self.pending_persona_offer()?;
+                self.finish(GameEnd::DrawAgreed, &mut events).await?;
+            }
+            UserCommand::DeclineDraw => {
+                self.pending_persona_offer()?;
+                self.set_draw_offer(None, &mut events).await?;
+            }
+        }
+        Ok(Outcome { events, state: self.state() })
+    }
+
+    fn pending_persona_offer(&self) -> Result<(), RuntimeError> {
+        match self.draw_offer.as_deref() {
+            Some("persona") => Ok(()),
+            _ => Err(RuntimeError::NoDrawOffer),
+        }
+    }
+
+    async fn user_move(&mut self, text: &str, events: &mut Events) -> Result<(), RuntimeError> {
+        if self.game.turn() != self.user_color {
+            return Err(RuntimeError::NotYourTurn);
+        }
+        let m = self.game.parse(text)?;
+        let played = self.game.play(m);
+        self.emit_move(&played, "user", events).await?;
+        self.idle.reset();
+        self.idle.cancel().await;
+        if self.draw_offer.is_some() {
+            // Playing on answers a pending offer with no.
+            self.set_draw_offer(None, events).await?;
+        }
+        if self.finish_if_over(events).await? {
+            return Ok(());
+        }
+        self.fire(Trigger::new(crate::triggers::TriggerKind::OnUserMove), None, events).await?;
+        self.agent_move(events).await
+    }
+
+    async fn chat(&mut self, text: &str, events: &mut Events) -> Result<(), RuntimeError> {
+        let text = text.trim();
+        let (len, max) = (text.chars().count(), self.svc.config.max_chat_chars);
+        if len == 0 {
+            return Err(RuntimeError::EmptyText);
+        }
+        if len > max {
+            return Err(RuntimeError::TextTooLong { len, max });
+        }
+        let data = json!({ "sender": "user", "content": text });
+        let write = DomainWrite::Message { sender: "user", content: text, tone: None };
+        events.push(self.emitter.emit("message", data, write).await?);
+        self.idle.reset();
+        self.arm_idle().await;
+        let input = crate::triggers::UserInput::Chat { text: text.to_string() };
+        self.fire(Trigger::input(input), None, events).await
+    }
+
+    async fn offer_draw(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
+        if self.draw_offer.as_deref() == Some("persona") {
+            return self.finish(GameEnd::DrawAgreed, events).await;
+        }
+        // The persona takes a draw when it is not ahead and the game has gone on a while.
+        let accepted = self.game.moves().len() >= 20 && self.game.material_balance(!self.user_color) <= 0;
+        let data = json!({ "by": "user", "accepted": accepted });
+        events.push(self.emitter.emit("draw_offer", data, DomainWrite::Nothing).await?);
+        let input = crate::triggers::UserInput::DrawOffer { accepted };
+        self.fire(Trigger::input(input), None, events).await?;
+        if accepted {
+            self.finish(GameEnd::DrawAgreed, events).await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn set_draw_offer(&mut self, by: Option<&str>, events: &mut Events) -> Result<(), RuntimeError> {
+        let data = json!({ "by": by, "pending": by.is_some() });
+        events.push(self.emitter.emit("draw_offer", data, DomainWrite::DrawOffer { by }).await?);
+        self.draw_offer = by.map(str::to_string);
+        Ok(())
+    }
+
+    pub(super) async fn emit_move(&mut self, played: &PlayedMove, side: &str, events: &mut Events) -> Result<(), RuntimeError> {
+        let ply = self.game.moves().len();
+        let data = json!({ "ply": ply, "uci": played.uci, "san": played.san, "side": side, "fen": played.fen_after });
+        let write = DomainWrite::Move { ply, uci: &played.uci, san: &played.san, side, fen_after: &played.fen_after };
+        events.push(self.emitter.emit("move", data, write).await?);
+        Ok(())
+    }
+
+    /// Fires one trigger through subconscious, brain and executor.
+    pub(super) async fn fire(&mut self, trigger: Trigger, planned: Option<MoveFact>, events: &mut Events) -> Result<(), RuntimeError> {
+        let mut ctx = self.context();
+        ctx.planned_move = planned;
+        let side = MatchSide {
+            persona: &self.persona,
+            emotion: &self.emotion,
+            recall: &mut self.recall,
+            emitter: &mut self.emitter,
+        };
+        let outcome = self.svc.pipeline.fire(trigger, &ctx, side).await?;
+        if let Some(emotion) = outcome.emotion {
+            self.emotion = emotion;
+        }
+        events.extend(outcome.events);
+        Ok(())
+    }
+
+    pub(super) fn context(&self) -> GameContext {
+        let parts = ContextParts {
+            match_id: self.id,
+            player_id: self.player.id,
+            player_name: &self.player.name,
+            persona_id: &self.persona.id,
+            persona_elo: self.persona.elo,
+            user_color: self.user_color,
+            started_at: self.started_at,
+            history: &self.history,
+        };
+        GameContext::build(parts, &self.game)
+    }
+
+    pub(super) fn state(&self) -> MatchState {
+        let parts = StateParts {
+            id: self.id,
+            player_id: self.player.id,
+            player_name: &self.player.name,
+            persona_id: &self.persona.id,
+            persona_name: &self.persona.name,
+            persona_elo: self.persona.elo,
+            user_color: self.user_color,
+            date: self.started_at,
+            emotion: &self.emotion,
+            draw_offer: self.draw_offer.as_deref(),
+            last_seq: self.emitter.last_seq(),
+        };
+        MatchState::build(parts, &self.game)
+    }
+}

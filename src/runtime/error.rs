@@ -1,0 +1,28 @@
+use crate::chess::MoveError;
+use crate::store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("unknown persona '{0}'; GET /api/personas lists them")]
+    UnknownPersona(String),
+    #[error("{0}")]
+    InvalidFen(String),
+    #[error(transparent)]
+    BadMove(#[from] MoveError),
+    #[error("it is not your turn")]
+    NotYourTurn,
+    #[error("the game is over")]
+    GameOver,
+    #[error("there is no draw offer to answer")]
+    NoDrawOffer,
+    #[error("text must not be empty")]
+    EmptyText,
+    #[error("text is {len} characters; the limit is {max}")]
+    TextTooLong { len: usize, max: usize },
+    #[error("the match is busy restarting; try again")]
+    Unavailable,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}

@@ -1,0 +1,69 @@
+//! The idle_wait timer: a one-shot job on tokio-cron-scheduler, re-armed on
+//! every user action, escalating per the persona's idle policy, capped, and
+//! cancelled when the match ends. A generation number makes a job that fires
+//! after being replaced harmless.
+
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio_cron_scheduler::{Job, JobScheduler};
+use uuid::Uuid;
+
+use super::actor::Command;
+use crate::personas::IdlePolicy;
+
+pub struct IdleTimer {
+    scheduler: JobScheduler,
+    job: Option<Uuid>,
+    generation: u64,
+    /// Nudges already given since the user last acted.
+    pub nudges: u32,
+}
+
+impl IdleTimer {
+    pub fn new(scheduler: JobScheduler) -> IdleTimer {
+        IdleTimer { scheduler, job: None, generation: 0, nudges: 0 }
+    }
+
+    pub fn is_current(&self, generation: u64) -> bool {
+        generation == self.generation && self.job.is_some()
+    }
+
+    /// Delay before the next nudge, or None once the policy's cap is reached.
+    pub fn next_delay(&self, policy: &IdlePolicy, scale: f64) -> Option<Duration> {
+        (self.nudges < policy.max_nudges).then(|| {
+            let secs = policy.first_after_secs * policy.escalation.powi(self.nudges as i32) * scale;
+            Duration::from_secs_f64(secs.max(0.05))
+        })
+    }
+
+    /// The user acted: start counting nudges afresh.
+    pub fn reset(&mut self) {
+        self.nudges = 0;
+    }
+
+    pub async fn arm(&mut self, delay: Duration, actor: mpsc::Sender<Command>) {
+        self.cancel().await;
+        self.generation += 1;
+        let generation = self.generation;
+        let job = Job::new_one_shot_async(delay, move |_, _| {
+            let actor = actor.clone();
+            Box::pin(async move {
+                let _ = actor.send(Command::IdleFired { generation }).await;
+            })
+        });
+        match job {
+            Ok(job) => match self.scheduler.add(job).await {
+                Ok(id) => self.job = Some(id),
+                Err(e) => tracing::warn!("cannot schedule idle_wait: {e}"),
+            },
+            Err(e) => tracing::warn!("cannot create idle_wait job: {e}"),
+        }
+    }
+
+    pub async fn cancel(&mut self) {
+        if let Some(id) = self.job.take() {
+            let _ = self.scheduler.remove(&id).await;
+        }
+    }
+}

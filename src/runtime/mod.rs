@@ -1,0 +1,241 @@
+//! The match runtime: a registry of live matches, each an actor task that
+//! serialises its events. Commands go in through [`Runtime`]; events come
+//! out through each match's broadcast channel.
+
+mod actor;
+mod error;
+mod idle;
+mod services;
+mod state;
+mod turns;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rand::Rng;
+use shakmaty::Color;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+pub use actor::{Outcome, UserCommand};
+pub use error::RuntimeError;
+pub use services::{Services, StartError};
+pub use state::{LegalMove, MatchState, MoveView};
+
+use actor::{Command, MatchActor};
+use idle::IdleTimer;
+use state::StateParts;
+
+use crate::chess::Game;
+use crate::config::Config;
+use crate::events::{Emitter, MatchEvent};
+use crate::ids::{MatchId, PlayerId};
+use crate::store::{MatchRow, NewMatch, Player};
+use crate::subconscious::RecallState;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColorChoice {
+    White,
+    Black,
+    Random,
+}
+
+struct Live {
+    inbox: mpsc::Sender<Command>,
+    events: broadcast::Sender<MatchEvent>,
+}
+
+#[derive(Clone)]
+pub struct Runtime {
+    svc: Arc<Services>,
+    live: Arc<Mutex<HashMap<MatchId, Live>>>,
+}
+
+impl Runtime {
+    /// Opens every service and resumes the matches that were live.
+    pub async fn start(config: Config) -> Result<Runtime, StartError> {
+        let svc = Arc::new(Services::open(config).await?);
+        let runtime = Runtime { svc, live: Arc::default() };
+        for id in runtime.svc.db.active_match_ids().await? {
+            match runtime.spawn(id).await {
+                Ok(inbox) => {
+                    let (reply, rx) = oneshot::channel();
+                    let _ = inbox.send(Command::Begin { fresh: false, reply }).await;
+                    if let Ok(Err(e)) = rx.await {
+                        tracing::warn!(match_id = %id, "resuming failed: {e}");
+                    }
+                }
+                Err(e) => tracing::warn!(match_id = %id, "cannot resume: {e}"),
+            }
+        }
+        Ok(runtime)
+    }
+
+    pub fn services(&self) -> &Services {
+        &self.svc
+    }
+
+    pub async fn create_player(&self, name: &str) -> Result<Player, RuntimeError> {
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(RuntimeError::EmptyText);
+        }
+        if name.chars().count() > 64 {
+            return Err(RuntimeError::TextTooLong { len: name.chars().count(), max: 64 });
+        }
+        Ok(self.svc.db.create_player(name).await?)
+    }
+
+    pub async fn player(&self, id: PlayerId) -> Result<Player, RuntimeError> {
+        self.svc.db.player(id).await?.ok_or_else(|| RuntimeError::NotFound(format!("player {id}")))
+    }
+
+    pub async fn create_match(
+        &self,
+        player_id: PlayerId,
+        persona_id: &str,
+        color: ColorChoice,
+        fen: Option<&str>,
+    ) -> Result<Outcome, RuntimeError> {
+        let persona = self.svc.persona(persona_id).ok_or_else(|| RuntimeError::UnknownPersona(persona_id.chars().take(64).collect()))?;
+        self.player(player_id).await?;
+        let game = Game::new(fen).map_err(|e| RuntimeError::InvalidFen(e.to_string()))?;
+        if game.end().is_some() {
+            return Err(RuntimeError::InvalidFen("the game is already over in that position".into()));
+        }
+        let user_white = match color {
+            ColorChoice::White => true,
+            ColorChoice::Black => false,
+            ColorChoice::Random => rand::thread_rng().r#gen(),
+        };
+        let new = NewMatch {
+            id: MatchId::new(),
+            player_id,
+            persona_id: persona.id.clone(),
+            user_color: if user_white { "white" } else { "black" },
+            start_fen: game.start_fen().to_string(),
+            emotion: persona.default_emotion().to_string(),
+        };
+        self.svc.db.insert_match(&new).await?;
+        let inbox = self.spawn(new.id).await?;
+        ask(&inbox, |reply| Command::Begin { fresh: true, reply }).await
+    }
+
+    pub async fn command(&self, id: MatchId, cmd: UserCommand) -> Result<Outcome, RuntimeError> {
+        let inbox = self.inbox(id).await?;
+        ask(&inbox, |reply| Command::User { cmd, reply }).await
+    }
+
+    pub async fn state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
+        let inbox = self.live.lock().expect("registry lock").get(&id).map(|l| l.inbox.clone());
+        if let Some(inbox) = inbox {
+            if let Ok(outcome) = ask(&inbox, |reply| Command::State { reply }).await {
+                return Ok(outcome.state);
+            }
+        }
+        self.stored_state(id).await
+    }
+
+    /// Live events of a match (none arrive for a finished one).
+    pub fn subscribe(&self, id: MatchId) -> broadcast::Receiver<MatchEvent> {
+        match self.live.lock().expect("registry lock").get(&id) {
+            Some(live) => live.events.subscribe(),
+            None => broadcast::channel(1).1,
+        }
+    }
+
+    /// The inbox of a live match; a finished one answers GameOver.
+    async fn inbox(&self, id: MatchId) -> Result<mpsc::Sender<Command>, RuntimeError> {
+        let found = self.live.lock().expect("registry lock").get(&id).map(|l| l.inbox.clone());
+        if let Some(inbox) = found.filter(|i| !i.is_closed()) {
+            return Ok(inbox);
+        }
+        let row = self.match_row(id).await?;
+        if row.status == "finished" {
+            return Err(RuntimeError::GameOver);
+        }
+        self.spawn(id).await
+    }
+
+    async fn match_row(&self, id: MatchId) -> Result<MatchRow, RuntimeError> {
+        self.svc.db.match_row(id).await?.ok_or_else(|| RuntimeError::NotFound(format!("match {id}")))
+    }
+
+    async fn stored_state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
+        let (row, game) = self.stored_game(id).await?;
+        let player = self.player(row.player_id).await?;
+        let persona = self.svc.persona(&row.persona_id);
+        let parts = StateParts {
+            id,
+            player_id: row.player_id,
+            player_name: &player.name,
+            persona_id: &row.persona_id,
+            persona_name: persona.as_ref().map_or(row.persona_id.as_str(), |p| p.name.as_str()),
+            persona_elo: persona.as_ref().map_or(0, |p| p.elo),
+            user_color: color_of(&row),
+            date: row.created_at,
+            emotion: &row.emotion,
+            draw_offer: row.draw_offer.as_deref(),
+            last_seq: self.svc.db.last_event_seq(id).await?,
+        };
+        Ok(MatchState::build(parts, &game))
+    }
+
+    async fn stored_game(&self, id: MatchId) -> Result<(MatchRow, Game), RuntimeError> {
+        let row = self.match_row(id).await?;
+        let ucis: Vec<String> = self.svc.db.moves(id).await?.into_iter().map(|m| m.uci).collect();
+        let mut game = Game::replay(&row.start_fen, &ucis)?;
+        if let Some(end) = row.termination.as_deref().and_then(|t| crate::chess::GameEnd::parse(t, row.result.as_deref()?)) {
+            game.finish(end);
+        }
+        Ok((row, game))
+    }
+
+    /// Loads a match from SQL into a new actor task and registers it.
+    async fn spawn(&self, id: MatchId) -> Result<mpsc::Sender<Command>, RuntimeError> {
+        let (row, game) = self.stored_game(id).await?;
+        let persona = self.svc.persona(&row.persona_id).ok_or_else(|| RuntimeError::UnknownPersona(row.persona_id.clone()))?;
+        let player = self.player(row.player_id).await?;
+        let (inbox, rx) = mpsc::channel(64);
+        let (events, _) = broadcast::channel(256);
+        let last_seq = self.svc.db.last_event_seq(id).await?;
+        let mut actor = MatchActor {
+            svc: self.svc.clone(),
+            id,
+            user_color: color_of(&row),
+            started_at: row.created_at,
+            emotion: row.emotion.clone(),
+            draw_offer: row.draw_offer.clone(),
+            history: Default::default(),
+            recall: RecallState::default(),
+            emitter: Emitter::new(self.svc.db.clone(), id, last_seq, events.clone()),
+            idle: IdleTimer::new(self.svc.scheduler.clone()),
+            inbox: inbox.downgrade(),
+            done: false,
+            player,
+            persona,
+            game,
+        };
+        actor.history = actor.load_history().await?;
+        self.live.lock().expect("registry lock").insert(id, Live { inbox: inbox.clone(), events });
+        let live = self.live.clone();
+        tokio::spawn(async move {
+            actor.run(rx).await;
+            live.lock().expect("registry lock").remove(&id);
+        });
+        Ok(inbox)
+    }
+}
+
+fn color_of(row: &MatchRow) -> Color {
+    if row.user_color == "white" { Color::White } else { Color::Black }
+}
+
+async fn ask(inbox: &mpsc::Sender<Command>, make: impl FnOnce(actor::Reply) -> Command) -> Result<Outcome, RuntimeError> {
+    let (reply, rx) = oneshot::channel();
+    inbox.send(make(reply)).await.map_err(|_| RuntimeError::GameOver)?;
+    rx.await.map_err(|_| RuntimeError::GameOver)?
+}
+
+/// Config re-exported for callers that start a runtime.
+pub type RuntimeConfig = Config;

@@ -1,0 +1,116 @@
+//! The match as a client sees it: position, moves, legal moves, PGN, mood.
+
+use serde::Serialize;
+use shakmaty::Color;
+
+use crate::chess::Game;
+use crate::chess::pgn::{self, PgnHeaders};
+use crate::ids::{MatchId, PlayerId};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveView {
+    pub ply: usize,
+    pub uci: String,
+    pub san: String,
+    pub side: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LegalMove {
+    pub uci: String,
+    pub san: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchState {
+    pub id: MatchId,
+    pub player_id: PlayerId,
+    pub persona_id: String,
+    pub user_color: &'static str,
+    pub status: &'static str,
+    pub result: Option<&'static str>,
+    pub termination: Option<&'static str>,
+    pub turn: &'static str,
+    pub your_turn: bool,
+    pub start_fen: String,
+    pub fen: String,
+    pub moves: Vec<MoveView>,
+    pub legal_moves: Vec<LegalMove>,
+    pub pgn: String,
+    pub emotion: String,
+    pub draw_offer: Option<String>,
+    /// The last event number; a WebSocket opened with `?since=` this sees only newer ones.
+    pub last_seq: i64,
+}
+
+pub struct StateParts<'a> {
+    pub id: MatchId,
+    pub player_id: PlayerId,
+    pub player_name: &'a str,
+    pub persona_id: &'a str,
+    pub persona_name: &'a str,
+    pub persona_elo: u32,
+    pub user_color: Color,
+    pub date: chrono::DateTime<chrono::Utc>,
+    pub emotion: &'a str,
+    pub draw_offer: Option<&'a str>,
+    pub last_seq: i64,
+}
+
+pub fn color_name(c: Color) -> &'static str {
+    if c.is_white() { "white" } else { "black" }
+}
+
+impl MatchState {
+    pub fn build(p: StateParts<'_>, game: &Game) -> MatchState {
+        let end = game.end();
+        let moves = game
+            .moves()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| MoveView {
+                ply: i + 1,
+                uci: m.uci.clone(),
+                san: m.san.clone(),
+                side: if m.mover == p.user_color { "user" } else { "persona" },
+            })
+            .collect();
+        MatchState {
+            id: p.id,
+            player_id: p.player_id,
+            persona_id: p.persona_id.to_string(),
+            user_color: color_name(p.user_color),
+            status: if end.is_some() { "finished" } else { "active" },
+            result: end.map(|e| e.result()),
+            termination: end.map(|e| e.termination()),
+            turn: color_name(game.turn()),
+            your_turn: end.is_none() && game.turn() == p.user_color,
+            start_fen: game.start_fen().to_string(),
+            fen: game.fen(),
+            moves,
+            legal_moves: game.legal_moves().into_iter().map(|(uci, san)| LegalMove { uci, san }).collect(),
+            pgn: pgn_of(&p, game),
+            emotion: p.emotion.to_string(),
+            draw_offer: p.draw_offer.map(str::to_string),
+            last_seq: p.last_seq,
+        }
+    }
+}
+
+fn pgn_of(p: &StateParts<'_>, game: &Game) -> String {
+    let (white, black) = if p.user_color.is_white() {
+        (p.player_name.to_string(), p.persona_name.to_string())
+    } else {
+        (p.persona_name.to_string(), p.player_name.to_string())
+    };
+    let elo_tag = if p.user_color.is_white() { "BlackElo" } else { "WhiteElo" };
+    let headers = PgnHeaders {
+        event: "kibitz club game".into(),
+        site: "kibitz".into(),
+        date: p.date.format("%Y.%m.%d").to_string(),
+        white,
+        black,
+        extra: vec![(elo_tag.into(), p.persona_elo.to_string()), ("KibitzMatch".into(), p.id.to_string())],
+    };
+    pgn::write(&headers, game)
+}

@@ -1,0 +1,136 @@
+//! The persona's side of the game: its moves, draw offers, idle nudges, and
+//! the end of the match.
+
+use serde_json::json;
+
+use super::actor::MatchActor;
+use super::error::RuntimeError;
+use crate::chess::engine::{BuiltinEngine, Engine, SearchRequest};
+use crate::chess::GameEnd;
+use crate::events::MatchEvent;
+use crate::store::DomainWrite;
+use crate::triggers::{MatchHistory, MoveFact, Trigger, TriggerKind};
+
+/// Twenty moves each without a capture or pawn move, material level: the
+/// persona proposes a draw.
+const DRAW_OFFER_HALFMOVES: u32 = 40;
+
+type Events = Vec<MatchEvent>;
+
+impl MatchActor {
+    /// Plays the persona's move if it is its turn: engine choice, then
+    /// before_agent_move (which knows the move), then the move itself.
+    pub(super) async fn agent_move(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
+        if self.game.end().is_some() || self.game.turn() == self.user_color {
+            return Ok(());
+        }
+        let m = self.choose_move().await;
+        let mut preview = self.game.clone();
+        let fact = MoveFact::new(self.game.moves().len() + 1, &preview.play(m), self.user_color);
+        self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events).await?;
+        let played = self.game.play(m);
+        self.emit_move(&played, "persona", events).await?;
+        if self.finish_if_over(events).await? {
+            return Ok(());
+        }
+        self.maybe_offer_draw(events).await?;
+        self.arm_idle().await;
+        Ok(())
+    }
+
+    /// The engine's move; never fails while a legal move exists.
+    async fn choose_move(&self) -> shakmaty::Move {
+        use shakmaty::Position;
+        let req = SearchRequest {
+            fen: self.game.fen(),
+            elo: self.persona.elo,
+            style: self.persona.style,
+            movetime_ms: self.svc.config.engine_movetime_ms,
+        };
+        let uci = match self.svc.engine.choose_move(&req).await {
+            Ok(uci) => Ok(uci),
+            Err(e) => {
+                tracing::warn!(match_id = %self.id, "engine failed ({e}); built-in engine moves");
+                BuiltinEngine.choose_move(&req).await
+            }
+        };
+        let parsed = uci.ok().and_then(|u| self.game.parse(&u).ok());
+        parsed.unwrap_or_else(|| self.game.position().legal_moves()[0])
+    }
+
+    async fn maybe_offer_draw(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
+        use shakmaty::Position;
+        let quiet = self.game.position().halfmoves() >= DRAW_OFFER_HALFMOVES;
+        if self.draw_offer.is_none() && quiet && self.game.material_balance(self.user_color) == 0 {
+            self.set_draw_offer(Some("persona"), events).await?;
+        }
+        Ok(())
+    }
+
+    /// Ends the match if the position is over; true if it did.
+    pub(super) async fn finish_if_over(&mut self, events: &mut Events) -> Result<bool, RuntimeError> {
+        match self.game.end() {
+            Some(end) => {
+                self.finish(end, events).await?;
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Records the result, then lets the persona reflect (after_match).
+    pub(super) async fn finish(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
+        self.game.finish(end);
+        self.idle.cancel().await;
+        let data = json!({
+            "result": end.result(),
+            "termination": end.termination(),
+            "winner": end.winner().map(|w| if w == self.user_color { "user" } else { "persona" }),
+        });
+        let write = DomainWrite::Finish { result: end.result(), termination: end.termination() };
+        events.push(self.emitter.emit("game_over", data, write).await?);
+        self.draw_offer = None;
+        self.history = self.load_history().await?;
+        self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
+        self.done = true;
+        Ok(())
+    }
+
+    pub(super) async fn load_history(&self) -> Result<MatchHistory, RuntimeError> {
+        let rows = self.svc.db.finished_matches(self.player.id, &self.persona.id, 50).await?;
+        let results: Vec<Option<bool>> = rows
+            .iter()
+            .map(|r| match r.result.as_deref() {
+                Some("1-0") => Some(r.user_color == "white"),
+                Some("0-1") => Some(r.user_color == "black"),
+                _ => None,
+            })
+            .collect();
+        Ok(MatchHistory::from_results(&results))
+    }
+
+    /// Arms the next idle_wait if the user is to move and nudges remain.
+    pub(super) async fn arm_idle(&mut self) {
+        if self.game.end().is_some() || self.game.turn() != self.user_color {
+            return;
+        }
+        let scale = self.svc.config.idle_time_scale;
+        let (Some(delay), Some(inbox)) = (self.idle.next_delay(&self.persona.idle, scale), self.inbox.upgrade()) else {
+            return;
+        };
+        self.idle.arm(delay, inbox).await;
+    }
+
+    pub(super) async fn on_idle(&mut self, generation: u64) -> Result<(), RuntimeError> {
+        let waiting = self.game.end().is_none() && self.game.turn() == self.user_color;
+        if !self.idle.is_current(generation) || !waiting {
+            return Ok(());
+        }
+        let nudge = self.idle.nudges;
+        self.idle.nudges += 1;
+        let mut events = Vec::new();
+        self.fire(Trigger::idle(nudge), None, &mut events).await?;
+        self.arm_idle().await;
+        Ok(())
+    }
+}

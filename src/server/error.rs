@@ -1,0 +1,93 @@
+//! The HTTP layer's one error type: a status, a stable machine code and a
+//! human message, always as JSON. Internal errors are logged, not leaked.
+
+use axum::Json;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::chess::MoveError;
+use crate::ids::BadId;
+use crate::runtime::RuntimeError;
+use crate::store::StoreError;
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into() }
+    }
+
+    pub fn not_found(what: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("{} not found", what.into()))
+    }
+
+    fn internal(e: impl std::fmt::Display) -> ApiError {
+        tracing::error!("internal error: {e}");
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "something went wrong on our side; it has been logged")
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        (self.status, Json(body)).into_response()
+    }
+}
+
+impl From<RuntimeError> for ApiError {
+    fn from(e: RuntimeError) -> ApiError {
+        use StatusCode as S;
+        let message = e.to_string();
+        match e {
+            RuntimeError::NotFound(_) => ApiError::new(S::NOT_FOUND, "not_found", message),
+            RuntimeError::UnknownPersona(_) => ApiError::new(S::NOT_FOUND, "unknown_persona", message),
+            RuntimeError::InvalidFen(_) => ApiError::new(S::BAD_REQUEST, "invalid_fen", message),
+            RuntimeError::BadMove(MoveError::Unrecognised { .. }) => ApiError::new(S::BAD_REQUEST, "unrecognised_move", message),
+            RuntimeError::BadMove(MoveError::Illegal { .. }) => ApiError::new(S::UNPROCESSABLE_ENTITY, "illegal_move", message),
+            RuntimeError::NotYourTurn => ApiError::new(S::CONFLICT, "not_your_turn", message),
+            RuntimeError::GameOver => ApiError::new(S::CONFLICT, "game_over", message),
+            RuntimeError::NoDrawOffer => ApiError::new(S::CONFLICT, "no_draw_offer", message),
+            RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),
+            RuntimeError::TextTooLong { .. } => ApiError::new(S::PAYLOAD_TOO_LARGE, "text_too_long", message),
+            RuntimeError::Unavailable => ApiError::new(S::SERVICE_UNAVAILABLE, "unavailable", message),
+            RuntimeError::Store(e) => ApiError::internal(e),
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        ApiError::internal(e)
+    }
+}
+
+impl From<BadId> for ApiError {
+    fn from(e: BadId) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_id", e.to_string())
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(r: JsonRejection) -> ApiError {
+        let code = match r {
+            JsonRejection::MissingJsonContentType(_) => "expected_json",
+            JsonRejection::JsonSyntaxError(_) => "malformed_json",
+            JsonRejection::JsonDataError(_) => "invalid_body",
+            _ => "bad_body",
+        };
+        ApiError::new(r.status(), code, r.body_text())
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(r: QueryRejection) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_query", r.body_text())
+    }
+}

@@ -1,0 +1,25 @@
+pub mod matches;
+pub mod memories;
+pub mod personas;
+pub mod players;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::error::ApiError;
+
+pub async fn health(State(app): State<AppState>) -> Json<Value> {
+    let svc = app.runtime.services();
+    Json(json!({ "status": "ok", "engine": svc.engine.name(), "personas": svc.personas.len() }))
+}
+
+pub async fn not_found(uri: Uri) -> ApiError {
+    ApiError::not_found(format!("route {}", uri.path()))
+}
+
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this route does not take that method")
+}

@@ -1,0 +1,146 @@
+//! One WebSocket per match viewer. On connect it sends the match state, then
+//! every event after `?since=N` from SQL, then live events, never one twice.
+//! It also takes commands: {"type":"move","move":"e4"}, {"type":"chat","text":...},
+//! {"type":"resign"}, {"type":"draw","action":"offer|accept|decline"}.
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::extract::ApiQuery;
+use super::{AppState, error::ApiError};
+use crate::events::MatchEvent;
+use crate::ids::MatchId;
+use crate::runtime::{Runtime, UserCommand};
+
+/// Largest client frame we read; commands are tiny.
+const MAX_FRAME: usize = 16 * 1024;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    #[serde(default)]
+    since: i64,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+enum ClientCommand {
+    Move {
+        #[serde(rename = "move")]
+        mv: String,
+    },
+    Chat {
+        text: String,
+    },
+    Resign,
+    Draw {
+        action: String,
+    },
+}
+
+pub async fn upgrade(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(params): ApiQuery<Params>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let id: MatchId = id.parse()?;
+    app.runtime.state(id).await?;
+    let runtime = app.runtime.clone();
+    Ok(ws.max_message_size(MAX_FRAME).on_upgrade(move |socket| session(runtime, id, params.since, socket)))
+}
+
+async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
+    let (mut sink, mut stream) = socket.split();
+    // Subscribe before reading the backlog so nothing falls between the two.
+    let mut live = Some(runtime.subscribe(id));
+    let mut last = since;
+    if let Ok(state) = runtime.state(id).await {
+        let _ = sink.send(text(json!({ "type": "state", "data": state }))).await;
+    }
+    if !catch_up(&runtime, id, &mut last, &mut sink).await {
+        return;
+    }
+    loop {
+        tokio::select! {
+            event = async { live.as_mut().expect("guarded").recv().await }, if live.is_some() => match event {
+                Ok(e) if e.seq <= last => {}
+                Ok(e) => {
+                    last = e.seq;
+                    if sink.send(event_frame(&e)).await.is_err() { return; }
+                }
+                Err(RecvError::Lagged(_)) => {
+                    if !catch_up(&runtime, id, &mut last, &mut sink).await { return; }
+                }
+                Err(RecvError::Closed) => {
+                    // The match ended; send anything still unsent and keep serving reads.
+                    if !catch_up(&runtime, id, &mut last, &mut sink).await { return; }
+                    live = None;
+                }
+            },
+            frame = stream.next() => match frame {
+                Some(Ok(Message::Text(body))) => {
+                    let reply = handle(&runtime, id, body.as_str()).await;
+                    if let Some(reply) = reply {
+                        if sink.send(text(reply)).await.is_err() { return; }
+                    }
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+            },
+        }
+    }
+}
+
+/// Sends stored events after `last`; false if the socket is gone.
+async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (impl SinkExt<Message> + Unpin)) -> bool {
+    let Ok(rows) = runtime.services().db.events_since(id, *last).await else { return true };
+    for row in rows {
+        let e = MatchEvent::from(row);
+        *last = e.seq;
+        if sink.send(event_frame(&e)).await.is_err() {
+            return false;
+        }
+    }
+    true
+}
+
+/// Runs a client command; returns an error frame if it failed.
+async fn handle(runtime: &Runtime, id: MatchId, body: &str) -> Option<serde_json::Value> {
+    let cmd = match serde_json::from_str::<ClientCommand>(body) {
+        Ok(ClientCommand::Move { mv }) => UserCommand::Move(mv),
+        Ok(ClientCommand::Chat { text }) => UserCommand::Chat(text),
+        Ok(ClientCommand::Resign) => UserCommand::Resign,
+        Ok(ClientCommand::Draw { action }) => match action.as_str() {
+            "offer" => UserCommand::OfferDraw,
+            "accept" => UserCommand::AcceptDraw,
+            "decline" => UserCommand::DeclineDraw,
+            _ => return Some(error_frame("invalid_command", "draw action must be offer, accept or decline")),
+        },
+        Err(e) => return Some(error_frame("invalid_command", &e.to_string())),
+    };
+    match runtime.command(id, cmd).await {
+        Ok(_) => None,
+        Err(e) => {
+            let api = ApiError::from(e);
+            Some(error_frame(api.code, &api.message))
+        }
+    }
+}
+
+fn error_frame(code: &str, message: &str) -> serde_json::Value {
+    json!({ "type": "error", "data": { "code": code, "message": message } })
+}
+
+fn event_frame(e: &MatchEvent) -> Message {
+    text(serde_json::to_value(e).unwrap_or_default())
+}
+
+fn text(v: serde_json::Value) -> Message {
+    Message::Text(v.to_string().into())
+}

@@ -1,0 +1,73 @@
+//! The subconscious (seed 002): before the main agent acts, it searches the
+//! vector memory for what is relevant now, drops what it gave recently and
+//! what was only just created, and hands over the best few.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::config::RecallConfig;
+use crate::ids::MemoryId;
+use crate::memory::vector::SearchFilter;
+use crate::memory::{MemoryError, MemoryService, Recalled};
+use crate::triggers::{GameContext, Trigger, TriggerKind, UserInput};
+
+/// Per-match memory of what was handed over, and when.
+#[derive(Debug, Default)]
+pub struct RecallState {
+    given: HashMap<MemoryId, DateTime<Utc>>,
+}
+
+#[derive(Clone)]
+pub struct Subconscious {
+    memory: MemoryService,
+    config: RecallConfig,
+}
+
+impl Subconscious {
+    pub fn new(memory: MemoryService, config: RecallConfig) -> Subconscious {
+        Subconscious { memory, config }
+    }
+
+    pub async fn recall(&self, trigger: &Trigger, ctx: &GameContext, state: &mut RecallState) -> Result<Vec<Recalled>, MemoryError> {
+        let now = Utc::now();
+        let given_ttl = Duration::seconds(self.config.given_ttl_secs as i64);
+        state.given.retain(|_, at| now - *at < given_ttl);
+        let created_since = now - Duration::seconds(self.config.created_ttl_secs as i64);
+        let filter = SearchFilter {
+            persona_id: ctx.persona_id.clone(),
+            player_id: Some(ctx.player_id),
+            include_lore: true,
+            exclude_ids: state.given.keys().copied().collect(),
+            exclude_created_in_match_since: Some((ctx.match_id, created_since.timestamp())),
+            ..SearchFilter::default()
+        };
+        let query = query_for(trigger, ctx);
+        let found = self.memory.search(&query, filter, self.config.limit, self.config.min_score).await?;
+        for r in &found {
+            state.given.insert(r.memory.id, now);
+        }
+        Ok(found)
+    }
+}
+
+/// What to look for, in words: the situation as the persona would think of it.
+pub fn query_for(trigger: &Trigger, ctx: &GameContext) -> String {
+    let player = &ctx.player_name;
+    match (trigger.kind, &trigger.input) {
+        (TriggerKind::BeforeMatch, _) => format!(
+            "{player} came back to play again. Our previous matches with {player}: how they opened, results, habits."
+        ),
+        (TriggerKind::OnUserInput, Some(UserInput::Chat { text })) => format!("{player} says: {text}"),
+        (TriggerKind::OnUserInput, Some(UserInput::DrawOffer { .. })) => format!("{player} offers a draw."),
+        (TriggerKind::OnUserMove, _) => match ctx.last_move() {
+            Some(m) if m.captured.is_some() => format!("{player} captured a piece with {}. Opening {}", m.san, ctx.opening),
+            Some(m) => format!("{player} played {} in the opening {}", m.san, ctx.opening),
+            None => format!("{player} moved."),
+        },
+        (TriggerKind::BeforeAgentMove, _) => format!("My move against {player}; position after {}", ctx.opening),
+        (TriggerKind::IdleWait, _) => format!("{player} is taking a long time to move."),
+        (TriggerKind::AfterMatch, _) => format!("The match with {player} is over: results and streaks against {player}."),
+        (TriggerKind::OnUserInput, None) => format!("{player} did something."),
+    }
+}

@@ -1,0 +1,192 @@
+//! The game context of seed 002: match metadata, game state, match history
+//! and the time, as facts the agents can rely on.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use shakmaty::Color;
+
+use crate::chess::notation::role_name;
+use crate::chess::{Game, GameEnd, PlayedMove};
+use crate::ids::{MatchId, PlayerId};
+
+/// One move, told from the match's point of view.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MoveFact {
+    pub ply: usize,
+    pub san: String,
+    pub uci: String,
+    pub by_user: bool,
+    /// The captured piece's name, if any.
+    pub captured: Option<String>,
+    pub check: bool,
+}
+
+impl MoveFact {
+    pub fn new(ply: usize, m: &PlayedMove, user_color: Color) -> MoveFact {
+        MoveFact {
+            ply,
+            san: m.san.clone(),
+            uci: m.uci.clone(),
+            by_user: m.mover == user_color,
+            captured: m.capture.map(|r| role_name(r).to_string()),
+            check: m.check,
+        }
+    }
+}
+
+/// Earlier finished matches between this player and persona.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct MatchHistory {
+    pub played: u32,
+    pub user_wins: u32,
+    pub user_losses: u32,
+    pub draws: u32,
+    /// "user_won", "user_lost" or "drew", with how many in a row.
+    pub streak: Option<(String, u32)>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct GameContext {
+    pub match_id: MatchId,
+    pub player_id: PlayerId,
+    pub player_name: String,
+    pub persona_id: String,
+    pub persona_elo: u32,
+    pub user_color: &'static str,
+    pub started_at: DateTime<Utc>,
+    pub now: DateTime<Utc>,
+    pub fen: String,
+    pub move_count: usize,
+    pub last_moves: Vec<MoveFact>,
+    /// The move the persona is about to play (`before_agent_move` only).
+    pub planned_move: Option<MoveFact>,
+    /// Material in pawns from the persona's side.
+    pub persona_material: i32,
+    pub end: Option<EndFact>,
+    pub history: MatchHistory,
+    pub opening: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EndFact {
+    pub result: &'static str,
+    pub termination: &'static str,
+    /// Some(true) if the user won, Some(false) if the persona won.
+    pub user_won: Option<bool>,
+}
+
+impl EndFact {
+    pub fn new(end: GameEnd, user_color: Color) -> EndFact {
+        EndFact {
+            result: end.result(),
+            termination: end.termination(),
+            user_won: end.winner().map(|w| w == user_color),
+        }
+    }
+}
+
+const LAST_MOVES: usize = 8;
+const OPENING_PLIES: usize = 8;
+
+/// Everything but the per-match identity, which the runtime fills in.
+pub struct ContextParts<'a> {
+    pub match_id: MatchId,
+    pub player_id: PlayerId,
+    pub player_name: &'a str,
+    pub persona_id: &'a str,
+    pub persona_elo: u32,
+    pub user_color: Color,
+    pub started_at: DateTime<Utc>,
+    pub history: &'a MatchHistory,
+}
+
+impl GameContext {
+    pub fn build(parts: ContextParts<'_>, game: &Game) -> GameContext {
+        let moves = game.moves();
+        let first = moves.len().saturating_sub(LAST_MOVES);
+        GameContext {
+            match_id: parts.match_id,
+            player_id: parts.player_id,
+            player_name: parts.player_name.to_string(),
+            persona_id: parts.persona_id.to_string(),
+            persona_elo: parts.persona_elo,
+            user_color: if parts.user_color.is_white() { "white" } else { "black" },
+            started_at: parts.started_at,
+            now: Utc::now(),
+            fen: game.fen(),
+            move_count: moves.len(),
+            last_moves: moves[first..].iter().enumerate().map(|(i, m)| MoveFact::new(first + i + 1, m, parts.user_color)).collect(),
+            planned_move: None,
+            persona_material: game.material_balance(!parts.user_color),
+            end: game.end().map(|e| EndFact::new(e, parts.user_color)),
+            history: parts.history.clone(),
+            opening: opening_line(game),
+        }
+    }
+
+    pub fn last_move(&self) -> Option<&MoveFact> {
+        self.last_moves.last()
+    }
+}
+
+/// The first moves in numbered SAN, e.g. "1. e4 c5 2. Nf3 d6".
+fn opening_line(game: &Game) -> String {
+    let black_first = game.start_fen().split(' ').nth(1) == Some("b");
+    let mut text = String::new();
+    for (i, m) in game.moves().iter().take(OPENING_PLIES).enumerate() {
+        let ply = i + usize::from(black_first);
+        if ply % 2 == 0 {
+            text.push_str(&format!("{}. ", ply / 2 + 1));
+        } else if i == 0 {
+            text.push_str("1... ");
+        }
+        text.push_str(&m.san);
+        text.push(' ');
+    }
+    text.trim_end().to_string()
+}
+
+impl MatchHistory {
+    /// From finished results seen from the user's side, newest first.
+    pub fn from_results(user_results: &[Option<bool>]) -> MatchHistory {
+        let label = |r: &Option<bool>| match r {
+            Some(true) => "user_won",
+            Some(false) => "user_lost",
+            None => "drew",
+        };
+        let streak = user_results.first().map(|first| {
+            let n = user_results.iter().take_while(|r| *r == first).count() as u32;
+            (label(first).to_string(), n)
+        });
+        MatchHistory {
+            played: user_results.len() as u32,
+            user_wins: user_results.iter().filter(|r| **r == Some(true)).count() as u32,
+            user_losses: user_results.iter().filter(|r| **r == Some(false)).count() as u32,
+            draws: user_results.iter().filter(|r| r.is_none()).count() as u32,
+            streak,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streak_counts_the_newest_run() {
+        let h = MatchHistory::from_results(&[Some(false), Some(false), Some(true), None]);
+        assert_eq!((h.played, h.user_wins, h.user_losses, h.draws), (4, 1, 2, 1));
+        assert_eq!(h.streak, Some(("user_lost".to_string(), 2)));
+        assert_eq!(MatchHistory::from_results(&[]).streak, None);
+    }
+
+    #[test]
+    fn opening_line_numbers_moves() {
+        let mut game = Game::new(None).unwrap();
+        for m in ["e4", "c5", "Nf3"] {
+            let mv = game.parse(m).unwrap();
+            game.play(mv);
+        }
+        assert_eq!(opening_line(&game), "1. e4 c5 2. Nf3");
+    }
+}

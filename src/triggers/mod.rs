@@ -1,0 +1,64 @@
+//! Trigger points (seed 002): what just happened in a match, and the game
+//! context every agent sees when it fires.
+
+mod context;
+mod pipeline;
+
+use serde::Serialize;
+
+pub use context::{ContextParts, EndFact, GameContext, MatchHistory, MoveFact};
+pub use pipeline::{MatchSide, Pipeline, TriggerOutcome};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerKind {
+    BeforeMatch,
+    OnUserInput,
+    OnUserMove,
+    BeforeAgentMove,
+    IdleWait,
+    AfterMatch,
+}
+
+impl TriggerKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggerKind::BeforeMatch => "before_match",
+            TriggerKind::OnUserInput => "on_user_input",
+            TriggerKind::OnUserMove => "on_user_move",
+            TriggerKind::BeforeAgentMove => "before_agent_move",
+            TriggerKind::IdleWait => "idle_wait",
+            TriggerKind::AfterMatch => "after_match",
+        }
+    }
+}
+
+/// What the user did, for `on_user_input`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum UserInput {
+    Chat { text: String },
+    DrawOffer { accepted: bool },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trigger {
+    pub kind: TriggerKind,
+    pub input: Option<UserInput>,
+    /// For `idle_wait`: which nudge this is, from 0.
+    pub nudge: u32,
+}
+
+impl Trigger {
+    pub fn new(kind: TriggerKind) -> Trigger {
+        Trigger { kind, input: None, nudge: 0 }
+    }
+
+    pub fn input(input: UserInput) -> Trigger {
+        Trigger { kind: TriggerKind::OnUserInput, input: Some(input), nudge: 0 }
+    }
+
+    pub fn idle(nudge: u32) -> Trigger {
+        Trigger { kind: TriggerKind::IdleWait, input: None, nudge }
+    }
+}

@@ -1,0 +1,77 @@
+//! One trigger, end to end: announce it, let the subconscious recall, let
+//! the brain decide, execute the actions, and log it all with timings.
+//! Failures of recall or of the brain are logged and the game goes on.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::Utc;
+use serde_json::json;
+
+use super::{GameContext, Trigger};
+use crate::actions::{self, Decision, ExecContext};
+use crate::agent::{Brain, BrainInput};
+use crate::events::{Emitter, MatchEvent};
+use crate::memory::MemoryService;
+use crate::personas::Persona;
+use crate::store::{Db, DomainWrite, StoreError};
+use crate::subconscious::{RecallState, Subconscious};
+
+#[derive(Clone)]
+pub struct Pipeline {
+    pub db: Db,
+    pub memory: MemoryService,
+    pub subconscious: Subconscious,
+    pub brain: Arc<dyn Brain>,
+}
+
+#[derive(Debug, Default)]
+pub struct TriggerOutcome {
+    pub events: Vec<MatchEvent>,
+    /// The persona's emotion after this trigger, if it changed.
+    pub emotion: Option<String>,
+}
+
+/// The match-side state a trigger reads and updates.
+pub struct MatchSide<'a> {
+    pub persona: &'a Persona,
+    pub emotion: &'a str,
+    pub recall: &'a mut RecallState,
+    pub emitter: &'a mut Emitter,
+}
+
+impl Pipeline {
+    pub async fn fire(&self, trigger: Trigger, ctx: &GameContext, side: MatchSide<'_>) -> Result<TriggerOutcome, StoreError> {
+        let started = Instant::now();
+        let fired_at = Utc::now();
+        let kind = trigger.kind.as_str();
+        let mut events = vec![side.emitter.emit("trigger", json!({ "trigger": kind }), DomainWrite::Nothing).await?];
+
+        let memories = match self.subconscious.recall(&trigger, ctx, side.recall).await {
+            Ok(found) => found,
+            Err(e) => {
+                tracing::warn!(trigger = kind, "recall failed, going on without memories: {e}");
+                vec![]
+            }
+        };
+        let input = BrainInput { trigger: &trigger, ctx, persona: side.persona, memories: &memories, emotion: side.emotion };
+        let decision = match self.brain.decide(input).await {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!(trigger = kind, brain = self.brain.name(), "brain failed: {e}");
+                Decision::default()
+            }
+        };
+        let thinking = decision.thinking.clone();
+        let cx = ExecContext { persona: side.persona, player_id: ctx.player_id, memory: &self.memory, trigger: kind };
+        let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
+
+        let emotion = events.iter().rev().find(|e| e.kind == "emotion").and_then(|e| e.data["emotion"].as_str()).map(str::to_string);
+        let recalled: Vec<String> = memories.iter().map(|r| r.memory.id.to_string()).collect();
+        let log = json!({ "brain": self.brain.name(), "thinking": thinking, "executed": executed });
+        let micros = started.elapsed().as_micros() as i64;
+        self.db.log_trigger(side.emitter.match_id(), kind, fired_at, &recalled, &log, micros).await?;
+        tracing::debug!(trigger = kind, micros, recalled = recalled.len(), "trigger done");
+        Ok(TriggerOutcome { events, emotion })
+    }
+}
