@@ -9,7 +9,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("config file {path}: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("environment variable {var}: {message}")]
@@ -32,7 +35,12 @@ pub struct RecallConfig {
 
 impl Default for RecallConfig {
     fn default() -> Self {
-        RecallConfig { limit: 3, min_score: 0.2, given_ttl_secs: 600, created_ttl_secs: 300 }
+        RecallConfig {
+            limit: 3,
+            min_score: 0.2,
+            given_ttl_secs: 600,
+            created_ttl_secs: 300,
+        }
     }
 }
 
@@ -88,7 +96,10 @@ impl Config {
     }
 
     /// Loads a TOML string and the given environment (used by tests).
-    pub fn from_toml(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    pub fn from_toml(
+        text: &str,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
         let file = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: PathBuf::from("<string>"),
             message: e.to_string(),
@@ -96,17 +107,28 @@ impl Config {
         Config::resolve(file, env)
     }
 
-    fn resolve(file: FileConfig, env: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+    fn resolve(
+        file: FileConfig,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
         let listen = parse_env(&env, "KIBITZ_LISTEN")?.or(file.listen);
-        let data_dir = env("KIBITZ_DATA_DIR").map(PathBuf::from).or(file.data_dir).unwrap_or_else(|| "data".into());
+        let data_dir = env("KIBITZ_DATA_DIR")
+            .map(PathBuf::from)
+            .or(file.data_dir)
+            .unwrap_or_else(|| "data".into());
         let database_url = env("KIBITZ_DATABASE_URL")
             .or(file.database_url)
             .unwrap_or_else(|| format!("sqlite://{}", data_dir.join("kibitz.db").display()));
-        let vectors_dir = env("KIBITZ_VECTORS_DIR").map(PathBuf::from).or(file.vectors_dir);
+        let vectors_dir = env("KIBITZ_VECTORS_DIR")
+            .map(PathBuf::from)
+            .or(file.vectors_dir);
         Ok(Config {
             listen: listen.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
             vectors_dir: vectors_dir.unwrap_or_else(|| data_dir.join("vectors")),
-            models_dir: env("KIBITZ_MODELS_DIR").map(PathBuf::from).or(file.models_dir).unwrap_or_else(|| "models".into()),
+            models_dir: env("KIBITZ_MODELS_DIR")
+                .map(PathBuf::from)
+                .or(file.models_dir)
+                .unwrap_or_else(|| "models".into()),
             personas_dir: env("KIBITZ_PERSONAS_DIR")
                 .map(PathBuf::from)
                 .or(file.personas_dir)
@@ -115,9 +137,15 @@ impl Config {
                 .map(PathBuf::from)
                 .or(file.stockfish_path)
                 .unwrap_or_else(|| "/usr/games/stockfish".into()),
-            engine_movetime_ms: parse_env(&env, "KIBITZ_ENGINE_MOVETIME_MS")?.or(file.engine_movetime_ms).unwrap_or(200),
-            idle_time_scale: parse_env(&env, "KIBITZ_IDLE_TIME_SCALE")?.or(file.idle_time_scale).unwrap_or(1.0),
-            max_chat_chars: parse_env(&env, "KIBITZ_MAX_CHAT_CHARS")?.or(file.max_chat_chars).unwrap_or(1000),
+            engine_movetime_ms: parse_env(&env, "KIBITZ_ENGINE_MOVETIME_MS")?
+                .or(file.engine_movetime_ms)
+                .unwrap_or(200),
+            idle_time_scale: parse_env(&env, "KIBITZ_IDLE_TIME_SCALE")?
+                .or(file.idle_time_scale)
+                .unwrap_or(1.0),
+            max_chat_chars: parse_env(&env, "KIBITZ_MAX_CHAT_CHARS")?
+                .or(file.max_chat_chars)
+                .unwrap_or(1000),
             recall: file.recall.unwrap_or_default(),
             database_url,
             data_dir,
@@ -141,8 +169,14 @@ impl Config {
 }
 
 fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
-    toml::from_str(&text).map_err(|e| ConfigError::Parse { path: path.into(), message: e.to_string() })
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.into(),
+        source,
+    })?;
+    toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        path: path.into(),
+        message: e.to_string(),
+    })
 }
 
 fn parse_env<T: std::str::FromStr>(
@@ -153,7 +187,12 @@ where
     T::Err: std::fmt::Display,
 {
     env(var)
-        .map(|v| v.parse::<T>().map_err(|e| ConfigError::Env { var, message: format!("'{v}': {e}") }))
+        .map(|v| {
+            v.parse::<T>().map_err(|e| ConfigError::Env {
+                var,
+                message: format!("'{v}': {e}"),
+            })
+        })
         .transpose()
 }
 
@@ -185,7 +224,8 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_source() {
-        let err = Config::from_toml("", |k| (k == "KIBITZ_LISTEN").then(|| "nope".into())).unwrap_err();
+        let err =
+            Config::from_toml("", |k| (k == "KIBITZ_LISTEN").then(|| "nope".into())).unwrap_err();
         assert!(err.to_string().contains("KIBITZ_LISTEN"), "{err}");
         let err = Config::from_toml("colour = 1", |_| None).unwrap_err();
         assert!(err.to_string().contains("colour"), "{err}");

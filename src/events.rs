@@ -20,7 +20,12 @@ pub struct MatchEvent {
 
 impl From<EventRow> for MatchEvent {
     fn from(r: EventRow) -> Self {
-        MatchEvent { seq: r.seq, kind: r.kind, data: r.payload, at: r.created_at }
+        MatchEvent {
+            seq: r.seq,
+            kind: r.kind,
+            data: r.payload,
+            at: r.created_at,
+        }
     }
 }
 
@@ -32,8 +37,18 @@ pub struct Emitter {
 }
 
 impl Emitter {
-    pub fn new(db: Db, match_id: MatchId, last_seq: i64, tx: broadcast::Sender<MatchEvent>) -> Emitter {
-        Emitter { db, match_id, last_seq, tx }
+    pub fn new(
+        db: Db,
+        match_id: MatchId,
+        last_seq: i64,
+        tx: broadcast::Sender<MatchEvent>,
+    ) -> Emitter {
+        Emitter {
+            db,
+            match_id,
+            last_seq,
+            tx,
+        }
     }
 
     pub fn match_id(&self) -> MatchId {
@@ -44,11 +59,24 @@ impl Emitter {
         self.last_seq
     }
 
-    pub async fn emit(&mut self, kind: &str, data: serde_json::Value, write: DomainWrite<'_>) -> Result<MatchEvent, StoreError> {
+    pub async fn emit(
+        &mut self,
+        kind: &str,
+        data: serde_json::Value,
+        write: DomainWrite<'_>,
+    ) -> Result<MatchEvent, StoreError> {
         let seq = self.last_seq + 1;
-        let at = self.db.append_event(self.match_id, seq, kind, &data, write).await?;
+        let at = self
+            .db
+            .append_event(self.match_id, seq, kind, &data, write)
+            .await?;
         self.last_seq = seq;
-        let event = MatchEvent { seq, kind: kind.to_string(), data, at };
+        let event = MatchEvent {
+            seq,
+            kind: kind.to_string(),
+            data,
+            at,
+        };
         // No subscriber is fine: the event is in SQL for whoever connects later.
         let _ = self.tx.send(event.clone());
         Ok(event)

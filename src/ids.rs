@@ -12,7 +12,9 @@ pub struct BadId(pub String);
 
 macro_rules! id_type {
     ($name:ident) => {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(
+            Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+        )]
         #[serde(transparent)]
         pub struct $name(pub Uuid);
 
@@ -37,7 +39,9 @@ macro_rules! id_type {
         impl FromStr for $name {
             type Err = BadId;
             fn from_str(s: &str) -> Result<Self, BadId> {
-                Uuid::parse_str(s).map(Self).map_err(|_| BadId(s.chars().take(64).collect()))
+                Uuid::parse_str(s)
+                    .map(Self)
+                    .map_err(|_| BadId(s.chars().take(64).collect()))
             }
         }
     };

@@ -5,16 +5,16 @@
 //! main agent's brain) -> actions persisted and pushed. Beside them, `chess`,
 //! `memory`, `personas` and `store` know nothing of HTTP.
 
+pub mod actions;
+pub mod agent;
 pub mod chess;
 pub mod config;
+pub mod events;
 pub mod ids;
 pub mod memory;
 pub mod personas;
 pub mod runtime;
 pub mod server;
 pub mod store;
-pub mod actions;
-pub mod agent;
-pub mod events;
 pub mod subconscious;
 pub mod triggers;

@@ -11,10 +11,16 @@ use kibitz::config::Config;
 use kibitz::memory::embed;
 
 #[derive(Parser)]
-#[command(name = "kibitz", version, about = "A chess-club persona that plays you, chats with you, and remembers you.")]
-#[command(after_help = "Configuration: ./kibitz.toml (or --config), overridden by KIBITZ_* variables \
+#[command(
+    name = "kibitz",
+    version,
+    about = "A chess-club persona that plays you, chats with you, and remembers you."
+)]
+#[command(
+    after_help = "Configuration: ./kibitz.toml (or --config), overridden by KIBITZ_* variables \
 (KIBITZ_LISTEN, KIBITZ_DATA_DIR, KIBITZ_MODELS_DIR, KIBITZ_DATABASE_URL, KIBITZ_PERSONAS_DIR, KIBITZ_STOCKFISH, \
-KIBITZ_IDLE_TIME_SCALE, KIBITZ_ENGINE_MOVETIME_MS). `kibitz config` prints the result.")]
+KIBITZ_IDLE_TIME_SCALE, KIBITZ_ENGINE_MOVETIME_MS). `kibitz config` prints the result."
+)]
 struct Cli {
     /// Config file (default: ./kibitz.toml if present).
     #[arg(long, global = true, env = "KIBITZ_CONFIG")]
@@ -57,9 +63,15 @@ fn main() -> anyhow::Result<()> {
         config.listen = *addr;
     }
     let quiet = matches!(cli.command, Command::Play(_));
-    init_logging(if quiet { "warn" } else { "info" });
+    init_logging(if quiet {
+        "warn,qdrant_edge=error"
+    } else {
+        "info,qdrant_edge=error"
+    });
     select_onnx_runtime(&config);
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         match cli.command {
             Command::Serve { .. } => cli::serve(config).await,
@@ -69,7 +81,9 @@ fn main() -> anyhow::Result<()> {
                 Ok(())
             }
             Command::Personas => cli::personas(&config),
-            Command::Memories { player, persona } => cli::memories(&config, &player, persona.as_deref()).await,
+            Command::Memories { player, persona } => {
+                cli::memories(&config, &player, persona.as_deref()).await
+            }
             Command::Models => cli::models(&config),
         }
     })
@@ -79,13 +93,18 @@ fn main() -> anyhow::Result<()> {
 /// dir unless the user chose another library.
 fn select_onnx_runtime(config: &Config) {
     if std::env::var_os("ORT_DYLIB_PATH").is_none() {
-        let lib = std::path::absolute(embed::ort_library(&config.models_dir)).unwrap_or_else(|_| embed::ort_library(&config.models_dir));
+        let lib = std::path::absolute(embed::ort_library(&config.models_dir))
+            .unwrap_or_else(|_| embed::ort_library(&config.models_dir));
         // SAFETY: called before the tokio runtime or any other thread exists.
         unsafe { std::env::set_var("ORT_DYLIB_PATH", lib) };
     }
 }
 
 fn init_logging(default: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
 }

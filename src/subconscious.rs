@@ -29,7 +29,12 @@ impl Subconscious {
         Subconscious { memory, config }
     }
 
-    pub async fn recall(&self, trigger: &Trigger, ctx: &GameContext, state: &mut RecallState) -> Result<Vec<Recalled>, MemoryError> {
+    pub async fn recall(
+        &self,
+        trigger: &Trigger,
+        ctx: &GameContext,
+        state: &mut RecallState,
+    ) -> Result<Vec<Recalled>, MemoryError> {
         let now = Utc::now();
         let given_ttl = Duration::seconds(self.config.given_ttl_secs as i64);
         state.given.retain(|_, at| now - *at < given_ttl);
@@ -43,7 +48,10 @@ impl Subconscious {
             ..SearchFilter::default()
         };
         let query = query_for(trigger, ctx);
-        let found = self.memory.search(&query, filter, self.config.limit, self.config.min_score).await?;
+        let found = self
+            .memory
+            .search(&query, filter, self.config.limit, self.config.min_score)
+            .await?;
         for r in &found {
             state.given.insert(r.memory.id, now);
         }
@@ -58,16 +66,27 @@ pub fn query_for(trigger: &Trigger, ctx: &GameContext) -> String {
         (TriggerKind::BeforeMatch, _) => format!(
             "{player} came back to play again. Our previous matches with {player}: how they opened, results, habits."
         ),
-        (TriggerKind::OnUserInput, Some(UserInput::Chat { text })) => format!("{player} says: {text}"),
-        (TriggerKind::OnUserInput, Some(UserInput::DrawOffer { .. })) => format!("{player} offers a draw."),
+        (TriggerKind::OnUserInput, Some(UserInput::Chat { text })) => {
+            format!("{player} says: {text}")
+        }
+        (TriggerKind::OnUserInput, Some(UserInput::DrawOffer { .. })) => {
+            format!("{player} offers a draw.")
+        }
         (TriggerKind::OnUserMove, _) => match ctx.last_move() {
-            Some(m) if m.captured.is_some() => format!("{player} captured a piece with {}. Opening {}", m.san, ctx.opening),
+            Some(m) if m.captured.is_some() => format!(
+                "{player} captured a piece with {}. Opening {}",
+                m.san, ctx.opening
+            ),
             Some(m) => format!("{player} played {} in the opening {}", m.san, ctx.opening),
             None => format!("{player} moved."),
         },
-        (TriggerKind::BeforeAgentMove, _) => format!("My move against {player}; position after {}", ctx.opening),
+        (TriggerKind::BeforeAgentMove, _) => {
+            format!("My move against {player}; position after {}", ctx.opening)
+        }
         (TriggerKind::IdleWait, _) => format!("{player} is taking a long time to move."),
-        (TriggerKind::AfterMatch, _) => format!("The match with {player} is over: results and streaks against {player}."),
+        (TriggerKind::AfterMatch, _) => {
+            format!("The match with {player} is over: results and streaks against {player}.")
+        }
         (TriggerKind::OnUserInput, None) => format!("{player} did something."),
     }
 }

@@ -61,23 +61,43 @@ async fn run(
         Action::SendMessage { content, tone, .. } => {
             let content = content.trim();
             if content.is_empty() || content.chars().count() > MAX_MESSAGE_CHARS {
-                return Ok(Some(format!("message must be 1..={MAX_MESSAGE_CHARS} characters")));
+                return Ok(Some(format!(
+                    "message must be 1..={MAX_MESSAGE_CHARS} characters"
+                )));
             }
             // An unknown tone is replaced, not fatal: the message still matters.
-            let tone = if cx.persona.tones.contains(tone) { tone.as_str() } else { cx.persona.tones[0].as_str() };
+            let tone = if cx.persona.tones.contains(tone) {
+                tone.as_str()
+            } else {
+                cx.persona.tones[0].as_str()
+            };
             let data = json!({ "sender": "persona", "content": content, "tone": tone });
-            let write = DomainWrite::Message { sender: "persona", content, tone: Some(tone) };
+            let write = DomainWrite::Message {
+                sender: "persona",
+                content,
+                tone: Some(tone),
+            };
             events.push(emitter.emit("message", data, write).await?);
         }
         Action::SetEmotion { content, .. } => {
             if !cx.persona.emotions.contains(content) {
-                return Ok(Some(format!("'{content}' is not one of {}'s emotions", cx.persona.name)));
+                return Ok(Some(format!(
+                    "'{content}' is not one of {}'s emotions",
+                    cx.persona.name
+                )));
             }
             let data = json!({ "emotion": content, "trigger": cx.trigger });
-            let write = DomainWrite::Emotion { emotion: content, reason: Some(cx.trigger) };
+            let write = DomainWrite::Emotion {
+                emotion: content,
+                reason: Some(cx.trigger),
+            };
             events.push(emitter.emit("emotion", data, write).await?);
         }
-        Action::SaveMemory { content, memory_type, metadata } => {
+        Action::SaveMemory {
+            content,
+            memory_type,
+            metadata,
+        } => {
             let new = NewMemory {
                 player_id: cx.player_id,
                 persona_id: cx.persona.id.clone(),
@@ -85,12 +105,17 @@ async fn run(
                 content: content.clone(),
                 related_match_id: Some(emitter.match_id()),
                 created_by: CreatedBy::MainAgent,
-                metadata: json!({ "trigger": cx.trigger, "extra": metadata }),
+                metadata: with_trigger(metadata, cx.trigger),
             };
             match cx.memory.save(new).await {
                 Ok(m) => {
-                    let data = json!({ "id": m.id, "memory_type": m.memory_type, "content": m.content });
-                    events.push(emitter.emit("memory_saved", data, DomainWrite::Nothing).await?);
+                    let data =
+                        json!({ "id": m.id, "memory_type": m.memory_type, "content": m.content });
+                    events.push(
+                        emitter
+                            .emit("memory_saved", data, DomainWrite::Nothing)
+                            .await?,
+                    );
                 }
                 Err(e) => return Ok(Some(format!("memory not saved: {e}"))),
             }
@@ -98,4 +123,15 @@ async fn run(
         Action::Stop => {}
     }
     Ok(None)
+}
+
+/// The brain's metadata, plus which trigger saved the memory.
+fn with_trigger(metadata: &serde_json::Value, trigger: &str) -> serde_json::Value {
+    let mut out = match metadata {
+        serde_json::Value::Object(map) => map.clone(),
+        serde_json::Value::Null => serde_json::Map::new(),
+        other => serde_json::Map::from_iter([("value".to_string(), other.clone())]),
+    };
+    out.insert("trigger".into(), trigger.into());
+    serde_json::Value::Object(out)
 }

@@ -45,15 +45,26 @@ pub struct Decision {
 
 impl Action {
     pub fn say(content: impl Into<String>, tone: impl Into<String>) -> Action {
-        Action::SendMessage { content: content.into(), tone: tone.into(), metadata: serde_json::Value::Null }
+        Action::SendMessage {
+            content: content.into(),
+            tone: tone.into(),
+            metadata: serde_json::Value::Null,
+        }
     }
 
     pub fn feel(emotion: impl Into<String>) -> Action {
-        Action::SetEmotion { content: emotion.into(), metadata: serde_json::Value::Null }
+        Action::SetEmotion {
+            content: emotion.into(),
+            metadata: serde_json::Value::Null,
+        }
     }
 
     pub fn remember(memory_type: MemoryType, content: impl Into<String>) -> Action {
-        Action::SaveMemory { content: content.into(), memory_type, metadata: serde_json::Value::Null }
+        Action::SaveMemory {
+            content: content.into(),
+            memory_type,
+            metadata: serde_json::Value::Null,
+        }
     }
 }
 

@@ -74,11 +74,27 @@ impl Speaker<'_> {
 fn speaker<'a>(input: &'a BrainInput<'_>) -> Speaker<'a> {
     // Same match, same moment, same words: deterministic but varied.
     let mut seed: u64 = 0xcbf2_9ce4_8422_2325;
-    let salt = [input.ctx.move_count as u64, input.trigger.kind as u64, u64::from(input.trigger.nudge)];
-    for byte in input.ctx.match_id.0.as_bytes().iter().copied().chain(salt.iter().flat_map(|s| s.to_le_bytes())) {
+    let salt = [
+        input.ctx.move_count as u64,
+        input.trigger.kind as u64,
+        u64::from(input.trigger.nudge),
+    ];
+    for byte in input
+        .ctx
+        .match_id
+        .0
+        .as_bytes()
+        .iter()
+        .copied()
+        .chain(salt.iter().flat_map(|s| s.to_le_bytes()))
+    {
         seed = (seed ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
     }
-    Speaker { persona: input.persona, ctx: input.ctx, seed }
+    Speaker {
+        persona: input.persona,
+        ctx: input.ctx,
+        seed,
+    }
 }
 
 fn player_memories<'a>(memories: &'a [Recalled]) -> impl Iterator<Item = &'a Recalled> {
@@ -89,11 +105,23 @@ fn greet(input: &BrainInput<'_>) -> Decision {
     let s = speaker(input);
     match player_memories(input.memories).next() {
         Some(best) => Decision {
-            thinking: Some(format!("I know {}: {}", input.ctx.player_name, best.memory.content)),
-            actions: vec![s.line(LineEvent::GreetingReturning, &Fill { memory: &best.memory.content, ..Fill::default() })],
+            thinking: Some(format!(
+                "I know {}: {}",
+                input.ctx.player_name, best.memory.content
+            )),
+            actions: vec![s.line(
+                LineEvent::GreetingReturning,
+                &Fill {
+                    memory: &best.memory.content,
+                    ..Fill::default()
+                },
+            )],
         },
         None => Decision {
-            thinking: Some(format!("{} is new to me, or I remember nothing useful.", input.ctx.player_name)),
+            thinking: Some(format!(
+                "{} is new to me, or I remember nothing useful.",
+                input.ctx.player_name
+            )),
             actions: vec![s.line(LineEvent::Greeting, &Fill::default())],
         },
     }
@@ -101,32 +129,62 @@ fn greet(input: &BrainInput<'_>) -> Decision {
 
 fn on_user_move(input: &BrainInput<'_>) -> Decision {
     let (s, moods) = (speaker(input), &input.persona.moods);
-    let Some(m) = input.ctx.last_move().filter(|m| m.by_user) else { return Decision::default() };
-    let fill = Fill { mv: &m.san, piece: m.captured.as_deref().unwrap_or(""), ..Fill::default() };
+    let Some(m) = input.ctx.last_move().filter(|m| m.by_user) else {
+        return Decision::default();
+    };
+    let fill = Fill {
+        mv: &m.san,
+        piece: m.captured.as_deref().unwrap_or(""),
+        ..Fill::default()
+    };
     let actions = if m.captured.is_some() {
-        vec![s.line(LineEvent::UserCapture, &fill), Action::feel(&moods.user_capture)]
+        vec![
+            s.line(LineEvent::UserCapture, &fill),
+            Action::feel(&moods.user_capture),
+        ]
     } else if m.check {
-        vec![s.line(LineEvent::UserCheck, &fill), Action::feel(&moods.user_check)]
+        vec![
+            s.line(LineEvent::UserCheck, &fill),
+            Action::feel(&moods.user_check),
+        ]
     } else if (m.ply / 2) % input.persona.chattiness as usize == 0 {
         vec![s.line(LineEvent::UserMove, &fill)]
     } else {
         vec![]
     };
-    Decision { thinking: Some(format!("{} played {}.", input.ctx.player_name, m.san)), actions }
+    Decision {
+        thinking: Some(format!("{} played {}.", input.ctx.player_name, m.san)),
+        actions,
+    }
 }
 
 fn before_agent_move(input: &BrainInput<'_>) -> Decision {
     let (s, moods) = (speaker(input), &input.persona.moods);
-    let Some(m) = &input.ctx.planned_move else { return Decision::default() };
-    let fill = Fill { mv: &m.san, piece: m.captured.as_deref().unwrap_or(""), ..Fill::default() };
+    let Some(m) = &input.ctx.planned_move else {
+        return Decision::default();
+    };
+    let fill = Fill {
+        mv: &m.san,
+        piece: m.captured.as_deref().unwrap_or(""),
+        ..Fill::default()
+    };
     let actions = if m.captured.is_some() {
-        vec![s.line(LineEvent::AgentCapture, &fill), Action::feel(&moods.agent_capture)]
+        vec![
+            s.line(LineEvent::AgentCapture, &fill),
+            Action::feel(&moods.agent_capture),
+        ]
     } else if m.check {
-        vec![s.line(LineEvent::AgentCheck, &fill), Action::feel(&moods.agent_check)]
+        vec![
+            s.line(LineEvent::AgentCheck, &fill),
+            Action::feel(&moods.agent_check),
+        ]
     } else {
         vec![]
     };
-    Decision { thinking: Some(format!("I will play {}.", m.san)), actions }
+    Decision {
+        thinking: Some(format!("I will play {}.", m.san)),
+        actions,
+    }
 }
 
 fn idle(input: &BrainInput<'_>) -> Decision {
@@ -136,14 +194,27 @@ fn idle(input: &BrainInput<'_>) -> Decision {
     if nudge == 0 {
         actions.push(Action::feel(&input.persona.moods.idle));
     }
-    Decision { thinking: Some(format!("Nudge {} while {} thinks.", nudge + 1, input.ctx.player_name)), actions }
+    Decision {
+        thinking: Some(format!(
+            "Nudge {} while {} thinks.",
+            nudge + 1,
+            input.ctx.player_name
+        )),
+        actions,
+    }
 }
 
 fn on_user_input(input: &BrainInput<'_>) -> Decision {
     let s = speaker(input);
     match &input.trigger.input {
-        Some(UserInput::DrawOffer { accepted: true }) => decision("The draw is fair.", vec![s.line(LineEvent::DrawAccepted, &Fill::default())]),
-        Some(UserInput::DrawOffer { accepted: false }) => decision("Not a draw yet.", vec![s.line(LineEvent::DrawDeclined, &Fill::default())]),
+        Some(UserInput::DrawOffer { accepted: true }) => decision(
+            "The draw is fair.",
+            vec![s.line(LineEvent::DrawAccepted, &Fill::default())],
+        ),
+        Some(UserInput::DrawOffer { accepted: false }) => decision(
+            "Not a draw yet.",
+            vec![s.line(LineEvent::DrawDeclined, &Fill::default())],
+        ),
         Some(UserInput::Chat { text }) => chat_reply(input, &s, text),
         None => Decision::default(),
     }
@@ -153,7 +224,10 @@ fn chat_reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str) -> Decision {
     let mut actions = vec![s.line(LineEvent::ChatReply, &Fill::default())];
     if let Some(related) = input.memories.iter().find(|r| r.score >= MENTION_SCORE) {
         let tone = &input.persona.tones[0];
-        actions.push(Action::say(format!("That reminds me: {}", related.memory.content), tone));
+        actions.push(Action::say(
+            format!("That reminds me: {}", related.memory.content),
+            tone,
+        ));
     }
     if text.split_whitespace().count() >= MEMORABLE_CHAT_WORDS {
         let excerpt: String = text.chars().take(CHAT_EXCERPT_CHARS).collect();
@@ -165,16 +239,25 @@ fn chat_reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str) -> Decision {
 
 fn after_match(input: &BrainInput<'_>) -> Decision {
     let (s, ctx, moods) = (speaker(input), input.ctx, &input.persona.moods);
-    let Some(end) = &ctx.end else { return Decision::default() };
+    let Some(end) = &ctx.end else {
+        return Decision::default();
+    };
     let result = format!("{} by {}", end.result, end.termination.replace('_', " "));
-    let fill = Fill { result: &result, ..Fill::default() };
+    let fill = Fill {
+        result: &result,
+        ..Fill::default()
+    };
     let (event, mood) = match end.user_won {
         Some(true) => (LineEvent::Loss, &moods.loss),
         Some(false) => (LineEvent::Win, &moods.win),
         None => (LineEvent::Draw, &moods.draw),
     };
     let mut actions = vec![s.line(event, &fill), Action::feel(mood)];
-    actions.extend(match_memories(ctx).into_iter().map(|(kind, text)| Action::remember(kind, text)));
+    actions.extend(
+        match_memories(ctx)
+            .into_iter()
+            .map(|(kind, text)| Action::remember(kind, text)),
+    );
     actions.push(Action::Stop);
     decision("The match is over; note what is worth keeping.", actions)
 }
@@ -182,21 +265,34 @@ fn after_match(input: &BrainInput<'_>) -> Decision {
 /// True, useful facts about the player from this match.
 fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
     let Some(end) = &ctx.end else { return vec![] };
-    let (player, colour) = (&ctx.player_name, if ctx.user_color == "white" { "White" } else { "Black" });
+    let (player, colour) = (
+        &ctx.player_name,
+        if ctx.user_color == "white" {
+            "White"
+        } else {
+            "Black"
+        },
+    );
     let date = ctx.now.format("%-d %B %Y");
     let outcome = match end.user_won {
         Some(true) => "beat me",
         Some(false) => "lost to me",
         None => "drew with me",
     };
-    let moves = ctx.move_count.div_ceil(2);
+    let moves = match ctx.move_count.div_ceil(2) {
+        1 => "1 move".to_string(),
+        n => format!("{n} moves"),
+    };
     let how = end.termination.replace('_', " ");
     let mut out = vec![(
         MemoryType::GameContext,
-        format!("On {date}, {player} played {colour} and {outcome} by {how} after {moves} moves."),
+        format!("On {date}, {player} played {colour} and {outcome} by {how} after {moves}."),
     )];
     if ctx.move_count >= 2 {
-        out.push((MemoryType::PlayerBehavior, format!("As {colour}, {player} opened with {}.", ctx.opening)));
+        out.push((
+            MemoryType::PlayerBehavior,
+            format!("As {colour}, {player} opened with {}.", ctx.opening),
+        ));
     }
     if let Some((kind, n)) = ctx.history.streak.as_ref().filter(|(_, n)| *n >= 2) {
         let run = match kind.as_str() {
@@ -204,11 +300,17 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
             "user_lost" => "lost",
             _ => "drawn",
         };
-        out.push((MemoryType::Streak, format!("{player} has {run} {n} matches in a row against me.")));
+        out.push((
+            MemoryType::Streak,
+            format!("{player} has {run} {n} matches in a row against me."),
+        ));
     }
     out
 }
 
 fn decision(thinking: &str, actions: Vec<Action>) -> Decision {
-    Decision { thinking: Some(thinking.to_string()), actions }
+    Decision {
+        thinking: Some(thinking.to_string()),
+        actions,
+    }
 }

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position, Role};
+use shakmaty::{
+    CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position, Role,
+};
 
 use super::notation::{self, MoveError};
 
@@ -233,10 +235,16 @@ impl Game {
     pub fn material_balance(&self, color: Color) -> i32 {
         let board = self.pos.board();
         let value = |c: Color| -> i32 {
-            [(Role::Pawn, 1), (Role::Knight, 3), (Role::Bishop, 3), (Role::Rook, 5), (Role::Queen, 9)]
-                .iter()
-                .map(|&(role, v)| v * (board.by_piece(role.of(c)).count() as i32))
-                .sum()
+            [
+                (Role::Pawn, 1),
+                (Role::Knight, 3),
+                (Role::Bishop, 3),
+                (Role::Rook, 5),
+                (Role::Queen, 9),
+            ]
+            .iter()
+            .map(|&(role, v)| v * (board.by_piece(role.of(c)).count() as i32))
+            .sum()
         };
         value(color) - value(!color)
     }
@@ -257,7 +265,12 @@ mod tests {
     fn fools_mate_is_checkmate_for_black() {
         let mut game = Game::new(None).unwrap();
         play_all(&mut game, &["f3", "e5", "g4", "Qh4#"]);
-        assert_eq!(game.end(), Some(GameEnd::Checkmate { winner: Color::Black }));
+        assert_eq!(
+            game.end(),
+            Some(GameEnd::Checkmate {
+                winner: Color::Black
+            })
+        );
         assert_eq!(game.end().unwrap().result(), "0-1");
         assert!(game.legal_moves().is_empty());
         assert_eq!(game.moves()[3].san, "Qh4#");
@@ -266,7 +279,10 @@ mod tests {
     #[test]
     fn threefold_repetition_ends_the_game() {
         let mut game = Game::new(None).unwrap();
-        play_all(&mut game, &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]);
+        play_all(
+            &mut game,
+            &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"],
+        );
         assert_eq!(game.end(), None);
         play_all(&mut game, &["Ng8"]);
         assert_eq!(game.end(), Some(GameEnd::Threefold));
@@ -285,7 +301,11 @@ mod tests {
 
     #[test]
     fn bad_fen_is_an_error() {
-        for bad in ["not a fen", "8/8/8/8/8/8/8/8 w - - 0 1", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1"] {
+        for bad in [
+            "not a fen",
+            "8/8/8/8/8/8/8/8 w - - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+        ] {
             assert!(Game::new(Some(bad)).is_err(), "{bad}");
         }
     }
@@ -293,7 +313,14 @@ mod tests {
     #[test]
     fn replay_reaches_the_same_position() {
         let mut game = Game::new(None).unwrap();
-        play_all(&mut game, &["e4", "c5", "Nf3", "d6", "O-O-O"].iter().take(4).copied().collect::<Vec<_>>());
+        play_all(
+            &mut game,
+            &["e4", "c5", "Nf3", "d6", "O-O-O"]
+                .iter()
+                .take(4)
+                .copied()
+                .collect::<Vec<_>>(),
+        );
         let ucis: Vec<String> = game.moves().iter().map(|m| m.uci.clone()).collect();
         let again = Game::replay(game.start_fen(), &ucis).unwrap();
         assert_eq!(again.fen(), game.fen());
@@ -302,8 +329,12 @@ mod tests {
     #[test]
     fn termination_round_trips() {
         let ends = [
-            GameEnd::Checkmate { winner: Color::White },
-            GameEnd::Resignation { winner: Color::Black },
+            GameEnd::Checkmate {
+                winner: Color::White,
+            },
+            GameEnd::Resignation {
+                winner: Color::Black,
+            },
             GameEnd::Stalemate,
             GameEnd::InsufficientMaterial,
             GameEnd::FiftyMoves,

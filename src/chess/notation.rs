@@ -8,7 +8,9 @@ use shakmaty::{Chess, Move, Position, Role, Square};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
-    #[error("'{input}' is not a recognised move: use UCI (e.g. e2e4, e7e8q) or SAN (e.g. e4, Nf3, exd5, O-O, e8=Q)")]
+    #[error(
+        "'{input}' is not a recognised move: use UCI (e.g. e2e4, e7e8q) or SAN (e.g. e4, Nf3, exd5, O-O, e8=Q)"
+    )]
     Unrecognised { input: String },
     #[error("'{input}' is not legal in this position: {reason}")]
     Illegal { input: String, reason: String },
@@ -83,7 +85,10 @@ fn san_reason(pos: &Chess, san: &San) -> String {
     match san {
         San::Normal { role, to, .. } => {
             if pos.is_check() {
-                format!("your king is in check and no {} move to {to} answers it", role_name(*role))
+                format!(
+                    "your king is in check and no {} move to {to} answers it",
+                    role_name(*role)
+                )
             } else {
                 format!("no {} of yours can move to {to}", role_name(*role))
             }
@@ -128,7 +133,10 @@ mod tests {
     fn gibberish_is_unrecognised_not_illegal() {
         for bad in ["hello", "", "z9z9", "e2-e4-e6", "Qxx"] {
             let err = parse_move(&start(), bad).unwrap_err();
-            assert!(matches!(err, MoveError::Unrecognised { .. }), "{bad}: {err:?}");
+            assert!(
+                matches!(err, MoveError::Unrecognised { .. }),
+                "{bad}: {err:?}"
+            );
         }
     }
 

@@ -48,11 +48,23 @@ pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
         ColorArg::Black => ColorChoice::Black,
         ColorArg::Random => ColorChoice::Random,
     };
-    let outcome = runtime.create_match(player.id, &args.persona, color, args.fen.as_deref()).await?;
+    let outcome = runtime
+        .create_match(player.id, &args.persona, color, args.fen.as_deref())
+        .await?;
     let id = outcome.state.id;
-    let name = runtime.services().persona(&args.persona).map(|p| p.name.clone()).unwrap_or_default();
-    let mut view = View { persona: name, last_seq: 0 };
-    println!("You are {} against {}. {HELP}", outcome.state.user_color, view.persona);
+    let name = runtime
+        .services()
+        .persona(&args.persona)
+        .map(|p| p.name.clone())
+        .unwrap_or_default();
+    let mut view = View {
+        persona: name,
+        last_seq: 0,
+    };
+    println!(
+        "You are {} against {}. {HELP}",
+        outcome.state.user_color, view.persona
+    );
     view.show(&outcome);
 
     let mut live = runtime.subscribe(id);
@@ -61,6 +73,7 @@ pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
         tokio::select! {
             event = live.recv() => match event {
                 Ok(e) => view.event(&e),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(_) => break,
             },
             line = lines.next_line() => {
@@ -106,7 +119,9 @@ async fn act(runtime: &Runtime, id: MatchId, line: &str, view: &mut View) -> any
     let result = match runtime.command(id, cmd.clone()).await {
         // Not move notation at all: the user is talking.
         Err(RuntimeError::BadMove(kibitz::chess::MoveError::Unrecognised { .. })) => {
-            runtime.command(id, UserCommand::Chat(line.to_string())).await
+            runtime
+                .command(id, UserCommand::Chat(line.to_string()))
+                .await
         }
         other => other,
     };
@@ -147,11 +162,19 @@ impl View {
         let d = &e.data;
         let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
         match e.kind.as_str() {
-            "message" if s("sender") == "persona" => println!("  {} [{}]: {}", self.persona, s("tone"), s("content")),
+            "message" if s("sender") == "persona" => {
+                println!("  {} [{}]: {}", self.persona, s("tone"), s("content"))
+            }
             "emotion" => println!("  ({} looks {})", self.persona, s("emotion")),
             "move" if s("side") == "persona" => println!("  {} plays {}", self.persona, s("san")),
-            "draw_offer" if s("by") == "persona" => println!("  {} offers a draw (/accept or /decline)", self.persona),
-            "game_over" => println!("  Game over: {} ({})", s("result"), s("termination").replace('_', " ")),
+            "draw_offer" if s("by") == "persona" => {
+                println!("  {} offers a draw (/accept or /decline)", self.persona)
+            }
+            "game_over" => println!(
+                "  Game over: {} ({})",
+                s("result"),
+                s("termination").replace('_', " ")
+            ),
             _ => {}
         }
     }
@@ -159,26 +182,50 @@ impl View {
 
 /// The board from the user's side, with coordinates.
 fn board(state: &MatchState) -> String {
-    let Ok(game) = Game::new(Some(&state.fen)) else { return state.fen.clone() };
+    let Ok(game) = Game::new(Some(&state.fen)) else {
+        return state.fen.clone();
+    };
     let white_view = state.user_color == "white";
-    let ranks: Vec<u32> = if white_view { (0..8).rev().collect() } else { (0..8).collect() };
-    let files: Vec<u32> = if white_view { (0..8).collect() } else { (0..8).rev().collect() };
+    let ranks: Vec<u32> = if white_view {
+        (0..8).rev().collect()
+    } else {
+        (0..8).collect()
+    };
+    let files: Vec<u32> = if white_view {
+        (0..8).collect()
+    } else {
+        (0..8).rev().collect()
+    };
     let mut out = String::new();
     for r in &ranks {
         out.push_str(&format!("  {} ", r + 1));
         for f in &files {
             let sq = Square::from_coords(shakmaty::File::new(*f), shakmaty::Rank::new(*r));
-            let c = game.position().board().piece_at(sq).map_or('.', |p| p.char());
+            let c = game
+                .position()
+                .board()
+                .piece_at(sq)
+                .map_or('.', |p| p.char());
             out.push(' ');
             out.push(c);
         }
         out.push('\n');
     }
-    let letters: String = files.iter().map(|f| format!(" {}", (b'a' + *f as u8) as char)).collect();
+    let letters: String = files
+        .iter()
+        .map(|f| format!(" {}", (b'a' + *f as u8) as char))
+        .collect();
     out.push_str(&format!("    {letters}\n"));
-    let to_move = if game.turn() == Color::White { "White" } else { "Black" };
+    let to_move = if game.turn() == Color::White {
+        "White"
+    } else {
+        "Black"
+    };
     if state.status == "active" {
-        out.push_str(&format!("  {to_move} to move{}", if state.your_turn { " (you)" } else { "" }));
+        out.push_str(&format!(
+            "  {to_move} to move{}",
+            if state.your_turn { " (you)" } else { "" }
+        ));
     }
     out
 }

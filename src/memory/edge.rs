@@ -8,10 +8,11 @@ use std::sync::{Arc, RwLock};
 use async_trait::async_trait;
 use qdrant_edge::external::ordered_float::OrderedFloat;
 use qdrant_edge::{
-    Condition, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, FieldCondition,
-    FieldIndexOperations, Filter, HasIdCondition, JsonPath, Match, NamedQuery, PayloadFieldSchema, PayloadSchemaType,
-    PointId, PointInsertOperations, PointOperations, PointStruct, QueryEnum, Range, SearchRequest, UpdateOperation,
-    WithPayloadInterface, WithVector,
+    Condition, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams,
+    FieldCondition, FieldIndexOperations, Filter, HasIdCondition, JsonPath, Match, NamedQuery,
+    PayloadFieldSchema, PayloadSchemaType, PointId, PointInsertOperations, PointOperations,
+    PointStruct, QueryEnum, Range, SearchRequest, UpdateOperation, WithPayloadInterface,
+    WithVector,
 };
 use serde_json::json;
 
@@ -45,7 +46,10 @@ impl EdgeStore {
             EdgeShard::load(path, None).map_err(err)?
         } else {
             let config = EdgeConfigBuilder::new()
-                .vector(qdrant_edge::DEFAULT_VECTOR_NAME, EdgeVectorParams::builder(DIMENSIONS, Distance::Cosine).build())
+                .vector(
+                    qdrant_edge::DEFAULT_VECTOR_NAME,
+                    EdgeVectorParams::builder(DIMENSIONS, Distance::Cosine).build(),
+                )
                 .build();
             EdgeShard::new(path, config).map_err(err)?
         };
@@ -54,9 +58,14 @@ impl EdgeStore {
                 field_name: key(field),
                 field_schema: Some(PayloadFieldSchema::FieldType(kind)),
             });
-            shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(err)?;
+            shard
+                .update(UpdateOperation::FieldIndexOperation(op))
+                .map_err(err)?;
         }
-        Ok(EdgeStore { shard: Arc::new(RwLock::new(shard)), path: path.to_path_buf() })
+        Ok(EdgeStore {
+            shard: Arc::new(RwLock::new(shard)),
+            path: path.to_path_buf(),
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -84,7 +93,9 @@ impl EdgeStore {
 }
 
 fn key(field: &str) -> JsonPath {
-    field.parse().expect("static payload key is a valid JSON path")
+    field
+        .parse()
+        .expect("static payload key is a valid JSON path")
 }
 
 fn keyword(field: &str, value: String) -> Condition {
@@ -93,7 +104,15 @@ fn keyword(field: &str, value: String) -> Condition {
 
 fn range(field: &str, gte: Option<i64>, lt: Option<i64>) -> Condition {
     let bound = |v: Option<i64>| v.map(|v| OrderedFloat(v as f64));
-    Condition::Field(FieldCondition::new_range(key(field), Range { gte: bound(gte), lt: bound(lt), gt: None, lte: None }))
+    Condition::Field(FieldCondition::new_range(
+        key(field),
+        Range {
+            gte: bound(gte),
+            lt: bound(lt),
+            gt: None,
+            lte: None,
+        },
+    ))
 }
 
 fn to_filter(f: &SearchFilter) -> Filter {
@@ -103,13 +122,22 @@ fn to_filter(f: &SearchFilter) -> Filter {
         owners.push(keyword("player_id", player.to_string()));
     }
     if f.include_lore {
-        owners.push(Condition::Field(FieldCondition::new_match(key("lore"), Match::from(true))));
+        owners.push(Condition::Field(FieldCondition::new_match(
+            key("lore"),
+            Match::from(true),
+        )));
     }
     // No owner means nothing may match: a search never falls back to "everyone".
-    must.push(Condition::Filter(Filter { should: Some(owners), ..Default::default() }));
+    must.push(Condition::Filter(Filter {
+        should: Some(owners),
+        ..Default::default()
+    }));
     if !f.types.is_empty() {
         let types: Vec<String> = f.types.iter().map(|t| t.as_str().to_string()).collect();
-        must.push(Condition::Field(FieldCondition::new_match(key("memory_type"), Match::from(types))));
+        must.push(Condition::Field(FieldCondition::new_match(
+            key("memory_type"),
+            Match::from(types),
+        )));
     }
     if f.created_after.is_some() || f.created_before.is_some() {
         must.push(range("created_at", f.created_after, f.created_before));
@@ -121,11 +149,18 @@ fn to_filter(f: &SearchFilter) -> Filter {
     }
     if let Some((match_id, since)) = f.exclude_created_in_match_since {
         must_not.push(Condition::Filter(Filter {
-            must: Some(vec![keyword("match_id", match_id.to_string()), range("created_at", Some(since), None)]),
+            must: Some(vec![
+                keyword("match_id", match_id.to_string()),
+                range("created_at", Some(since), None),
+            ]),
             ..Default::default()
         }));
     }
-    Filter { must: Some(must), must_not: Some(must_not), ..Default::default() }
+    Filter {
+        must: Some(must),
+        must_not: Some(must_not),
+        ..Default::default()
+    }
 }
 
 fn to_point(m: IndexedMemory) -> qdrant_edge::PointStructPersisted {
@@ -145,18 +180,32 @@ impl VectorStore for EdgeStore {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError> {
         let points: Vec<_> = points.into_iter().map(to_point).collect();
         let op = PointOperations::UpsertPoints(PointInsertOperations::PointsList(points));
-        self.with_shard(true, move |s| s.update(UpdateOperation::PointOperation(op)).map_err(err)).await
+        self.with_shard(true, move |s| {
+            s.update(UpdateOperation::PointOperation(op)).map_err(err)
+        })
+        .await
     }
 
     async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError> {
         let ids = ids.into_iter().map(|id| PointId::Uuid(id.0)).collect();
         let op = PointOperations::DeletePoints { ids };
-        self.with_shard(true, move |s| s.update(UpdateOperation::PointOperation(op)).map_err(err)).await
+        self.with_shard(true, move |s| {
+            s.update(UpdateOperation::PointOperation(op)).map_err(err)
+        })
+        .await
     }
 
-    async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
+    async fn search(
+        &self,
+        vector: Vec<f32>,
+        filter: SearchFilter,
+        limit: usize,
+    ) -> Result<Vec<Hit>, VectorError> {
         let request = SearchRequest {
-            query: QueryEnum::Nearest(NamedQuery { query: vector.into(), using: None }),
+            query: QueryEnum::Nearest(NamedQuery {
+                query: vector.into(),
+                using: None,
+            }),
             filter: Some(to_filter(&filter)),
             params: None,
             limit,
@@ -165,18 +214,24 @@ impl VectorStore for EdgeStore {
             with_vector: Some(WithVector::Bool(false)),
             score_threshold: None,
         };
-        let points = self.with_shard(false, move |s| s.search(request).map_err(err)).await?;
+        let points = self
+            .with_shard(false, move |s| s.search(request).map_err(err))
+            .await?;
         Ok(points
             .into_iter()
             .filter_map(|p| match p.id {
-                PointId::Uuid(u) => Some(Hit { id: MemoryId(u), score: p.score }),
+                PointId::Uuid(u) => Some(Hit {
+                    id: MemoryId(u),
+                    score: p.score,
+                }),
                 PointId::NumId(_) => None,
             })
             .collect())
     }
 
     async fn count(&self) -> Result<u64, VectorError> {
-        self.with_shard(false, |s| Ok(s.info().points_count as u64)).await
+        self.with_shard(false, |s| Ok(s.info().points_count as u64))
+            .await
     }
 
     async fn maintain(&self) -> Result<(), VectorError> {

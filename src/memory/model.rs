@@ -57,7 +57,10 @@ pub struct UnknownMemoryType(pub String);
 impl FromStr for MemoryType {
     type Err = UnknownMemoryType;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        MemoryType::ALL.into_iter().find(|t| t.as_str() == s).ok_or_else(|| UnknownMemoryType(s.chars().take(40).collect()))
+        MemoryType::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| UnknownMemoryType(s.chars().take(40).collect()))
     }
 }
 
@@ -80,7 +83,13 @@ impl CreatedBy {
     }
 
     pub fn parse(s: &str) -> Option<CreatedBy> {
-        [CreatedBy::MainAgent, CreatedBy::Subconscious, CreatedBy::PersonaLore].into_iter().find(|c| c.as_str() == s)
+        [
+            CreatedBy::MainAgent,
+            CreatedBy::Subconscious,
+            CreatedBy::PersonaLore,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == s)
     }
 }
 

@@ -45,7 +45,11 @@ pub struct MemoryService {
 
 impl MemoryService {
     pub fn new(db: Db, embedder: Embedder, index: Arc<dyn VectorStore>) -> MemoryService {
-        MemoryService { db, embedder, index }
+        MemoryService {
+            db,
+            embedder,
+            index,
+        }
     }
 
     pub fn embedder(&self) -> &Embedder {
@@ -74,7 +78,13 @@ impl MemoryService {
     }
 
     /// Semantic search, best first; memories below `min_score` are dropped.
-    pub async fn search(&self, query: &str, filter: SearchFilter, limit: usize, min_score: f32) -> Result<Vec<Recalled>, MemoryError> {
+    pub async fn search(
+        &self,
+        query: &str,
+        filter: SearchFilter,
+        limit: usize,
+        min_score: f32,
+    ) -> Result<Vec<Recalled>, MemoryError> {
         let vector = self.embedder.embed_one(query).await?;
         let hits = self.index.search(vector, filter, limit).await?;
         let hits: Vec<_> = hits.into_iter().filter(|h| h.score >= min_score).collect();
@@ -85,7 +95,10 @@ impl MemoryService {
             .iter()
             .filter_map(|h| {
                 let pos = found.iter().position(|m| m.id == h.id)?;
-                Some(Recalled { memory: found.swap_remove(pos), score: h.score })
+                Some(Recalled {
+                    memory: found.swap_remove(pos),
+                    score: h.score,
+                })
             })
             .collect())
     }
@@ -94,8 +107,11 @@ impl MemoryService {
     pub async fn sync_lore(&self, personas: &[Persona]) -> Result<(), MemoryError> {
         for persona in personas {
             let stored = self.db.lore(&persona.id).await?;
-            let stale: Vec<MemoryId> =
-                stored.iter().filter(|m| !persona.lore.contains(&m.content)).map(|m| m.id).collect();
+            let stale: Vec<MemoryId> = stored
+                .iter()
+                .filter(|m| !persona.lore.contains(&m.content))
+                .map(|m| m.id)
+                .collect();
             for id in &stale {
                 self.db.delete_memory(*id).await?;
             }
@@ -148,7 +164,11 @@ impl MemoryService {
         }
         let texts = memories.iter().map(|m| m.content.clone()).collect();
         let vectors = self.embedder.embed(texts).await?;
-        let points = memories.iter().zip(vectors).map(|(m, v)| IndexedMemory::new(m, v)).collect();
+        let points = memories
+            .iter()
+            .zip(vectors)
+            .map(|(m, v)| IndexedMemory::new(m, v))
+            .collect();
         self.index.upsert(points).await?;
         Ok(())
     }

@@ -9,11 +9,18 @@ use super::model::Persona;
 #[derive(Debug, thiserror::Error)]
 pub enum PersonaError {
     #[error("cannot read personas from {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
     #[error("{path}: field `{field}`: {problem}")]
-    Field { path: PathBuf, field: String, problem: String },
+    Field {
+        path: PathBuf,
+        field: String,
+        problem: String,
+    },
     #[error("no persona files (*.toml) in {0}")]
     Empty(PathBuf),
     #[error("{path}: persona id `{id}` is already used by another file")]
@@ -25,7 +32,10 @@ const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// Loads every `*.toml` in `dir`, sorted by file name.
 pub fn load_dir(dir: &Path) -> Result<Vec<Persona>, PersonaError> {
-    let io = |source| PersonaError::Io { path: dir.into(), source };
+    let io = |source| PersonaError::Io {
+        path: dir.into(),
+        source,
+    };
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(io)?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -40,7 +50,10 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Persona>, PersonaError> {
     for path in files {
         let persona = load_file(&path)?;
         if !ids.insert(persona.id.clone()) {
-            return Err(PersonaError::Duplicate { path, id: persona.id });
+            return Err(PersonaError::Duplicate {
+                path,
+                id: persona.id,
+            });
         }
         personas.push(persona);
     }
@@ -48,10 +61,16 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Persona>, PersonaError> {
 }
 
 pub fn load_file(path: &Path) -> Result<Persona, PersonaError> {
-    let io = |source| PersonaError::Io { path: path.into(), source };
+    let io = |source| PersonaError::Io {
+        path: path.into(),
+        source,
+    };
     let size = std::fs::metadata(path).map_err(io)?.len();
     if size > MAX_FILE_BYTES {
-        return Err(PersonaError::Invalid { path: path.into(), message: format!("file is {size} bytes, limit {MAX_FILE_BYTES}") });
+        return Err(PersonaError::Invalid {
+            path: path.into(),
+            message: format!("file is {size} bytes, limit {MAX_FILE_BYTES}"),
+        });
     }
     let text = std::fs::read_to_string(path).map_err(io)?;
     let persona: Persona = toml::from_str(&text).map_err(|e| PersonaError::Invalid {
@@ -59,7 +78,11 @@ pub fn load_file(path: &Path) -> Result<Persona, PersonaError> {
         // toml's message names the missing, unknown or mistyped field and its line.
         message: e.to_string().trim().replace('\n', " "),
     })?;
-    validate(&persona).map_err(|(field, problem)| PersonaError::Field { path: path.into(), field, problem })?;
+    validate(&persona).map_err(|(field, problem)| PersonaError::Field {
+        path: path.into(),
+        field,
+        problem,
+    })?;
     Ok(persona)
 }
 
@@ -67,10 +90,22 @@ type Problem = (String, String);
 
 fn validate(p: &Persona) -> Result<(), Problem> {
     let bad = |field: &str, problem: String| Err((field.to_string(), problem));
-    if p.id.is_empty() || !p.id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
-        return bad("id", format!("'{}' must be lowercase letters, digits and '-'", p.id));
+    if p.id.is_empty()
+        || !p
+            .id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return bad(
+            "id",
+            format!("'{}' must be lowercase letters, digits and '-'", p.id),
+        );
     }
-    for (field, value) in [("name", &p.name), ("biography", &p.biography), ("voice", &p.voice)] {
+    for (field, value) in [
+        ("name", &p.name),
+        ("biography", &p.biography),
+        ("voice", &p.voice),
+    ] {
         if value.trim().is_empty() {
             return bad(field, "must not be empty".into());
         }
@@ -82,7 +117,10 @@ fn validate(p: &Persona) -> Result<(), Problem> {
         return bad("tones", "list at least one tone".into());
     }
     if p.emotions.is_empty() {
-        return bad("emotions", "list at least one emotion (the first is the starting mood)".into());
+        return bad(
+            "emotions",
+            "list at least one emotion (the first is the starting mood)".into(),
+        );
     }
     if p.chattiness == 0 {
         return bad("chattiness", "must be at least 1".into());
@@ -91,7 +129,10 @@ fn validate(p: &Persona) -> Result<(), Problem> {
     validate_lines(p)?;
     for (event, mood) in p.moods.all() {
         if !p.emotions.iter().any(|e| e == mood) {
-            return bad(&format!("moods.{event}"), format!("'{mood}' is not one of the declared emotions"));
+            return bad(
+                &format!("moods.{event}"),
+                format!("'{mood}' is not one of the declared emotions"),
+            );
         }
     }
     Ok(())
@@ -101,10 +142,16 @@ fn validate_idle(p: &Persona) -> Result<(), Problem> {
     let idle = &p.idle;
     let bad = |field: &str, problem: String| Err((format!("idle.{field}"), problem));
     if !(idle.first_after_secs >= 1.0 && idle.first_after_secs <= 3600.0) {
-        return bad("first_after_secs", format!("{} is outside 1..=3600", idle.first_after_secs));
+        return bad(
+            "first_after_secs",
+            format!("{} is outside 1..=3600", idle.first_after_secs),
+        );
     }
     if !(idle.escalation >= 1.0 && idle.escalation <= 10.0) {
-        return bad("escalation", format!("{} is outside 1..=10", idle.escalation));
+        return bad(
+            "escalation",
+            format!("{} is outside 1..=10", idle.escalation),
+        );
     }
     if idle.max_nudges > 20 {
         return bad("max_nudges", format!("{} is over 20", idle.max_nudges));
@@ -121,7 +168,10 @@ fn validate_lines(p: &Persona) -> Result<(), Problem> {
         for (i, line) in lines.iter().enumerate() {
             let at = format!("{field}[{i}]");
             if !p.tones.contains(&line.tone) {
-                return Err((format!("{at}.tone"), format!("'{}' is not one of the persona's tones", line.tone)));
+                return Err((
+                    format!("{at}.tone"),
+                    format!("'{}' is not one of the persona's tones", line.tone),
+                ));
             }
             if line.text.trim().is_empty() || line.text.len() > 500 {
                 return Err((format!("{at}.text"), "must be 1..=500 characters".into()));
@@ -139,7 +189,9 @@ fn check_placeholders(text: &str) -> Result<(), String> {
         let end = after.find('}').ok_or("has an unclosed '{'")?;
         let name = &after[..end];
         if !PLACEHOLDERS.contains(&name) {
-            return Err(format!("unknown placeholder {{{name}}}; use one of {PLACEHOLDERS:?}"));
+            return Err(format!(
+                "unknown placeholder {{{name}}}; use one of {PLACEHOLDERS:?}"
+            ));
         }
         rest = &after[end + 1..];
     }
@@ -153,7 +205,11 @@ mod tests {
     #[test]
     fn placeholders_are_checked() {
         assert!(check_placeholders("Hello {player}, {move}!").is_ok());
-        assert!(check_placeholders("Hello {name}").unwrap_err().contains("{name}"));
+        assert!(
+            check_placeholders("Hello {name}")
+                .unwrap_err()
+                .contains("{name}")
+        );
         assert!(check_placeholders("Hello {player").is_err());
     }
 

@@ -8,10 +8,10 @@ use serde_json::json;
 use shakmaty::Color;
 use tokio::sync::{mpsc, oneshot};
 
+use super::Services;
 use super::error::RuntimeError;
 use super::idle::IdleTimer;
 use super::state::{MatchState, StateParts};
-use super::Services;
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MatchId;
@@ -41,10 +41,20 @@ pub type Reply = oneshot::Sender<Result<Outcome, RuntimeError>>;
 
 pub enum Command {
     /// Start (fresh: fire before_match) or resume after a restart.
-    Begin { fresh: bool, reply: Reply },
-    User { cmd: UserCommand, reply: Reply },
-    State { reply: Reply },
-    IdleFired { generation: u64 },
+    Begin {
+        fresh: bool,
+        reply: Reply,
+    },
+    User {
+        cmd: UserCommand,
+        reply: Reply,
+    },
+    State {
+        reply: Reply,
+    },
+    IdleFired {
+        generation: u64,
+    },
 }
 
 pub struct MatchActor {
@@ -81,7 +91,10 @@ impl MatchActor {
                     let _ = reply.send(result);
                 }
                 Command::State { reply } => {
-                    let _ = reply.send(Ok(Outcome { events: vec![], state: self.state() }));
+                    let _ = reply.send(Ok(Outcome {
+                        events: vec![],
+                        state: self.state(),
+                    }));
                 }
                 Command::IdleFired { generation } => {
                     if let Err(e) = self.on_idle(generation).await {
@@ -99,13 +112,21 @@ impl MatchActor {
     async fn begin(&mut self, fresh: bool) -> Result<Outcome, RuntimeError> {
         let mut events = Vec::new();
         if fresh {
-            self.fire(Trigger::new(crate::triggers::TriggerKind::BeforeMatch), None, &mut events).await?;
+            self.fire(
+                Trigger::new(crate::triggers::TriggerKind::BeforeMatch),
+                None,
+                &mut events,
+            )
+            .await?;
         }
         if !self.finish_if_over(&mut events).await? {
             self.agent_move(&mut events).await?;
             self.arm_idle().await;
         }
-        Ok(Outcome { events, state: self.state() })
+        Ok(Outcome {
+            events,
+            state: self.state(),
+        })
     }
 
     async fn handle(&mut self, cmd: UserCommand) -> Result<Outcome, RuntimeError> {
@@ -116,7 +137,15 @@ impl MatchActor {
         match cmd {
             UserCommand::Move(text) => self.user_move(&text, &mut events).await?,
             UserCommand::Chat(text) => self.chat(&text, &mut events).await?,
-            UserCommand::Resign => self.finish(GameEnd::Resignation { winner: !self.user_color }, &mut events).await?,
+            UserCommand::Resign => {
+                self.finish(
+                    GameEnd::Resignation {
+                        winner: !self.user_color,
+                    },
+                    &mut events,
+                )
+                .await?
+            }
             UserCommand::OfferDraw => self.offer_draw(&mut events).await?,
             UserCommand::AcceptDraw => {
                 self.pending_persona_offer()?;
@@ -127,7 +156,10 @@ impl MatchActor {
                 self.set_draw_offer(None, &mut events).await?;
             }
         }
-        Ok(Outcome { events, state: self.state() })
+        Ok(Outcome {
+            events,
+            state: self.state(),
+        })
     }
 
     fn pending_persona_offer(&self) -> Result<(), RuntimeError> {
@@ -153,7 +185,12 @@ impl MatchActor {
         if self.finish_if_over(events).await? {
             return Ok(());
         }
-        self.fire(Trigger::new(crate::triggers::TriggerKind::OnUserMove), None, events).await?;
+        self.fire(
+            Trigger::new(crate::triggers::TriggerKind::OnUserMove),
+            None,
+            events,
+        )
+        .await?;
         self.agent_move(events).await
     }
 
@@ -167,11 +204,17 @@ impl MatchActor {
             return Err(RuntimeError::TextTooLong { len, max });
         }
         let data = json!({ "sender": "user", "content": text });
-        let write = DomainWrite::Message { sender: "user", content: text, tone: None };
+        let write = DomainWrite::Message {
+            sender: "user",
+            content: text,
+            tone: None,
+        };
         events.push(self.emitter.emit("message", data, write).await?);
         self.idle.reset();
         self.arm_idle().await;
-        let input = crate::triggers::UserInput::Chat { text: text.to_string() };
+        let input = crate::triggers::UserInput::Chat {
+            text: text.to_string(),
+        };
         self.fire(Trigger::input(input), None, events).await
     }
 
@@ -180,9 +223,14 @@ impl MatchActor {
             return self.finish(GameEnd::DrawAgreed, events).await;
         }
         // The persona takes a draw when it is not ahead and the game has gone on a while.
-        let accepted = self.game.moves().len() >= 20 && self.game.material_balance(!self.user_color) <= 0;
+        let accepted =
+            self.game.moves().len() >= 20 && self.game.material_balance(!self.user_color) <= 0;
         let data = json!({ "by": "user", "accepted": accepted });
-        events.push(self.emitter.emit("draw_offer", data, DomainWrite::Nothing).await?);
+        events.push(
+            self.emitter
+                .emit("draw_offer", data, DomainWrite::Nothing)
+                .await?,
+        );
         let input = crate::triggers::UserInput::DrawOffer { accepted };
         self.fire(Trigger::input(input), None, events).await?;
         if accepted {
@@ -191,23 +239,47 @@ impl MatchActor {
         Ok(())
     }
 
-    pub(super) async fn set_draw_offer(&mut self, by: Option<&str>, events: &mut Events) -> Result<(), RuntimeError> {
+    pub(super) async fn set_draw_offer(
+        &mut self,
+        by: Option<&str>,
+        events: &mut Events,
+    ) -> Result<(), RuntimeError> {
         let data = json!({ "by": by, "pending": by.is_some() });
-        events.push(self.emitter.emit("draw_offer", data, DomainWrite::DrawOffer { by }).await?);
+        events.push(
+            self.emitter
+                .emit("draw_offer", data, DomainWrite::DrawOffer { by })
+                .await?,
+        );
         self.draw_offer = by.map(str::to_string);
         Ok(())
     }
 
-    pub(super) async fn emit_move(&mut self, played: &PlayedMove, side: &str, events: &mut Events) -> Result<(), RuntimeError> {
+    pub(super) async fn emit_move(
+        &mut self,
+        played: &PlayedMove,
+        side: &str,
+        events: &mut Events,
+    ) -> Result<(), RuntimeError> {
         let ply = self.game.moves().len();
         let data = json!({ "ply": ply, "uci": played.uci, "san": played.san, "side": side, "fen": played.fen_after });
-        let write = DomainWrite::Move { ply, uci: &played.uci, san: &played.san, side, fen_after: &played.fen_after };
+        let write = DomainWrite::Move {
+            ply,
+            uci: &played.uci,
+            san: &played.san,
+            side,
+            fen_after: &played.fen_after,
+        };
         events.push(self.emitter.emit("move", data, write).await?);
         Ok(())
     }
 
     /// Fires one trigger through subconscious, brain and executor.
-    pub(super) async fn fire(&mut self, trigger: Trigger, planned: Option<MoveFact>, events: &mut Events) -> Result<(), RuntimeError> {
+    pub(super) async fn fire(
+        &mut self,
+        trigger: Trigger,
+        planned: Option<MoveFact>,
+        events: &mut Events,
+    ) -> Result<(), RuntimeError> {
         let mut ctx = self.context();
         ctx.planned_move = planned;
         let side = MatchSide {

@@ -22,7 +22,12 @@ pub struct IdleTimer {
 
 impl IdleTimer {
     pub fn new(scheduler: JobScheduler) -> IdleTimer {
-        IdleTimer { scheduler, job: None, generation: 0, nudges: 0 }
+        IdleTimer {
+            scheduler,
+            job: None,
+            generation: 0,
+            nudges: 0,
+        }
     }
 
     pub fn is_current(&self, generation: u64) -> bool {
@@ -46,9 +51,13 @@ impl IdleTimer {
         self.cancel().await;
         self.generation += 1;
         let generation = self.generation;
+        let due = tokio::time::Instant::now() + delay;
         let job = Job::new_one_shot_async(delay, move |_, _| {
             let actor = actor.clone();
             Box::pin(async move {
+                // The scheduler works in whole seconds and may fire up to a
+                // second early; never nudge before the delay has passed.
+                tokio::time::sleep_until(due).await;
                 let _ = actor.send(Command::IdleFired { generation }).await;
             })
         });

@@ -55,12 +55,20 @@ impl Runtime {
     /// Opens every service and resumes the matches that were live.
     pub async fn start(config: Config) -> Result<Runtime, StartError> {
         let svc = Arc::new(Services::open(config).await?);
-        let runtime = Runtime { svc, live: Arc::default() };
+        let runtime = Runtime {
+            svc,
+            live: Arc::default(),
+        };
         for id in runtime.svc.db.active_match_ids().await? {
             match runtime.spawn(id).await {
                 Ok(inbox) => {
                     let (reply, rx) = oneshot::channel();
-                    let _ = inbox.send(Command::Begin { fresh: false, reply }).await;
+                    let _ = inbox
+                        .send(Command::Begin {
+                            fresh: false,
+                            reply,
+                        })
+                        .await;
                     if let Ok(Err(e)) = rx.await {
                         tracing::warn!(match_id = %id, "resuming failed: {e}");
                     }
@@ -81,13 +89,20 @@ impl Runtime {
             return Err(RuntimeError::EmptyText);
         }
         if name.chars().count() > 64 {
-            return Err(RuntimeError::TextTooLong { len: name.chars().count(), max: 64 });
+            return Err(RuntimeError::TextTooLong {
+                len: name.chars().count(),
+                max: 64,
+            });
         }
         Ok(self.svc.db.create_player(name).await?)
     }
 
     pub async fn player(&self, id: PlayerId) -> Result<Player, RuntimeError> {
-        self.svc.db.player(id).await?.ok_or_else(|| RuntimeError::NotFound(format!("player {id}")))
+        self.svc
+            .db
+            .player(id)
+            .await?
+            .ok_or_else(|| RuntimeError::NotFound(format!("player {id}")))
     }
 
     pub async fn create_match(
@@ -97,11 +112,16 @@ impl Runtime {
         color: ColorChoice,
         fen: Option<&str>,
     ) -> Result<Outcome, RuntimeError> {
-        let persona = self.svc.persona(persona_id).ok_or_else(|| RuntimeError::UnknownPersona(persona_id.chars().take(64).collect()))?;
+        let persona = self
+            .svc
+            .persona(persona_id)
+            .ok_or_else(|| RuntimeError::UnknownPersona(persona_id.chars().take(64).collect()))?;
         self.player(player_id).await?;
         let game = Game::new(fen).map_err(|e| RuntimeError::InvalidFen(e.to_string()))?;
         if game.end().is_some() {
-            return Err(RuntimeError::InvalidFen("the game is already over in that position".into()));
+            return Err(RuntimeError::InvalidFen(
+                "the game is already over in that position".into(),
+            ));
         }
         let user_white = match color {
             ColorChoice::White => true,
@@ -127,7 +147,12 @@ impl Runtime {
     }
 
     pub async fn state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
-        let inbox = self.live.lock().expect("registry lock").get(&id).map(|l| l.inbox.clone());
+        let inbox = self
+            .live
+            .lock()
+            .expect("registry lock")
+            .get(&id)
+            .map(|l| l.inbox.clone());
         if let Some(inbox) = inbox {
             if let Ok(outcome) = ask(&inbox, |reply| Command::State { reply }).await {
                 return Ok(outcome.state);
@@ -146,7 +171,12 @@ impl Runtime {
 
     /// The inbox of a live match; a finished one answers GameOver.
     async fn inbox(&self, id: MatchId) -> Result<mpsc::Sender<Command>, RuntimeError> {
-        let found = self.live.lock().expect("registry lock").get(&id).map(|l| l.inbox.clone());
+        let found = self
+            .live
+            .lock()
+            .expect("registry lock")
+            .get(&id)
+            .map(|l| l.inbox.clone());
         if let Some(inbox) = found.filter(|i| !i.is_closed()) {
             return Ok(inbox);
         }
@@ -158,7 +188,11 @@ impl Runtime {
     }
 
     async fn match_row(&self, id: MatchId) -> Result<MatchRow, RuntimeError> {
-        self.svc.db.match_row(id).await?.ok_or_else(|| RuntimeError::NotFound(format!("match {id}")))
+        self.svc
+            .db
+            .match_row(id)
+            .await?
+            .ok_or_else(|| RuntimeError::NotFound(format!("match {id}")))
     }
 
     async fn stored_state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
@@ -170,7 +204,9 @@ impl Runtime {
             player_id: row.player_id,
             player_name: &player.name,
             persona_id: &row.persona_id,
-            persona_name: persona.as_ref().map_or(row.persona_id.as_str(), |p| p.name.as_str()),
+            persona_name: persona
+                .as_ref()
+                .map_or(row.persona_id.as_str(), |p| p.name.as_str()),
             persona_elo: persona.as_ref().map_or(0, |p| p.elo),
             user_color: color_of(&row),
             date: row.created_at,
@@ -183,9 +219,20 @@ impl Runtime {
 
     async fn stored_game(&self, id: MatchId) -> Result<(MatchRow, Game), RuntimeError> {
         let row = self.match_row(id).await?;
-        let ucis: Vec<String> = self.svc.db.moves(id).await?.into_iter().map(|m| m.uci).collect();
+        let ucis: Vec<String> = self
+            .svc
+            .db
+            .moves(id)
+            .await?
+            .into_iter()
+            .map(|m| m.uci)
+            .collect();
         let mut game = Game::replay(&row.start_fen, &ucis)?;
-        if let Some(end) = row.termination.as_deref().and_then(|t| crate::chess::GameEnd::parse(t, row.result.as_deref()?)) {
+        if let Some(end) = row
+            .termination
+            .as_deref()
+            .and_then(|t| crate::chess::GameEnd::parse(t, row.result.as_deref()?))
+        {
             game.finish(end);
         }
         Ok((row, game))
@@ -194,7 +241,10 @@ impl Runtime {
     /// Loads a match from SQL into a new actor task and registers it.
     async fn spawn(&self, id: MatchId) -> Result<mpsc::Sender<Command>, RuntimeError> {
         let (row, game) = self.stored_game(id).await?;
-        let persona = self.svc.persona(&row.persona_id).ok_or_else(|| RuntimeError::UnknownPersona(row.persona_id.clone()))?;
+        let persona = self
+            .svc
+            .persona(&row.persona_id)
+            .ok_or_else(|| RuntimeError::UnknownPersona(row.persona_id.clone()))?;
         let player = self.player(row.player_id).await?;
         let (inbox, rx) = mpsc::channel(64);
         let (events, _) = broadcast::channel(256);
@@ -217,7 +267,13 @@ impl Runtime {
             game,
         };
         actor.history = actor.load_history().await?;
-        self.live.lock().expect("registry lock").insert(id, Live { inbox: inbox.clone(), events });
+        self.live.lock().expect("registry lock").insert(
+            id,
+            Live {
+                inbox: inbox.clone(),
+                events,
+            },
+        );
         let live = self.live.clone();
         tokio::spawn(async move {
             actor.run(rx).await;
@@ -228,12 +284,22 @@ impl Runtime {
 }
 
 fn color_of(row: &MatchRow) -> Color {
-    if row.user_color == "white" { Color::White } else { Color::Black }
+    if row.user_color == "white" {
+        Color::White
+    } else {
+        Color::Black
+    }
 }
 
-async fn ask(inbox: &mpsc::Sender<Command>, make: impl FnOnce(actor::Reply) -> Command) -> Result<Outcome, RuntimeError> {
+async fn ask(
+    inbox: &mpsc::Sender<Command>,
+    make: impl FnOnce(actor::Reply) -> Command,
+) -> Result<Outcome, RuntimeError> {
     let (reply, rx) = oneshot::channel();
-    inbox.send(make(reply)).await.map_err(|_| RuntimeError::GameOver)?;
+    inbox
+        .send(make(reply))
+        .await
+        .map_err(|_| RuntimeError::GameOver)?;
     rx.await.map_err(|_| RuntimeError::GameOver)?
 }
 

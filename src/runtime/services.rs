@@ -31,7 +31,10 @@ pub enum StartError {
     #[error(transparent)]
     Memory(#[from] MemoryError),
     #[error("cannot create data dir {path}: {source}")]
-    DataDir { path: String, source: std::io::Error },
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("scheduler: {0}")]
     Scheduler(String),
 }
@@ -50,22 +53,32 @@ pub struct Services {
 impl Services {
     pub async fn open(config: Config) -> Result<Services, StartError> {
         let personas = personas::load_dir(&config.personas_dir)?;
-        std::fs::create_dir_all(&config.data_dir)
-            .map_err(|source| StartError::DataDir { path: config.data_dir.display().to_string(), source })?;
+        std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
+            path: config.data_dir.display().to_string(),
+            source,
+        })?;
         let db = Db::connect(&config.database_url).await?;
         let embedder = Embedder::load(&config.models_dir)?;
         let path = config.vectors_dir.display().to_string();
-        let index = EdgeStore::open(&config.vectors_dir).map_err(|source| StartError::Vectors { path, source })?;
+        let index = EdgeStore::open(&config.vectors_dir)
+            .map_err(|source| StartError::Vectors { path, source })?;
         let memory = MemoryService::new(db.clone(), embedder, Arc::new(index));
         memory.sync_lore(&personas).await?;
-        let repaired = memory.repair_index(|done, total| tracing::info!("re-indexing memories: {done}/{total}")).await?;
+        let repaired = memory
+            .repair_index(|done, total| tracing::info!("re-indexing memories: {done}/{total}"))
+            .await?;
         if repaired > 0 {
             tracing::info!("vector index repaired: {repaired} memories re-indexed from SQL");
         }
         let engine = engine::start(&config.stockfish_path).await;
         tracing::info!("persona moves come from {}", engine.name());
-        let scheduler = JobScheduler::new().await.map_err(|e| StartError::Scheduler(e.to_string()))?;
-        scheduler.start().await.map_err(|e| StartError::Scheduler(e.to_string()))?;
+        let scheduler = JobScheduler::new()
+            .await
+            .map_err(|e| StartError::Scheduler(e.to_string()))?;
+        scheduler
+            .start()
+            .await
+            .map_err(|e| StartError::Scheduler(e.to_string()))?;
         let pipeline = Pipeline {
             db: db.clone(),
             memory: memory.clone(),
@@ -74,7 +87,16 @@ impl Services {
         };
         let personas: Vec<Arc<Persona>> = personas.into_iter().map(Arc::new).collect();
         let by_id = personas.iter().map(|p| (p.id.clone(), p.clone())).collect();
-        Ok(Services { config, db, memory, personas, engine, pipeline, scheduler, by_id })
+        Ok(Services {
+            config,
+            db,
+            memory,
+            personas,
+            engine,
+            pipeline,
+            scheduler,
+            by_id,
+        })
     }
 
     pub fn persona(&self, id: &str) -> Option<Arc<Persona>> {

@@ -72,7 +72,11 @@ impl MatchState {
                 ply: i + 1,
                 uci: m.uci.clone(),
                 san: m.san.clone(),
-                side: if m.mover == p.user_color { "user" } else { "persona" },
+                side: if m.mover == p.user_color {
+                    "user"
+                } else {
+                    "persona"
+                },
             })
             .collect();
         MatchState {
@@ -88,7 +92,11 @@ impl MatchState {
             start_fen: game.start_fen().to_string(),
             fen: game.fen(),
             moves,
-            legal_moves: game.legal_moves().into_iter().map(|(uci, san)| LegalMove { uci, san }).collect(),
+            legal_moves: game
+                .legal_moves()
+                .into_iter()
+                .map(|(uci, san)| LegalMove { uci, san })
+                .collect(),
             pgn: pgn_of(&p, game),
             emotion: p.emotion.to_string(),
             draw_offer: p.draw_offer.map(str::to_string),
@@ -103,14 +111,21 @@ fn pgn_of(p: &StateParts<'_>, game: &Game) -> String {
     } else {
         (p.persona_name.to_string(), p.player_name.to_string())
     };
-    let elo_tag = if p.user_color.is_white() { "BlackElo" } else { "WhiteElo" };
+    let elo_tag = if p.user_color.is_white() {
+        "BlackElo"
+    } else {
+        "WhiteElo"
+    };
     let headers = PgnHeaders {
         event: "kibitz club game".into(),
         site: "kibitz".into(),
         date: p.date.format("%Y.%m.%d").to_string(),
         white,
         black,
-        extra: vec![(elo_tag.into(), p.persona_elo.to_string()), ("KibitzMatch".into(), p.id.to_string())],
+        extra: vec![
+            (elo_tag.into(), p.persona_elo.to_string()),
+            ("KibitzMatch".into(), p.id.to_string()),
+        ],
     };
     pgn::write(&headers, game)
 }

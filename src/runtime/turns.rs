@@ -5,8 +5,8 @@ use serde_json::json;
 
 use super::actor::MatchActor;
 use super::error::RuntimeError;
-use crate::chess::engine::{BuiltinEngine, Engine, SearchRequest};
 use crate::chess::GameEnd;
+use crate::chess::engine::{BuiltinEngine, Engine, SearchRequest};
 use crate::events::MatchEvent;
 use crate::store::DomainWrite;
 use crate::triggers::{MatchHistory, MoveFact, Trigger, TriggerKind};
@@ -26,8 +26,17 @@ impl MatchActor {
         }
         let m = self.choose_move().await;
         let mut preview = self.game.clone();
-        let fact = MoveFact::new(self.game.moves().len() + 1, &preview.play(m), self.user_color);
-        self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events).await?;
+        let fact = MoveFact::new(
+            self.game.moves().len() + 1,
+            &preview.play(m),
+            self.user_color,
+        );
+        self.fire(
+            Trigger::new(TriggerKind::BeforeAgentMove),
+            Some(fact),
+            events,
+        )
+        .await?;
         let played = self.game.play(m);
         self.emit_move(&played, "persona", events).await?;
         if self.finish_if_over(events).await? {
@@ -68,7 +77,10 @@ impl MatchActor {
     }
 
     /// Ends the match if the position is over; true if it did.
-    pub(super) async fn finish_if_over(&mut self, events: &mut Events) -> Result<bool, RuntimeError> {
+    pub(super) async fn finish_if_over(
+        &mut self,
+        events: &mut Events,
+    ) -> Result<bool, RuntimeError> {
         match self.game.end() {
             Some(end) => {
                 self.finish(end, events).await?;
@@ -79,7 +91,11 @@ impl MatchActor {
     }
 
     /// Records the result, then lets the persona reflect (after_match).
-    pub(super) async fn finish(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
+    pub(super) async fn finish(
+        &mut self,
+        end: GameEnd,
+        events: &mut Events,
+    ) -> Result<(), RuntimeError> {
         self.game.finish(end);
         self.idle.cancel().await;
         let data = json!({
@@ -87,17 +103,25 @@ impl MatchActor {
             "termination": end.termination(),
             "winner": end.winner().map(|w| if w == self.user_color { "user" } else { "persona" }),
         });
-        let write = DomainWrite::Finish { result: end.result(), termination: end.termination() };
+        let write = DomainWrite::Finish {
+            result: end.result(),
+            termination: end.termination(),
+        };
         events.push(self.emitter.emit("game_over", data, write).await?);
         self.draw_offer = None;
         self.history = self.load_history().await?;
-        self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
+        self.fire(Trigger::new(TriggerKind::AfterMatch), None, events)
+            .await?;
         self.done = true;
         Ok(())
     }
 
     pub(super) async fn load_history(&self) -> Result<MatchHistory, RuntimeError> {
-        let rows = self.svc.db.finished_matches(self.player.id, &self.persona.id, 50).await?;
+        let rows = self
+            .svc
+            .db
+            .finished_matches(self.player.id, &self.persona.id, 50)
+            .await?;
         let results: Vec<Option<bool>> = rows
             .iter()
             .map(|r| match r.result.as_deref() {
@@ -115,7 +139,10 @@ impl MatchActor {
             return;
         }
         let scale = self.svc.config.idle_time_scale;
-        let (Some(delay), Some(inbox)) = (self.idle.next_delay(&self.persona.idle, scale), self.inbox.upgrade()) else {
+        let (Some(delay), Some(inbox)) = (
+            self.idle.next_delay(&self.persona.idle, scale),
+            self.inbox.upgrade(),
+        ) else {
             return;
         };
         self.idle.arm(delay, inbox).await;

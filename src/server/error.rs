@@ -21,16 +21,28 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError { status, code, message: message.into() }
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
     }
 
     pub fn not_found(what: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("{} not found", what.into()))
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("{} not found", what.into()),
+        )
     }
 
     fn internal(e: impl std::fmt::Display) -> ApiError {
         tracing::error!("internal error: {e}");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "something went wrong on our side; it has been logged")
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "something went wrong on our side; it has been logged",
+        )
     }
 }
 
@@ -47,16 +59,26 @@ impl From<RuntimeError> for ApiError {
         let message = e.to_string();
         match e {
             RuntimeError::NotFound(_) => ApiError::new(S::NOT_FOUND, "not_found", message),
-            RuntimeError::UnknownPersona(_) => ApiError::new(S::NOT_FOUND, "unknown_persona", message),
+            RuntimeError::UnknownPersona(_) => {
+                ApiError::new(S::NOT_FOUND, "unknown_persona", message)
+            }
             RuntimeError::InvalidFen(_) => ApiError::new(S::BAD_REQUEST, "invalid_fen", message),
-            RuntimeError::BadMove(MoveError::Unrecognised { .. }) => ApiError::new(S::BAD_REQUEST, "unrecognised_move", message),
-            RuntimeError::BadMove(MoveError::Illegal { .. }) => ApiError::new(S::UNPROCESSABLE_ENTITY, "illegal_move", message),
+            RuntimeError::BadMove(MoveError::Unrecognised { .. }) => {
+                ApiError::new(S::BAD_REQUEST, "unrecognised_move", message)
+            }
+            RuntimeError::BadMove(MoveError::Illegal { .. }) => {
+                ApiError::new(S::UNPROCESSABLE_ENTITY, "illegal_move", message)
+            }
             RuntimeError::NotYourTurn => ApiError::new(S::CONFLICT, "not_your_turn", message),
             RuntimeError::GameOver => ApiError::new(S::CONFLICT, "game_over", message),
             RuntimeError::NoDrawOffer => ApiError::new(S::CONFLICT, "no_draw_offer", message),
             RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),
-            RuntimeError::TextTooLong { .. } => ApiError::new(S::PAYLOAD_TOO_LARGE, "text_too_long", message),
-            RuntimeError::Unavailable => ApiError::new(S::SERVICE_UNAVAILABLE, "unavailable", message),
+            RuntimeError::TextTooLong { .. } => {
+                ApiError::new(S::PAYLOAD_TOO_LARGE, "text_too_long", message)
+            }
+            RuntimeError::Unavailable => {
+                ApiError::new(S::SERVICE_UNAVAILABLE, "unavailable", message)
+            }
             RuntimeError::Store(e) => ApiError::internal(e),
         }
     }

@@ -53,7 +53,9 @@ pub fn router(runtime: Runtime) -> Router {
 pub async fn serve(runtime: Runtime, listen: SocketAddr) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(listen).await?;
     tracing::info!("kibitz listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, router(runtime)).with_graceful_shutdown(shutdown_signal()).await
+    axum::serve(listener, router(runtime))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
 }
 
 async fn shutdown_signal() {

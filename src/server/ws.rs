@@ -52,7 +52,9 @@ pub async fn upgrade(
     let id: MatchId = id.parse()?;
     app.runtime.state(id).await?;
     let runtime = app.runtime.clone();
-    Ok(ws.max_message_size(MAX_FRAME).on_upgrade(move |socket| session(runtime, id, params.since, socket)))
+    Ok(ws
+        .max_message_size(MAX_FRAME)
+        .on_upgrade(move |socket| session(runtime, id, params.since, socket)))
 }
 
 async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
@@ -61,7 +63,9 @@ async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
     let mut live = Some(runtime.subscribe(id));
     let mut last = since;
     if let Ok(state) = runtime.state(id).await {
-        let _ = sink.send(text(json!({ "type": "state", "data": state }))).await;
+        let _ = sink
+            .send(text(json!({ "type": "state", "data": state })))
+            .await;
     }
     if !catch_up(&runtime, id, &mut last, &mut sink).await {
         return;
@@ -98,8 +102,15 @@ async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
 }
 
 /// Sends stored events after `last`; false if the socket is gone.
-async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (impl SinkExt<Message> + Unpin)) -> bool {
-    let Ok(rows) = runtime.services().db.events_since(id, *last).await else { return true };
+async fn catch_up(
+    runtime: &Runtime,
+    id: MatchId,
+    last: &mut i64,
+    sink: &mut (impl SinkExt<Message> + Unpin),
+) -> bool {
+    let Ok(rows) = runtime.services().db.events_since(id, *last).await else {
+        return true;
+    };
     for row in rows {
         let e = MatchEvent::from(row);
         *last = e.seq;
@@ -120,7 +131,12 @@ async fn handle(runtime: &Runtime, id: MatchId, body: &str) -> Option<serde_json
             "offer" => UserCommand::OfferDraw,
             "accept" => UserCommand::AcceptDraw,
             "decline" => UserCommand::DeclineDraw,
-            _ => return Some(error_frame("invalid_command", "draw action must be offer, accept or decline")),
+            _ => {
+                return Some(error_frame(
+                    "invalid_command",
+                    "draw action must be offer, accept or decline",
+                ));
+            }
         },
         Err(e) => return Some(error_frame("invalid_command", &e.to_string())),
     };

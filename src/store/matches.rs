@@ -73,14 +73,22 @@ impl Db {
     }
 
     pub async fn active_match_ids(&self) -> StoreResult<Vec<MatchId>> {
-        let rows = sqlx::query("SELECT id FROM matches WHERE status = 'active' ORDER BY created_at")
-            .fetch_all(&self.pool)
-            .await?;
-        rows.iter().map(|r| parse_id("matches", r.get("id"))).collect()
+        let rows =
+            sqlx::query("SELECT id FROM matches WHERE status = 'active' ORDER BY created_at")
+                .fetch_all(&self.pool)
+                .await?;
+        rows.iter()
+            .map(|r| parse_id("matches", r.get("id")))
+            .collect()
     }
 
     /// Finished matches of a player against a persona, newest first.
-    pub async fn finished_matches(&self, player: PlayerId, persona: &str, limit: i64) -> StoreResult<Vec<MatchRow>> {
+    pub async fn finished_matches(
+        &self,
+        player: PlayerId,
+        persona: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<MatchRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = ? AND persona_id = ? AND status = 'finished' \
              ORDER BY created_at DESC LIMIT ?"

@@ -10,8 +10,8 @@ mod timeline;
 use std::str::FromStr;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlitePool;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use matches::{MatchRow, MoveRow, NewMatch};
 pub use players::Player;
@@ -49,7 +49,10 @@ impl Db {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(std::time::Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
         sqlx::migrate!("./migrations").run(&pool).await?;
         Ok(Db { pool })
     }
@@ -67,9 +70,15 @@ pub fn ts(t: DateTime<Utc>) -> String {
 pub fn parse_ts(table: &'static str, s: &str) -> StoreResult<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(s)
         .map(|t| t.with_timezone(&Utc))
-        .map_err(|e| StoreError::Corrupt { table, detail: format!("time '{s}': {e}") })
+        .map_err(|e| StoreError::Corrupt {
+            table,
+            detail: format!("time '{s}': {e}"),
+        })
 }
 
 pub fn parse_id<T: FromStr>(table: &'static str, s: &str) -> StoreResult<T> {
-    s.parse().map_err(|_| StoreError::Corrupt { table, detail: format!("id '{s}'") })
+    s.parse().map_err(|_| StoreError::Corrupt {
+        table,
+        detail: format!("id '{s}'"),
+    })
 }

@@ -14,7 +14,11 @@ pub struct Player {
 
 impl Db {
     pub async fn create_player(&self, name: &str) -> StoreResult<Player> {
-        let player = Player { id: PlayerId::new(), name: name.to_string(), created_at: Utc::now() };
+        let player = Player {
+            id: PlayerId::new(),
+            name: name.to_string(),
+            created_at: Utc::now(),
+        };
         sqlx::query("INSERT INTO players (id, name, created_at) VALUES (?, ?, ?)")
             .bind(player.id.to_string())
             .bind(&player.name)
@@ -34,10 +38,12 @@ impl Db {
 
     /// The oldest player with this exact name (used by `kibitz play --player`).
     pub async fn player_by_name(&self, name: &str) -> StoreResult<Option<Player>> {
-        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE name = ? ORDER BY created_at LIMIT 1")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row = sqlx::query(
+            "SELECT id, name, created_at FROM players WHERE name = ? ORDER BY created_at LIMIT 1",
+        )
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?;
         row.map(|r| player_from_row(&r)).transpose()
     }
 }

@@ -10,11 +10,29 @@ use crate::ids::MatchId;
 
 /// The domain row an event stands for, written in the same transaction.
 pub enum DomainWrite<'a> {
-    Move { ply: usize, uci: &'a str, san: &'a str, side: &'a str, fen_after: &'a str },
-    Message { sender: &'a str, content: &'a str, tone: Option<&'a str> },
-    Emotion { emotion: &'a str, reason: Option<&'a str> },
-    DrawOffer { by: Option<&'a str> },
-    Finish { result: &'a str, termination: &'a str },
+    Move {
+        ply: usize,
+        uci: &'a str,
+        san: &'a str,
+        side: &'a str,
+        fen_after: &'a str,
+    },
+    Message {
+        sender: &'a str,
+        content: &'a str,
+        tone: Option<&'a str>,
+    },
+    Emotion {
+        emotion: &'a str,
+        reason: Option<&'a str>,
+    },
+    DrawOffer {
+        by: Option<&'a str>,
+    },
+    Finish {
+        result: &'a str,
+        termination: &'a str,
+    },
     Nothing,
 }
 
@@ -66,7 +84,13 @@ impl Db {
         let mid = id.to_string();
         let mut tx = self.pool.begin().await?;
         match write {
-            DomainWrite::Move { ply, uci, san, side, fen_after } => {
+            DomainWrite::Move {
+                ply,
+                uci,
+                san,
+                side,
+                fen_after,
+            } => {
                 sqlx::query(
                     "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 )
@@ -80,7 +104,11 @@ impl Db {
                 .execute(&mut *tx)
                 .await?;
             }
-            DomainWrite::Message { sender, content, tone } => {
+            DomainWrite::Message {
+                sender,
+                content,
+                tone,
+            } => {
                 sqlx::query("INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES (?, ?, ?, ?, ?)")
                     .bind(&mid)
                     .bind(sender)
@@ -98,12 +126,23 @@ impl Db {
                     .bind(ts(now))
                     .execute(&mut *tx)
                     .await?;
-                sqlx::query("UPDATE matches SET emotion = ? WHERE id = ?").bind(emotion).bind(&mid).execute(&mut *tx).await?;
+                sqlx::query("UPDATE matches SET emotion = ? WHERE id = ?")
+                    .bind(emotion)
+                    .bind(&mid)
+                    .execute(&mut *tx)
+                    .await?;
             }
             DomainWrite::DrawOffer { by } => {
-                sqlx::query("UPDATE matches SET draw_offer = ? WHERE id = ?").bind(by).bind(&mid).execute(&mut *tx).await?;
+                sqlx::query("UPDATE matches SET draw_offer = ? WHERE id = ?")
+                    .bind(by)
+                    .bind(&mid)
+                    .execute(&mut *tx)
+                    .await?;
             }
-            DomainWrite::Finish { result, termination } => {
+            DomainWrite::Finish {
+                result,
+                termination,
+            } => {
                 sqlx::query(
                     "UPDATE matches SET status = 'finished', result = ?, termination = ?, draw_offer = NULL, \
                      ended_at = ? WHERE id = ?",
@@ -117,14 +156,16 @@ impl Db {
             }
             DomainWrite::Nothing => {}
         }
-        sqlx::query("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)")
-            .bind(&mid)
-            .bind(seq)
-            .bind(kind)
-            .bind(payload.to_string())
-            .bind(ts(now))
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(&mid)
+        .bind(seq)
+        .bind(kind)
+        .bind(payload.to_string())
+        .bind(ts(now))
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         Ok(now)
     }
@@ -175,10 +216,12 @@ impl Db {
     }
 
     pub async fn emotions(&self, id: MatchId) -> StoreResult<Vec<EmotionRow>> {
-        let rows = sqlx::query("SELECT emotion, reason, created_at FROM emotions WHERE match_id = ? ORDER BY id")
-            .bind(id.to_string())
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(
+            "SELECT emotion, reason, created_at FROM emotions WHERE match_id = ? ORDER BY id",
+        )
+        .bind(id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter()
             .map(|r| {
                 Ok(EmotionRow {

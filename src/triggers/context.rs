@@ -110,12 +110,20 @@ impl GameContext {
             player_name: parts.player_name.to_string(),
             persona_id: parts.persona_id.to_string(),
             persona_elo: parts.persona_elo,
-            user_color: if parts.user_color.is_white() { "white" } else { "black" },
+            user_color: if parts.user_color.is_white() {
+                "white"
+            } else {
+                "black"
+            },
             started_at: parts.started_at,
             now: Utc::now(),
             fen: game.fen(),
             move_count: moves.len(),
-            last_moves: moves[first..].iter().enumerate().map(|(i, m)| MoveFact::new(first + i + 1, m, parts.user_color)).collect(),
+            last_moves: moves[first..]
+                .iter()
+                .enumerate()
+                .map(|(i, m)| MoveFact::new(first + i + 1, m, parts.user_color))
+                .collect(),
             planned_move: None,
             persona_material: game.material_balance(!parts.user_color),
             end: game.end().map(|e| EndFact::new(e, parts.user_color)),
@@ -175,7 +183,10 @@ mod tests {
     #[test]
     fn streak_counts_the_newest_run() {
         let h = MatchHistory::from_results(&[Some(false), Some(false), Some(true), None]);
-        assert_eq!((h.played, h.user_wins, h.user_losses, h.draws), (4, 1, 2, 1));
+        assert_eq!(
+            (h.played, h.user_wins, h.user_losses, h.draws),
+            (4, 1, 2, 1)
+        );
         assert_eq!(h.streak, Some(("user_lost".to_string(), 2)));
         assert_eq!(MatchHistory::from_results(&[]).streak, None);
     }

@@ -51,14 +51,26 @@ pub struct Trigger {
 
 impl Trigger {
     pub fn new(kind: TriggerKind) -> Trigger {
-        Trigger { kind, input: None, nudge: 0 }
+        Trigger {
+            kind,
+            input: None,
+            nudge: 0,
+        }
     }
 
     pub fn input(input: UserInput) -> Trigger {
-        Trigger { kind: TriggerKind::OnUserInput, input: Some(input), nudge: 0 }
+        Trigger {
+            kind: TriggerKind::OnUserInput,
+            input: Some(input),
+            nudge: 0,
+        }
     }
 
     pub fn idle(nudge: u32) -> Trigger {
-        Trigger { kind: TriggerKind::IdleWait, input: None, nudge }
+        Trigger {
+            kind: TriggerKind::IdleWait,
+            input: None,
+            nudge,
+        }
     }
 }

@@ -41,37 +41,83 @@ pub struct MatchSide<'a> {
 }
 
 impl Pipeline {
-    pub async fn fire(&self, trigger: Trigger, ctx: &GameContext, side: MatchSide<'_>) -> Result<TriggerOutcome, StoreError> {
+    pub async fn fire(
+        &self,
+        trigger: Trigger,
+        ctx: &GameContext,
+        side: MatchSide<'_>,
+    ) -> Result<TriggerOutcome, StoreError> {
         let started = Instant::now();
         let fired_at = Utc::now();
         let kind = trigger.kind.as_str();
-        let mut events = vec![side.emitter.emit("trigger", json!({ "trigger": kind }), DomainWrite::Nothing).await?];
+        let mut events = vec![
+            side.emitter
+                .emit("trigger", json!({ "trigger": kind }), DomainWrite::Nothing)
+                .await?,
+        ];
 
         let memories = match self.subconscious.recall(&trigger, ctx, side.recall).await {
             Ok(found) => found,
             Err(e) => {
-                tracing::warn!(trigger = kind, "recall failed, going on without memories: {e}");
+                tracing::warn!(
+                    trigger = kind,
+                    "recall failed, going on without memories: {e}"
+                );
                 vec![]
             }
         };
-        let input = BrainInput { trigger: &trigger, ctx, persona: side.persona, memories: &memories, emotion: side.emotion };
+        let input = BrainInput {
+            trigger: &trigger,
+            ctx,
+            persona: side.persona,
+            memories: &memories,
+            emotion: side.emotion,
+        };
         let decision = match self.brain.decide(input).await {
             Ok(d) => d,
             Err(e) => {
-                tracing::warn!(trigger = kind, brain = self.brain.name(), "brain failed: {e}");
+                tracing::warn!(
+                    trigger = kind,
+                    brain = self.brain.name(),
+                    "brain failed: {e}"
+                );
                 Decision::default()
             }
         };
         let thinking = decision.thinking.clone();
-        let cx = ExecContext { persona: side.persona, player_id: ctx.player_id, memory: &self.memory, trigger: kind };
+        let cx = ExecContext {
+            persona: side.persona,
+            player_id: ctx.player_id,
+            memory: &self.memory,
+            trigger: kind,
+        };
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
 
-        let emotion = events.iter().rev().find(|e| e.kind == "emotion").and_then(|e| e.data["emotion"].as_str()).map(str::to_string);
+        let emotion = events
+            .iter()
+            .rev()
+            .find(|e| e.kind == "emotion")
+            .and_then(|e| e.data["emotion"].as_str())
+            .map(str::to_string);
         let recalled: Vec<String> = memories.iter().map(|r| r.memory.id.to_string()).collect();
         let log = json!({ "brain": self.brain.name(), "thinking": thinking, "executed": executed });
         let micros = started.elapsed().as_micros() as i64;
-        self.db.log_trigger(side.emitter.match_id(), kind, fired_at, &recalled, &log, micros).await?;
-        tracing::debug!(trigger = kind, micros, recalled = recalled.len(), "trigger done");
+        self.db
+            .log_trigger(
+                side.emitter.match_id(),
+                kind,
+                fired_at,
+                &recalled,
+                &log,
+                micros,
+            )
+            .await?;
+        tracing::debug!(
+            trigger = kind,
+            micros,
+            recalled = recalled.len(),
+            "trigger done"
+        );
         Ok(TriggerOutcome { events, emotion })
     }
 }

@@ -29,7 +29,10 @@ impl Engine for BuiltinEngine {
 }
 
 fn choose(req: &SearchRequest) -> Result<String, EngineError> {
-    let fen: Fen = req.fen.parse().map_err(|e| EngineError::Protocol(format!("bad FEN: {e}")))?;
+    let fen: Fen = req
+        .fen
+        .parse()
+        .map_err(|e| EngineError::Protocol(format!("bad FEN: {e}")))?;
     let pos: Chess = fen
         .into_position(CastlingMode::Standard)
         .map_err(|e| EngineError::Protocol(format!("bad position: {e}")))?;
@@ -39,10 +42,18 @@ fn choose(req: &SearchRequest) -> Result<String, EngineError> {
         _ => 3,
     };
     let scored = score_root_moves(&pos, depth, req.style);
-    let best = scored.iter().map(|(_, s)| *s).max().ok_or(EngineError::NoMove)?;
+    let best = scored
+        .iter()
+        .map(|(_, s)| *s)
+        .max()
+        .ok_or(EngineError::NoMove)?;
     // Weaker personas accept moves further below the best one.
     let margin = (2200_i32 - req.elo as i32).clamp(0, 1600) / 8;
-    let near: Vec<&Move> = scored.iter().filter(|(_, s)| *s >= best - margin).map(|(m, _)| m).collect();
+    let near: Vec<&Move> = scored
+        .iter()
+        .filter(|(_, s)| *s >= best - margin)
+        .map(|(m, _)| m)
+        .collect();
     let pick = near[rand::thread_rng().gen_range(0..near.len())];
     Ok(UciMove::from_move(*pick, CastlingMode::Standard).to_string())
 }
@@ -115,9 +126,17 @@ fn evaluate(pos: &Chess) -> i32 {
     let mut white = 0;
     for (sq, piece) in board.iter() {
         let value = piece_value(piece.role) + centre_bonus(piece.role, sq);
-        white += if piece.color == Color::White { value } else { -value };
+        white += if piece.color == Color::White {
+            value
+        } else {
+            -value
+        };
     }
-    if pos.turn() == Color::White { white } else { -white }
+    if pos.turn() == Color::White {
+        white
+    } else {
+        -white
+    }
 }
 
 fn piece_value(role: Role) -> i32 {
@@ -146,7 +165,12 @@ mod tests {
     use super::*;
 
     fn req(fen: &str, elo: u32) -> SearchRequest {
-        SearchRequest { fen: fen.into(), elo, style: Style::Positional, movetime_ms: 100 }
+        SearchRequest {
+            fen: fen.into(),
+            elo,
+            style: Style::Positional,
+            movetime_ms: 100,
+        }
     }
 
     #[test]

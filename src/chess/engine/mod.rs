@@ -54,11 +54,22 @@ pub trait Engine: Send + Sync {
 pub async fn start(stockfish: &Path) -> Arc<dyn Engine> {
     if stockfish.exists() {
         match StockfishEngine::start(stockfish).await {
-            Ok(sf) => return Arc::new(WithFallback { primary: sf, fallback: BuiltinEngine }),
-            Err(e) => tracing::warn!("stockfish at {} did not start ({e}); using the built-in engine", stockfish.display()),
+            Ok(sf) => {
+                return Arc::new(WithFallback {
+                    primary: sf,
+                    fallback: BuiltinEngine,
+                });
+            }
+            Err(e) => tracing::warn!(
+                "stockfish at {} did not start ({e}); using the built-in engine",
+                stockfish.display()
+            ),
         }
     } else {
-        tracing::info!("no stockfish at {}; using the built-in engine", stockfish.display());
+        tracing::info!(
+            "no stockfish at {}; using the built-in engine",
+            stockfish.display()
+        );
     }
     Arc::new(BuiltinEngine)
 }
@@ -80,7 +91,10 @@ impl Engine for WithFallback {
         match self.primary.choose_move(req).await {
             Ok(m) => Ok(m),
             Err(e) => {
-                tracing::warn!("{} failed ({e}); the built-in engine moves instead", self.primary.name());
+                tracing::warn!(
+                    "{} failed ({e}); the built-in engine moves instead",
+                    self.primary.name()
+                );
                 self.fallback.choose_move(req).await
             }
         }

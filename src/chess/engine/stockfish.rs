@@ -46,7 +46,10 @@ impl Engine for StockfishEngine {
 
     async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError> {
         let (reply, rx) = oneshot::channel();
-        let job = Job { req: req.clone(), reply };
+        let job = Job {
+            req: req.clone(),
+            reply,
+        };
         let gone = || EngineError::Process("engine actor stopped".into());
         self.jobs.send(job).await.map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
@@ -58,7 +61,10 @@ async fn serve(path: PathBuf, mut process: Option<Process>, mut jobs: mpsc::Rece
         let mut result = Err(EngineError::Process("not started".into()));
         for _attempt in 0..2 {
             if process.is_none() {
-                process = Process::spawn(&path).await.map_err(|e| tracing::warn!("restarting stockfish: {e}")).ok();
+                process = Process::spawn(&path)
+                    .await
+                    .map_err(|e| tracing::warn!("restarting stockfish: {e}"))
+                    .ok();
             }
             let Some(p) = process.as_mut() else { continue };
             result = p.search(&job.req).await;
@@ -122,18 +128,24 @@ impl Process {
         self.name = name.unwrap_or_else(|| "stockfish".into());
         self.elo_range = elo;
         self.send("isready").await?;
-        self.read_until(HANDSHAKE_TIMEOUT, |l| (l == EngineLine::ReadyOk).then_some(())).await
+        self.read_until(HANDSHAKE_TIMEOUT, |l| {
+            (l == EngineLine::ReadyOk).then_some(())
+        })
+        .await
     }
 
     async fn search(&mut self, req: &SearchRequest) -> Result<String, EngineError> {
         if let Some((min, max)) = self.elo_range {
             // The range differs between Stockfish versions: read it, then clamp.
             let elo = (req.elo as i64).clamp(min, max);
-            self.send("setoption name UCI_LimitStrength value true").await?;
-            self.send(&format!("setoption name UCI_Elo value {elo}")).await?;
+            self.send("setoption name UCI_LimitStrength value true")
+                .await?;
+            self.send(&format!("setoption name UCI_Elo value {elo}"))
+                .await?;
         }
         self.send(&format!("position fen {}", req.fen)).await?;
-        self.send(&format!("go movetime {}", req.movetime_ms)).await?;
+        self.send(&format!("go movetime {}", req.movetime_ms))
+            .await?;
         let limit = Duration::from_millis(req.movetime_ms) + SEARCH_SLACK;
         let best = self
             .read_until(limit, |line| match line {
@@ -146,8 +158,14 @@ impl Process {
 
     async fn send(&mut self, cmd: &str) -> Result<(), EngineError> {
         let line = format!("{cmd}\n");
-        self.stdin.write_all(line.as_bytes()).await.map_err(|e| EngineError::Process(e.to_string()))?;
-        self.stdin.flush().await.map_err(|e| EngineError::Process(e.to_string()))
+        self.stdin
+            .write_all(line.as_bytes())
+            .await
+            .map_err(|e| EngineError::Process(e.to_string()))?;
+        self.stdin
+            .flush()
+            .await
+            .map_err(|e| EngineError::Process(e.to_string()))
     }
 
     async fn read_until<T>(

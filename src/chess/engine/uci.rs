@@ -12,22 +12,39 @@ pub enum EngineLine {
     IdName(String),
     UciOk,
     ReadyOk,
-    SpinOption { name: String, default: i64, min: i64, max: i64 },
-    Info { depth: Option<u32>, multipv: Option<u32>, score: Option<Score>, pv: Vec<String> },
-    BestMove { mv: Option<String> },
+    SpinOption {
+        name: String,
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Info {
+        depth: Option<u32>,
+        multipv: Option<u32>,
+        score: Option<Score>,
+        pv: Vec<String>,
+    },
+    BestMove {
+        mv: Option<String>,
+    },
     Other,
 }
 
 pub fn parse_line(line: &str) -> EngineLine {
     let mut words = line.split_whitespace();
     match words.next() {
-        Some("id") if words.next() == Some("name") => EngineLine::IdName(words.collect::<Vec<_>>().join(" ")),
+        Some("id") if words.next() == Some("name") => {
+            EngineLine::IdName(words.collect::<Vec<_>>().join(" "))
+        }
         Some("uciok") => EngineLine::UciOk,
         Some("readyok") => EngineLine::ReadyOk,
         Some("option") => parse_option(line).unwrap_or(EngineLine::Other),
         Some("info") => parse_info(words),
         Some("bestmove") => EngineLine::BestMove {
-            mv: words.next().filter(|m| *m != "(none)" && *m != "0000").map(str::to_string),
+            mv: words
+                .next()
+                .filter(|m| *m != "(none)" && *m != "0000")
+                .map(str::to_string),
         },
         _ => EngineLine::Other,
     }
@@ -50,7 +67,12 @@ fn parse_option(line: &str) -> Option<EngineLine> {
             _ => {}
         }
     }
-    Some(EngineLine::SpinOption { name: name.trim().to_string(), default: default?, min: min?, max: max? })
+    Some(EngineLine::SpinOption {
+        name: name.trim().to_string(),
+        default: default?,
+        min: min?,
+        max: max?,
+    })
 }
 
 fn parse_info<'a>(mut words: impl Iterator<Item = &'a str>) -> EngineLine {
@@ -77,7 +99,12 @@ fn parse_info<'a>(mut words: impl Iterator<Item = &'a str>) -> EngineLine {
             _ => {}
         }
     }
-    EngineLine::Info { depth, multipv, score: if bound { None } else { score }, pv }
+    EngineLine::Info {
+        depth,
+        multipv,
+        score: if bound { None } else { score },
+        pv,
+    }
 }
 
 #[cfg(test)]
@@ -86,27 +113,49 @@ mod tests {
 
     #[test]
     fn parses_the_lines_stockfish_prints() {
-        assert_eq!(parse_line("id name Stockfish 15.1"), EngineLine::IdName("Stockfish 15.1".into()));
+        assert_eq!(
+            parse_line("id name Stockfish 15.1"),
+            EngineLine::IdName("Stockfish 15.1".into())
+        );
         assert_eq!(parse_line("uciok"), EngineLine::UciOk);
         assert_eq!(
             parse_line("option name UCI_Elo type spin default 1320 min 1320 max 3190"),
-            EngineLine::SpinOption { name: "UCI_Elo".into(), default: 1320, min: 1320, max: 3190 }
+            EngineLine::SpinOption {
+                name: "UCI_Elo".into(),
+                default: 1320,
+                min: 1320,
+                max: 3190
+            }
         );
-        assert_eq!(parse_line("option name Ponder type check default false"), EngineLine::Other);
-        assert_eq!(parse_line("bestmove e2e4 ponder e7e5"), EngineLine::BestMove { mv: Some("e2e4".into()) });
-        assert_eq!(parse_line("bestmove (none)"), EngineLine::BestMove { mv: None });
+        assert_eq!(
+            parse_line("option name Ponder type check default false"),
+            EngineLine::Other
+        );
+        assert_eq!(
+            parse_line("bestmove e2e4 ponder e7e5"),
+            EngineLine::BestMove {
+                mv: Some("e2e4".into())
+            }
+        );
+        assert_eq!(
+            parse_line("bestmove (none)"),
+            EngineLine::BestMove { mv: None }
+        );
     }
 
     #[test]
     fn info_scores_drop_bounds_and_keep_mates() {
-        let EngineLine::Info { score, pv, depth, .. } =
-            parse_line("info depth 12 seldepth 18 multipv 1 score mate -3 nodes 1 pv e2e4 e7e5")
+        let EngineLine::Info {
+            score, pv, depth, ..
+        } = parse_line("info depth 12 seldepth 18 multipv 1 score mate -3 nodes 1 pv e2e4 e7e5")
         else {
             panic!("not info")
         };
         assert_eq!((score, depth), (Some(Score::Mate(-3)), Some(12)));
         assert_eq!(pv, vec!["e2e4", "e7e5"]);
-        let EngineLine::Info { score, .. } = parse_line("info depth 5 score cp 31 lowerbound nodes 9") else {
+        let EngineLine::Info { score, .. } =
+            parse_line("info depth 5 score cp 31 lowerbound nodes 9")
+        else {
             panic!("not info")
         };
         assert_eq!(score, None);

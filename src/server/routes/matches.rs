@@ -25,9 +25,15 @@ fn random() -> ColorChoice {
     ColorChoice::Random
 }
 
-pub async fn create(State(app): State<AppState>, ApiJson(body): ApiJson<NewMatch>) -> Result<(StatusCode, Json<Outcome>), ApiError> {
+pub async fn create(
+    State(app): State<AppState>,
+    ApiJson(body): ApiJson<NewMatch>,
+) -> Result<(StatusCode, Json<Outcome>), ApiError> {
     let player: PlayerId = body.player_id.parse()?;
-    let outcome = app.runtime.create_match(player, &body.persona_id, body.color, body.fen.as_deref()).await?;
+    let outcome = app
+        .runtime
+        .create_match(player, &body.persona_id, body.color, body.fen.as_deref())
+        .await?;
     Ok((StatusCode::CREATED, Json(outcome)))
 }
 
@@ -35,13 +41,25 @@ fn match_id(id: &str) -> Result<MatchId, ApiError> {
     Ok(id.parse()?)
 }
 
-pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<MatchState>, ApiError> {
+pub async fn get(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<MatchState>, ApiError> {
     Ok(Json(app.runtime.state(match_id(&id)?).await?))
 }
 
-pub async fn pgn(State(app): State<AppState>, Path(id): Path<String>) -> Result<impl IntoResponse, ApiError> {
+pub async fn pgn(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
     let state = app.runtime.state(match_id(&id)?).await?;
-    Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")], state.pgn))
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            "application/x-chess-pgn; charset=utf-8",
+        )],
+        state.pgn,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -51,7 +69,11 @@ pub struct MoveBody {
     mv: String,
 }
 
-pub async fn play(State(app): State<AppState>, Path(id): Path<String>, ApiJson(body): ApiJson<MoveBody>) -> Result<Json<Outcome>, ApiError> {
+pub async fn play(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<MoveBody>,
+) -> Result<Json<Outcome>, ApiError> {
     command(&app, &id, UserCommand::Move(body.mv)).await
 }
 
@@ -61,11 +83,18 @@ pub struct ChatBody {
     text: String,
 }
 
-pub async fn chat(State(app): State<AppState>, Path(id): Path<String>, ApiJson(body): ApiJson<ChatBody>) -> Result<Json<Outcome>, ApiError> {
+pub async fn chat(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<ChatBody>,
+) -> Result<Json<Outcome>, ApiError> {
     command(&app, &id, UserCommand::Chat(body.text)).await
 }
 
-pub async fn resign(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Outcome>, ApiError> {
+pub async fn resign(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Outcome>, ApiError> {
     command(&app, &id, UserCommand::Resign).await
 }
 
@@ -83,7 +112,11 @@ pub struct DrawBody {
     action: DrawAction,
 }
 
-pub async fn draw(State(app): State<AppState>, Path(id): Path<String>, ApiJson(body): ApiJson<DrawBody>) -> Result<Json<Outcome>, ApiError> {
+pub async fn draw(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<DrawBody>,
+) -> Result<Json<Outcome>, ApiError> {
     let cmd = match body.action {
         DrawAction::Offer => UserCommand::OfferDraw,
         DrawAction::Accept => UserCommand::AcceptDraw,
@@ -104,7 +137,11 @@ pub struct Since {
 }
 
 /// The match's events after `since`, for clients that poll or catch up.
-pub async fn events(State(app): State<AppState>, Path(id): Path<String>, ApiQuery(q): ApiQuery<Since>) -> Result<Json<Vec<MatchEvent>>, ApiError> {
+pub async fn events(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<Since>,
+) -> Result<Json<Vec<MatchEvent>>, ApiError> {
     let id = match_id(&id)?;
     app.runtime.state(id).await?;
     let rows = app.runtime.services().db.events_since(id, q.since).await?;
@@ -113,7 +150,10 @@ pub async fn events(State(app): State<AppState>, Path(id): Path<String>, ApiQuer
 
 /// The trigger log: which trigger fired when, what was recalled, what was done.
 /// The brain's private thinking is left out.
-pub async fn triggers(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<Value>>, ApiError> {
+pub async fn triggers(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<Value>>, ApiError> {
     let id = match_id(&id)?;
     app.runtime.state(id).await?;
     let rows = app.runtime.services().db.triggers(id).await?;

@@ -21,6 +21,11 @@ pub async fn list(
 ) -> Result<Json<Vec<Memory>>, ApiError> {
     let id: PlayerId = id.parse()?;
     app.runtime.player(id).await?;
-    let memories = app.runtime.services().db.player_memories(id, filter.persona.as_deref()).await?;
+    let memories = app
+        .runtime
+        .services()
+        .db
+        .player_memories(id, filter.persona.as_deref())
+        .await?;
     Ok(Json(memories))
 }

@@ -35,10 +35,25 @@ impl From<&Persona> for PersonaView {
 }
 
 pub async fn list(State(app): State<AppState>) -> Json<Vec<PersonaView>> {
-    Json(app.runtime.services().personas.iter().map(|p| PersonaView::from(p.as_ref())).collect())
+    Json(
+        app.runtime
+            .services()
+            .personas
+            .iter()
+            .map(|p| PersonaView::from(p.as_ref()))
+            .collect(),
+    )
 }
 
-pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<PersonaView>, ApiError> {
-    let persona = app.runtime.services().persona(&id).ok_or_else(|| ApiError::not_found(format!("persona '{}'", id.chars().take(64).collect::<String>())))?;
+pub async fn get(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<PersonaView>, ApiError> {
+    let persona = app.runtime.services().persona(&id).ok_or_else(|| {
+        ApiError::not_found(format!(
+            "persona '{}'",
+            id.chars().take(64).collect::<String>()
+        ))
+    })?;
     Ok(Json(PersonaView::from(persona.as_ref())))
 }

@@ -14,12 +14,18 @@ pub struct NewPlayer {
     name: String,
 }
 
-pub async fn create(State(app): State<AppState>, ApiJson(body): ApiJson<NewPlayer>) -> Result<(StatusCode, Json<Player>), ApiError> {
+pub async fn create(
+    State(app): State<AppState>,
+    ApiJson(body): ApiJson<NewPlayer>,
+) -> Result<(StatusCode, Json<Player>), ApiError> {
     let player = app.runtime.create_player(&body.name).await?;
     Ok((StatusCode::CREATED, Json(player)))
 }
 
-pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Player>, ApiError> {
+pub async fn get(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Player>, ApiError> {
     let id: PlayerId = id.parse()?;
     Ok(Json(app.runtime.player(id).await?))
 }

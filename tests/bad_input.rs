@@ -1,0 +1,116 @@
+//! Bad input gets a clear 4xx with a stable JSON error code, never a 500.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+fn code(body: &serde_json::Value) -> &str {
+    body["error"]["code"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error code in {body}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_a_clear_4xx() {
+    let server = Server::start().await;
+    let player = server.new_player("Vera").await;
+
+    let bad_fen = json!({ "player_id": player, "persona_id": "margot", "color": "white", "fen": "rnbqkbnr/pppp/8 w KQkq" });
+    let (status, body) = server.post("/api/matches", bad_fen).await;
+    assert_eq!((status, code(&body)), (400, "invalid_fen"), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("FEN"));
+
+    let over = json!({ "player_id": player, "persona_id": "margot", "fen": "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1" });
+    let (status, body) = server.post("/api/matches", over).await;
+    assert_eq!((status, code(&body)), (400, "invalid_fen"), "{body}");
+
+    let (status, body) = server
+        .post(
+            "/api/matches",
+            json!({ "player_id": player, "persona_id": "nobody" }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (404, "unknown_persona"), "{body}");
+
+    let ghost = "00000000-0000-4000-8000-000000000000";
+    let (status, body) = server
+        .post(
+            "/api/matches",
+            json!({ "player_id": ghost, "persona_id": "margot" }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
+
+    let (m, _) = server.new_match(&player, "margot", "white").await;
+    let moves = format!("/api/matches/{m}/moves");
+    let (status, body) = server.post(&moves, json!({ "move": "e2e5" })).await;
+    assert_eq!((status, code(&body)), (422, "illegal_move"), "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot move to e5"),
+        "{body}"
+    );
+    let (status, body) = server.post(&moves, json!({ "move": "hello there" })).await;
+    assert_eq!((status, code(&body)), (400, "unrecognised_move"), "{body}");
+    let (status, body) = server.post(&moves, json!({ "move": "Ke2" })).await;
+    assert_eq!((status, code(&body)), (422, "illegal_move"), "{body}");
+
+    let chat = format!("/api/matches/{m}/chat");
+    let (status, body) = server
+        .post(&chat, json!({ "text": "x".repeat(5000) }))
+        .await;
+    assert_eq!((status, code(&body)), (413, "text_too_long"), "{body}");
+    let (status, body) = server.post(&chat, json!({ "text": "   " })).await;
+    assert_eq!((status, code(&body)), (400, "empty_text"), "{body}");
+
+    let (status, body) = server.post_raw(&moves, "{\"move\": ").await;
+    assert_eq!((status, code(&body)), (400, "malformed_json"), "{body}");
+    let (status, body) = server.post(&moves, json!({ "mvoe": "e4" })).await;
+    assert_eq!((status, code(&body)), (422, "invalid_body"), "{body}");
+    let (status, body) = server
+        .post_raw(&chat, &format!("{{\"text\": \"{}\"}}", "y".repeat(100_000)))
+        .await;
+    assert_eq!((status, code(&body)), (413, "bad_body"), "{body}");
+
+    let (status, body) = server.get("/api/matches/not-a-uuid").await;
+    assert_eq!((status, code(&body)), (400, "invalid_id"), "{body}");
+    let (status, body) = server.get(&format!("/api/matches/{ghost}")).await;
+    assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
+    let (status, body) = server.get("/api/no/such/route").await;
+    assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
+
+    let (status, body) = server
+        .post(
+            &format!("/api/matches/{m}/draw"),
+            json!({ "action": "accept" }),
+        )
+        .await;
+    assert_eq!((status, code(&body)), (409, "no_draw_offer"), "{body}");
+
+    // Moves, chat and resignation on a finished game.
+    assert_eq!(
+        server
+            .post(&format!("/api/matches/{m}/resign"), json!({}))
+            .await
+            .0,
+        200
+    );
+    let (status, body) = server.post(&moves, json!({ "move": "e4" })).await;
+    assert_eq!((status, code(&body)), (409, "game_over"), "{body}");
+    let (status, body) = server.post(&chat, json!({ "text": "rematch?" })).await;
+    assert_eq!((status, code(&body)), (409, "game_over"), "{body}");
+    let (status, body) = server
+        .post(&format!("/api/matches/{m}/resign"), json!({}))
+        .await;
+    assert_eq!((status, code(&body)), (409, "game_over"), "{body}");
+
+    // Not your turn: the persona is White and about to move... so play as Black on White's turn.
+    let (m2, _) = server.new_match(&player, "margot", "black").await;
+    let (status, body) = server
+        .post(&format!("/api/matches/{m2}/moves"), json!({ "move": "e4" }))
+        .await;
+    assert!(status == 422 || status == 409, "{status} {body}");
+}

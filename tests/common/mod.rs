@@ -1,0 +1,254 @@
+//! Test harness: runs the real `kibitz serve` binary on an ephemeral port
+//! with a temporary data dir, the real models, personas and Stockfish.
+#![allow(dead_code)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tokio_tungstenite::tungstenite::Message;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub struct Server {
+    child: Option<Child>,
+    pub base: String,
+    pub port: u16,
+    pub data: TempDir,
+    env: Vec<(String, String)>,
+    http: reqwest::Client,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Server {
+    pub async fn start() -> Server {
+        Server::start_with(&[]).await
+    }
+
+    pub async fn start_with(env: &[(&str, &str)]) -> Server {
+        let data = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let env = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut s = Server {
+            child: None,
+            base: format!("http://127.0.0.1:{port}"),
+            port,
+            data,
+            env,
+            http: reqwest::Client::new(),
+        };
+        s.launch().await;
+        s
+    }
+
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kibitz"));
+        cmd.arg("serve")
+            .env_remove("KIBITZ_CONFIG")
+            .env_remove("ORT_DYLIB_PATH")
+            .env("KIBITZ_LISTEN", format!("127.0.0.1:{}", self.port))
+            .env("KIBITZ_DATA_DIR", self.data.path())
+            .env("KIBITZ_MODELS_DIR", repo().join("models"))
+            .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
+            .env("KIBITZ_ENGINE_MOVETIME_MS", "30")
+            .env("RUST_LOG", "warn,qdrant_edge=error,kibitz=info")
+            .current_dir(self.data.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    pub async fn launch(&mut self) {
+        self.child = Some(self.command().spawn().expect("kibitz binary starts"));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok(r) = self
+                .http
+                .get(format!("{}/api/health", self.base))
+                .send()
+                .await
+            {
+                if r.status().is_success() {
+                    return;
+                }
+            }
+            if let Some(status) = self.child.as_mut().unwrap().try_wait().unwrap() {
+                panic!("kibitz exited during start-up: {status}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("kibitz did not answer /api/health within 60 s");
+    }
+
+    /// SIGKILL: no shutdown code runs, as in a crash.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap();
+        status_json(r).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        status_json(r).await
+    }
+
+    pub async fn post_raw(&self, path: &str, body: &str) -> (u16, Value) {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        status_json(r).await
+    }
+
+    pub async fn text(&self, path: &str) -> (u16, String) {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    }
+
+    pub async fn new_player(&self, name: &str) -> String {
+        let (status, p) = self.post("/api/players", json!({ "name": name })).await;
+        assert_eq!(status, 201, "{p}");
+        p["id"].as_str().unwrap().to_string()
+    }
+
+    /// Creates a match; returns (match id, the creation outcome).
+    pub async fn new_match(&self, player: &str, persona: &str, color: &str) -> (String, Value) {
+        let body = json!({ "player_id": player, "persona_id": persona, "color": color });
+        let (status, out) = self.post("/api/matches", body).await;
+        assert_eq!(status, 201, "{out}");
+        (out["state"]["id"].as_str().unwrap().to_string(), out)
+    }
+
+    pub async fn triggers(&self, m: &str) -> Vec<Value> {
+        let (status, t) = self.get(&format!("/api/matches/{m}/triggers")).await;
+        assert_eq!(status, 200, "{t}");
+        t.as_array().unwrap().clone()
+    }
+
+    pub async fn events(&self, m: &str) -> Vec<Value> {
+        let (status, e) = self.get(&format!("/api/matches/{m}/events")).await;
+        assert_eq!(status, 200, "{e}");
+        e.as_array().unwrap().clone()
+    }
+
+    pub fn ws_url(&self, m: &str, since: i64) -> String {
+        format!(
+            "ws://127.0.0.1:{}/api/matches/{m}/ws?since={since}",
+            self.port
+        )
+    }
+
+    pub fn data_path(&self) -> &Path {
+        self.data.path()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn status_json(r: reqwest::Response) -> (u16, Value) {
+    let status = r.status().as_u16();
+    let text = r.text().await.unwrap();
+    let value = serde_json::from_str(&text)
+        .unwrap_or_else(|_| panic!("status {status}: body is not JSON: {text}"));
+    (status, value)
+}
+
+pub type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+pub async fn ws_connect(url: &str) -> Ws {
+    tokio_tungstenite::connect_async(url)
+        .await
+        .expect("websocket connects")
+        .0
+}
+
+/// The next JSON frame, or None after `wait`.
+pub async fn ws_next(ws: &mut Ws, wait: Duration) -> Option<Value> {
+    loop {
+        match tokio::time::timeout(wait, ws.next()).await {
+            Ok(Some(Ok(Message::Text(t)))) => {
+                return Some(serde_json::from_str(t.as_str()).unwrap());
+            }
+            Ok(Some(Ok(_))) => continue,
+            _ => return None,
+        }
+    }
+}
+
+pub async fn ws_send(ws: &mut Ws, v: Value) {
+    ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+pub fn kinds(triggers: &[Value]) -> Vec<String> {
+    triggers
+        .iter()
+        .map(|t| t["trigger"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Polls until `check` holds or `secs` pass.
+pub async fn eventually<F, Fut>(secs: u64, mut check: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < deadline {
+        if check().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}

@@ -1,0 +1,74 @@
+//! Killing the server mid-game loses nothing: the match, its moves, messages
+//! and memories are there after a restart, and the game goes on.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_server_resumes_the_game() {
+    let mut server = Server::start().await;
+    let player = server.new_player("Rosa").await;
+    let (m, _) = server.new_match(&player, "margot", "white").await;
+    for mv in ["e4", "Nf3"] {
+        let (status, out) = server
+            .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
+            .await;
+        assert_eq!(status, 200, "{out}");
+    }
+    let chat = json!({ "text": "My grandmother taught me to play chess" });
+    assert_eq!(
+        server.post(&format!("/api/matches/{m}/chat"), chat).await.0,
+        200
+    );
+    let (_, before) = server.get(&format!("/api/matches/{m}")).await;
+    let events_before = server.events(&m).await;
+    let (_, memories_before) = server.get(&format!("/api/players/{player}/memories")).await;
+    assert!(!memories_before.as_array().unwrap().is_empty());
+
+    server.kill();
+    server.launch().await;
+
+    let (status, after) = server.get(&format!("/api/matches/{m}")).await;
+    assert_eq!(status, 200, "{after}");
+    for field in ["fen", "moves", "status", "emotion", "user_color", "pgn"] {
+        assert_eq!(
+            before[field], after[field],
+            "{field} changed across the restart"
+        );
+    }
+    assert_eq!(
+        server.events(&m).await,
+        events_before,
+        "the event log survived"
+    );
+    let (_, memories_after) = server.get(&format!("/api/players/{player}/memories")).await;
+    assert_eq!(memories_before, memories_after);
+
+    // The game goes on: a move is accepted and answered.
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "d4" }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    assert_eq!(out["state"]["moves"].as_array().unwrap().len(), 6);
+    let seqs: Vec<i64> = server
+        .events(&m)
+        .await
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        seqs,
+        (1..=seqs.len() as i64).collect::<Vec<_>>(),
+        "sequence numbers continue without gaps"
+    );
+
+    // The memory index was reloaded too: the persona still recalls the player.
+    let (m2, _) = server.new_match(&player, "margot", "black").await;
+    let log = server.triggers(&m2).await;
+    assert!(
+        !log[0]["recalled_ids"].as_array().unwrap().is_empty(),
+        "{log:?}"
+    );
+}

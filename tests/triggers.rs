@@ -1,0 +1,106 @@
+//! The six triggers fire in order, idle_wait included (escalating, capped),
+//! and nothing fires once the match is over.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn six_triggers_fire_in_order_and_stop_after_the_match() {
+    // Viktor nudges after 30 s, then x1.5, at most 4 times: scaled to 0.9 s, 1.35 s, 2 s, 3 s.
+    let server = Server::start_with(&[("KIBITZ_IDLE_TIME_SCALE", "0.03")]).await;
+    let player = server.new_player("Tom").await;
+    let (m, _) = server.new_match(&player, "viktor", "white").await;
+
+    let (status, out) = server
+        .post(
+            &format!("/api/matches/{m}/chat"),
+            json!({ "text": "hi there" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{out}");
+    let idle_nudges = || async {
+        kinds(&server.triggers(&m).await)
+            .iter()
+            .filter(|k| *k == "idle_wait")
+            .count()
+    };
+    assert!(
+        eventually(20, || async { idle_nudges().await == 4 }).await,
+        "four idle nudges, got {}",
+        idle_nudges().await
+    );
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        idle_nudges().await,
+        4,
+        "the idle policy caps nudges at max_nudges"
+    );
+
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "e4" }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/resign"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    assert_eq!(out["state"]["status"], "finished");
+
+    let fired = kinds(&server.triggers(&m).await);
+    let expected = [
+        "before_match",
+        "on_user_input",
+        "idle_wait",
+        "idle_wait",
+        "idle_wait",
+        "idle_wait",
+        "on_user_move",
+        "before_agent_move",
+        "after_match",
+    ];
+    assert_eq!(fired, expected);
+
+    // Idle timers were cancelled: nothing fires after the match.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(kinds(&server.triggers(&m).await), expected);
+
+    // Every trigger is logged with its time, in order.
+    let log = server.triggers(&m).await;
+    let times: Vec<&str> = log
+        .iter()
+        .map(|t| t["fired_at"].as_str().unwrap())
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn user_activity_re_arms_the_idle_timer() {
+    let server = Server::start_with(&[("KIBITZ_IDLE_TIME_SCALE", "0.05")]).await;
+    let player = server.new_player("Uma").await;
+    // Margot: first nudge after 60 s, scaled to 3 s.
+    let (m, _) = server.new_match(&player, "margot", "white").await;
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let (status, _) = server
+            .post(
+                &format!("/api/matches/{m}/chat"),
+                json!({ "text": "still thinking" }),
+            )
+            .await;
+        assert_eq!(status, 200);
+    }
+    assert!(
+        !kinds(&server.triggers(&m).await).contains(&"idle_wait".to_string()),
+        "chatting counts as activity"
+    );
+    assert!(
+        eventually(10, || async {
+            kinds(&server.triggers(&m).await).contains(&"idle_wait".to_string())
+        })
+        .await
+    );
+}
