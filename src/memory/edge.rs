@@ -127,7 +127,7 @@ fn to_filter(f: &SearchFilter) -> Filter {
             Match::from(true),
         )));
     }
-    // No owner means nothing may match: a search never falls back to "everyone".
+    // Only these owners; `search` returns nothing when there are none.
     must.push(Condition::Filter(Filter {
         should: Some(owners),
         ..Default::default()
@@ -201,6 +201,10 @@ impl VectorStore for EdgeStore {
         filter: SearchFilter,
         limit: usize,
     ) -> Result<Vec<Hit>, VectorError> {
+        if filter.player_id.is_none() && !filter.include_lore {
+            // Qdrant reads an empty `should` as "no condition"; we mean "nobody".
+            return Ok(Vec::new());
+        }
         let request = SearchRequest {
             query: QueryEnum::Nearest(NamedQuery {
                 query: vector.into(),

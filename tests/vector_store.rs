@@ -1,0 +1,202 @@
+//! Contract tests for `VectorStore` on qdrant-edge: scores, filters, isolation,
+//! persistence across reopen.
+
+use chrono::Utc;
+use kibitz::ids::{MatchId, MemoryId, PlayerId};
+use kibitz::memory::MemoryType;
+use kibitz::memory::edge::EdgeStore;
+use kibitz::memory::vector::{IndexedMemory, SearchFilter, VectorStore};
+
+const DIM: usize = 384;
+
+/// A unit vector pointing mostly along axis `i`, a little along axis `j`.
+fn unit(i: usize, j: usize, mix: f32) -> Vec<f32> {
+    let mut v = vec![0.0; DIM];
+    v[i] = (1.0 - mix * mix).sqrt();
+    v[j] += mix;
+    v
+}
+
+fn point(
+    vector: Vec<f32>,
+    player: Option<PlayerId>,
+    persona: &str,
+    kind: MemoryType,
+    m: Option<MatchId>,
+    age_secs: i64,
+) -> IndexedMemory {
+    IndexedMemory {
+        id: MemoryId::new(),
+        vector,
+        player_id: player,
+        persona_id: persona.into(),
+        memory_type: kind,
+        match_id: m,
+        created_at: Utc::now().timestamp() - age_secs,
+    }
+}
+
+fn filter(persona: &str, player: Option<PlayerId>, lore: bool) -> SearchFilter {
+    SearchFilter {
+        persona_id: persona.into(),
+        player_id: player,
+        include_lore: lore,
+        ..SearchFilter::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edge_store_scores_filters_and_persists() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EdgeStore::open(dir.path()).unwrap();
+    let (p, q) = (PlayerId::new(), PlayerId::new());
+    let m = MatchId::new();
+    let p_close = point(
+        unit(0, 1, 0.6),
+        Some(p),
+        "pip",
+        MemoryType::PlayerBehavior,
+        Some(m),
+        10,
+    );
+    let p_far = point(
+        unit(2, 3, 0.1),
+        Some(p),
+        "pip",
+        MemoryType::GameContext,
+        None,
+        5000,
+    );
+    let q_closest = point(
+        unit(0, 1, 0.1),
+        Some(q),
+        "pip",
+        MemoryType::PlayerBehavior,
+        None,
+        10,
+    );
+    let lore = point(
+        unit(0, 1, 0.8),
+        None,
+        "pip",
+        MemoryType::PersonalNote,
+        None,
+        10,
+    );
+    let other_persona = point(
+        unit(0, 1, 0.0),
+        Some(p),
+        "margot",
+        MemoryType::PlayerBehavior,
+        None,
+        10,
+    );
+    let all = vec![
+        p_close.clone(),
+        p_far.clone(),
+        q_closest.clone(),
+        lore.clone(),
+        other_persona.clone(),
+    ];
+    store.upsert(all).await.unwrap();
+    assert_eq!(store.count().await.unwrap(), 5);
+
+    let query = unit(0, 1, 0.0);
+    let hits = store
+        .search(query.clone(), filter("pip", Some(p), true), 10)
+        .await
+        .unwrap();
+    let ids: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
+    assert_eq!(
+        ids,
+        vec![p_close.id, lore.id, p_far.id],
+        "P's and lore, best first; never Q's or Margot's"
+    );
+    assert!(
+        (hits[0].score - 0.8).abs() < 1e-3,
+        "cosine of the two unit vectors is 0.8, got {}",
+        hits[0].score
+    );
+    assert!((hits[1].score - 0.6).abs() < 1e-3, "got {}", hits[1].score);
+
+    let no_lore = store
+        .search(query.clone(), filter("pip", Some(p), false), 10)
+        .await
+        .unwrap();
+    assert_eq!(no_lore.len(), 2);
+    let nobody = store
+        .search(query.clone(), filter("pip", None, false), 10)
+        .await
+        .unwrap();
+    assert!(
+        nobody.is_empty(),
+        "no owner means no results, not everyone's"
+    );
+
+    let mut f = filter("pip", Some(p), true);
+    f.types = vec![MemoryType::GameContext];
+    assert_eq!(
+        store
+            .search(query.clone(), f, 10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|h| h.id)
+            .collect::<Vec<_>>(),
+        vec![p_far.id]
+    );
+
+    let mut f = filter("pip", Some(p), true);
+    f.exclude_ids = vec![lore.id];
+    f.exclude_created_in_match_since = Some((m, Utc::now().timestamp() - 60));
+    assert_eq!(
+        store
+            .search(query.clone(), f, 10)
+            .await
+            .unwrap()
+            .iter()
+            .map(|h| h.id)
+            .collect::<Vec<_>>(),
+        vec![p_far.id]
+    );
+
+    // Recent memories of another match stay.
+    let other_match = point(
+        unit(0, 1, 0.3),
+        Some(p),
+        "pip",
+        MemoryType::Pattern,
+        Some(MatchId::new()),
+        10,
+    );
+    store.upsert(vec![other_match.clone()]).await.unwrap();
+    let mut f = filter("pip", Some(p), false);
+    f.exclude_created_in_match_since = Some((m, Utc::now().timestamp() - 60));
+    let kept: Vec<MemoryId> = store
+        .search(query.clone(), f, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.id)
+        .collect();
+    assert_eq!(kept, vec![other_match.id, p_far.id]);
+    store.delete(vec![other_match.id]).await.unwrap();
+
+    let mut f = filter("pip", Some(p), true);
+    f.created_before = Some(Utc::now().timestamp() - 1000);
+    assert_eq!(store.search(query.clone(), f, 10).await.unwrap().len(), 1);
+
+    store.delete(vec![p_far.id]).await.unwrap();
+    store.maintain().await.unwrap();
+    drop(store);
+    let reopened = EdgeStore::open(dir.path()).unwrap();
+    assert_eq!(reopened.count().await.unwrap(), 4);
+    let hits = reopened
+        .search(query, filter("pip", Some(p), true), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        hits.iter().map(|h| h.id).collect::<Vec<_>>(),
+        vec![p_close.id, lore.id]
+    );
+}
