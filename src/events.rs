@@ -37,12 +37,7 @@ pub struct Emitter {
 }
 
 impl Emitter {
-    pub fn new(
-        db: Db,
-        match_id: MatchId,
-        last_seq: i64,
-        tx: broadcast::Sender<MatchEvent>,
-    ) -> Emitter {
+    pub fn new(db: Db, match_id: MatchId, last_seq: i64, tx: broadcast::Sender<MatchEvent>) -> Emitter {
         Emitter {
             db,
             match_id,
@@ -66,10 +61,7 @@ impl Emitter {
         write: DomainWrite<'_>,
     ) -> Result<MatchEvent, StoreError> {
         let seq = self.last_seq + 1;
-        let at = self
-            .db
-            .append_event(self.match_id, seq, kind, &data, write)
-            .await?;
+        let at = self.db.append_event(self.match_id, seq, kind, &data, write).await?;
         self.last_seq = seq;
         let event = MatchEvent {
             seq,

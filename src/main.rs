@@ -69,9 +69,7 @@ fn main() -> anyhow::Result<()> {
         "info,qdrant_edge=error"
     });
     select_onnx_runtime(&config);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         match cli.command {
             Command::Serve { .. } => cli::serve(config).await,
@@ -81,9 +79,7 @@ fn main() -> anyhow::Result<()> {
                 Ok(())
             }
             Command::Personas => cli::personas(&config),
-            Command::Memories { player, persona } => {
-                cli::memories(&config, &player, persona.as_deref()).await
-            }
+            Command::Memories { player, persona } => cli::memories(&config, &player, persona.as_deref()).await,
             Command::Models => cli::models(&config),
         }
     })
@@ -101,8 +97,7 @@ fn select_onnx_runtime(config: &Config) {
 }
 
 fn init_logging(default: &str) {
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

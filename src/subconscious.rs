@@ -73,10 +73,9 @@ pub fn query_for(trigger: &Trigger, ctx: &GameContext) -> String {
             format!("{player} offers a draw.")
         }
         (TriggerKind::OnUserMove, _) => match ctx.last_move() {
-            Some(m) if m.captured.is_some() => format!(
-                "{player} captured a piece with {}. Opening {}",
-                m.san, ctx.opening
-            ),
+            Some(m) if m.captured.is_some() => {
+                format!("{player} captured a piece with {}. Opening {}", m.san, ctx.opening)
+            }
             Some(m) => format!("{player} played {} in the opening {}", m.san, ctx.opening),
             None => format!("{player} moved."),
         },

@@ -16,7 +16,8 @@ async fn bad_input_is_a_clear_4xx() {
     let server = Server::start().await;
     let player = server.new_player("Vera").await;
 
-    let bad_fen = json!({ "player_id": player, "persona_id": "margot", "color": "white", "fen": "rnbqkbnr/pppp/8 w KQkq" });
+    let bad_fen =
+        json!({ "player_id": player, "persona_id": "margot", "color": "white", "fen": "rnbqkbnr/pppp/8 w KQkq" });
     let (status, body) = server.post("/api/matches", bad_fen).await;
     assert_eq!((status, code(&body)), (400, "invalid_fen"), "{body}");
     assert!(body["error"]["message"].as_str().unwrap().contains("FEN"));
@@ -26,19 +27,13 @@ async fn bad_input_is_a_clear_4xx() {
     assert_eq!((status, code(&body)), (400, "invalid_fen"), "{body}");
 
     let (status, body) = server
-        .post(
-            "/api/matches",
-            json!({ "player_id": player, "persona_id": "nobody" }),
-        )
+        .post("/api/matches", json!({ "player_id": player, "persona_id": "nobody" }))
         .await;
     assert_eq!((status, code(&body)), (404, "unknown_persona"), "{body}");
 
     let ghost = "00000000-0000-4000-8000-000000000000";
     let (status, body) = server
-        .post(
-            "/api/matches",
-            json!({ "player_id": ghost, "persona_id": "margot" }),
-        )
+        .post("/api/matches", json!({ "player_id": ghost, "persona_id": "margot" }))
         .await;
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
 
@@ -47,10 +42,7 @@ async fn bad_input_is_a_clear_4xx() {
     let (status, body) = server.post(&moves, json!({ "move": "e2e5" })).await;
     assert_eq!((status, code(&body)), (422, "illegal_move"), "{body}");
     assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("cannot move to e5"),
+        body["error"]["message"].as_str().unwrap().contains("cannot move to e5"),
         "{body}"
     );
     let (status, body) = server.post(&moves, json!({ "move": "hello there" })).await;
@@ -59,9 +51,7 @@ async fn bad_input_is_a_clear_4xx() {
     assert_eq!((status, code(&body)), (422, "illegal_move"), "{body}");
 
     let chat = format!("/api/matches/{m}/chat");
-    let (status, body) = server
-        .post(&chat, json!({ "text": "x".repeat(5000) }))
-        .await;
+    let (status, body) = server.post(&chat, json!({ "text": "x".repeat(5000) })).await;
     assert_eq!((status, code(&body)), (413, "text_too_long"), "{body}");
     let (status, body) = server.post(&chat, json!({ "text": "   " })).await;
     assert_eq!((status, code(&body)), (400, "empty_text"), "{body}");
@@ -83,28 +73,17 @@ async fn bad_input_is_a_clear_4xx() {
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
 
     let (status, body) = server
-        .post(
-            &format!("/api/matches/{m}/draw"),
-            json!({ "action": "accept" }),
-        )
+        .post(&format!("/api/matches/{m}/draw"), json!({ "action": "accept" }))
         .await;
     assert_eq!((status, code(&body)), (409, "no_draw_offer"), "{body}");
 
     // Moves, chat and resignation on a finished game.
-    assert_eq!(
-        server
-            .post(&format!("/api/matches/{m}/resign"), json!({}))
-            .await
-            .0,
-        200
-    );
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
     let (status, body) = server.post(&moves, json!({ "move": "e4" })).await;
     assert_eq!((status, code(&body)), (409, "game_over"), "{body}");
     let (status, body) = server.post(&chat, json!({ "text": "rematch?" })).await;
     assert_eq!((status, code(&body)), (409, "game_over"), "{body}");
-    let (status, body) = server
-        .post(&format!("/api/matches/{m}/resign"), json!({}))
-        .await;
+    let (status, body) = server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
     assert_eq!((status, code(&body)), (409, "game_over"), "{body}");
 
     // Not your turn: the persona is White and about to move... so play as Black on White's turn.

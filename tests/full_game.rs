@@ -21,10 +21,7 @@ async fn a_full_game_over_http_and_websocket() {
     let (m, created) = server.new_match(&player, "margot", "white").await;
     assert_eq!(created["state"]["status"], "active");
     assert_eq!(created["state"]["user_color"], "white");
-    assert_eq!(
-        created["state"]["legal_moves"].as_array().unwrap().len(),
-        20
-    );
+    assert_eq!(created["state"]["legal_moves"].as_array().unwrap().len(), 20);
     assert!(
         created["events"]
             .as_array()
@@ -35,9 +32,7 @@ async fn a_full_game_over_http_and_websocket() {
     );
 
     let mut ws = ws_connect(&server.ws_url(&m, 0)).await;
-    let hello = ws_next(&mut ws, Duration::from_secs(5))
-        .await
-        .expect("state frame");
+    let hello = ws_next(&mut ws, Duration::from_secs(5)).await.expect("state frame");
     assert_eq!(hello["type"], "state");
     assert_eq!(hello["data"]["id"], m.as_str());
 
@@ -75,9 +70,7 @@ async fn a_full_game_over_http_and_websocket() {
         turn += 1;
     }
     if state["status"] == "active" {
-        let (status, out) = server
-            .post(&format!("/api/matches/{m}/resign"), json!({}))
-            .await;
+        let (status, out) = server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
         assert_eq!(status, 200, "{out}");
         state = out["state"].clone();
     }
@@ -97,11 +90,7 @@ async fn a_full_game_over_http_and_websocket() {
     }
     let expected: Vec<i64> = (1..=stored.len() as i64).collect();
     assert_eq!(seen, expected, "websocket events vs stored events");
-    let last_kind = stored
-        .iter()
-        .rev()
-        .find(|e| e["type"] == "trigger")
-        .unwrap();
+    let last_kind = stored.iter().rev().find(|e| e["type"] == "trigger").unwrap();
     assert_eq!(last_kind["data"]["trigger"], "after_match");
     assert!(
         stored
@@ -112,15 +101,10 @@ async fn a_full_game_over_http_and_websocket() {
     // The PGN replays to the same final position, with the right result.
     let (status, text) = server.text(&format!("/api/matches/{m}/pgn")).await;
     assert_eq!(status, 200);
-    assert_eq!(
-        pgn::header(&text, "Result").as_deref(),
-        state["result"].as_str()
-    );
+    assert_eq!(pgn::header(&text, "Result").as_deref(), state["result"].as_str());
     let mut replay = Game::new(None).unwrap();
     for san in pgn::san_moves(&text) {
-        let mv = replay
-            .parse(&san)
-            .unwrap_or_else(|e| panic!("{san}: {e}\n{text}"));
+        let mv = replay.parse(&san).unwrap_or_else(|e| panic!("{san}: {e}\n{text}"));
         replay.play(mv);
     }
     assert_eq!(replay.fen(), state["fen"].as_str().unwrap());
@@ -137,9 +121,5 @@ async fn a_full_game_over_http_and_websocket() {
         (a["seq"].as_i64(), b["seq"].as_i64()),
         (Some(stored.len() as i64 - 1), Some(stored.len() as i64))
     );
-    assert!(
-        ws_next(&mut again, Duration::from_millis(500))
-            .await
-            .is_none()
-    );
+    assert!(ws_next(&mut again, Duration::from_millis(500)).await.is_none());
 }

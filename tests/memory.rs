@@ -46,13 +46,7 @@ async fn memories_follow_their_player_and_no_one_else() {
     // Match 1 with Patricia: she talks about her openings, plays, resigns.
     let (m1, _) = server.new_match(&pat, "pip", "white").await;
     let chat = json!({ "text": "I always play the Sicilian defence with black" });
-    assert_eq!(
-        server
-            .post(&format!("/api/matches/{m1}/chat"), chat)
-            .await
-            .0,
-        200
-    );
+    assert_eq!(server.post(&format!("/api/matches/{m1}/chat"), chat).await.0, 200);
     assert_eq!(
         server
             .post(&format!("/api/matches/{m1}/moves"), json!({ "move": "d4" }))
@@ -61,10 +55,7 @@ async fn memories_follow_their_player_and_no_one_else() {
         200
     );
     assert_eq!(
-        server
-            .post(&format!("/api/matches/{m1}/resign"), json!({}))
-            .await
-            .0,
+        server.post(&format!("/api/matches/{m1}/resign"), json!({})).await.0,
         200
     );
     let pat_memories = memory_ids(&server, &pat).await;

@@ -26,24 +26,14 @@ fn wrong_fields_are_named_with_their_file() {
     let cases = [
         ("margot.toml", "elo = 1500", "elo = \"strong\"", "elo"),
         ("margot.toml", "elo = 1500", "elo = 99999", "elo"),
-        (
-            "viktor.toml",
-            "chattiness = 2",
-            "chattiness = 2\nmood = \"x\"",
-            "mood",
-        ),
+        ("viktor.toml", "chattiness = 2", "chattiness = 2\nmood = \"x\"", "mood"),
         (
             "pip.toml",
             "user_capture = \"pouty\"",
             "user_capture = \"furious\"",
             "moods.user_capture",
         ),
-        (
-            "pip.toml",
-            "tone = \"playful\" }",
-            "tone = \"shouty\" }",
-            "tone",
-        ),
+        ("pip.toml", "tone = \"playful\" }", "tone = \"shouty\" }", "tone"),
         (
             "viktor.toml",
             "{player}! Sit",
@@ -67,11 +57,7 @@ fn wrong_fields_are_named_with_their_file() {
 
 #[test]
 fn the_server_refuses_to_start_on_a_bad_persona() {
-    let dir = copy_personas_with(
-        "margot.toml",
-        "style = \"positional\"",
-        "style = \"sneaky\"",
-    );
+    let dir = copy_personas_with("margot.toml", "style = \"positional\"", "style = \"sneaky\"");
     let data = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
         .arg("serve")
@@ -83,10 +69,7 @@ fn the_server_refuses_to_start_on_a_bad_persona() {
         .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("margot.toml") && stderr.contains("style"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("margot.toml") && stderr.contains("style"), "{stderr}");
 }
 
 #[test]

@@ -18,10 +18,7 @@ async fn a_killed_server_resumes_the_game() {
         assert_eq!(status, 200, "{out}");
     }
     let chat = json!({ "text": "My grandmother taught me to play chess" });
-    assert_eq!(
-        server.post(&format!("/api/matches/{m}/chat"), chat).await.0,
-        200
-    );
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
     let (_, before) = server.get(&format!("/api/matches/{m}")).await;
     let events_before = server.events(&m).await;
     let (_, memories_before) = server.get(&format!("/api/players/{player}/memories")).await;
@@ -33,16 +30,9 @@ async fn a_killed_server_resumes_the_game() {
     let (status, after) = server.get(&format!("/api/matches/{m}")).await;
     assert_eq!(status, 200, "{after}");
     for field in ["fen", "moves", "status", "emotion", "user_color", "pgn"] {
-        assert_eq!(
-            before[field], after[field],
-            "{field} changed across the restart"
-        );
+        assert_eq!(before[field], after[field], "{field} changed across the restart");
     }
-    assert_eq!(
-        server.events(&m).await,
-        events_before,
-        "the event log survived"
-    );
+    assert_eq!(server.events(&m).await, events_before, "the event log survived");
     let (_, memories_after) = server.get(&format!("/api/players/{player}/memories")).await;
     assert_eq!(memories_before, memories_after);
 
@@ -67,8 +57,5 @@ async fn a_killed_server_resumes_the_game() {
     // The memory index was reloaded too: the persona still recalls the player.
     let (m2, _) = server.new_match(&player, "margot", "black").await;
     let log = server.triggers(&m2).await;
-    assert!(
-        !log[0]["recalled_ids"].as_array().unwrap().is_empty(),
-        "{log:?}"
-    );
+    assert!(!log[0]["recalled_ids"].as_array().unwrap().is_empty(), "{log:?}");
 }

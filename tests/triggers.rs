@@ -16,10 +16,7 @@ async fn six_triggers_fire_in_order_and_stop_after_the_match() {
     let (m, _) = server.new_match(&player, "viktor", "white").await;
 
     let (status, out) = server
-        .post(
-            &format!("/api/matches/{m}/chat"),
-            json!({ "text": "hi there" }),
-        )
+        .post(&format!("/api/matches/{m}/chat"), json!({ "text": "hi there" }))
         .await;
     assert_eq!(status, 200, "{out}");
     let idle_nudges = || async {
@@ -34,19 +31,13 @@ async fn six_triggers_fire_in_order_and_stop_after_the_match() {
         idle_nudges().await
     );
     tokio::time::sleep(Duration::from_secs(3)).await;
-    assert_eq!(
-        idle_nudges().await,
-        4,
-        "the idle policy caps nudges at max_nudges"
-    );
+    assert_eq!(idle_nudges().await, 4, "the idle policy caps nudges at max_nudges");
 
     let (status, out) = server
         .post(&format!("/api/matches/{m}/moves"), json!({ "move": "e4" }))
         .await;
     assert_eq!(status, 200, "{out}");
-    let (status, out) = server
-        .post(&format!("/api/matches/{m}/resign"), json!({}))
-        .await;
+    let (status, out) = server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
     assert_eq!(status, 200, "{out}");
     assert_eq!(out["state"]["status"], "finished");
 
@@ -70,10 +61,7 @@ async fn six_triggers_fire_in_order_and_stop_after_the_match() {
 
     // Every trigger is logged with its time, in order.
     let log = server.triggers(&m).await;
-    let times: Vec<&str> = log
-        .iter()
-        .map(|t| t["fired_at"].as_str().unwrap())
-        .collect();
+    let times: Vec<&str> = log.iter().map(|t| t["fired_at"].as_str().unwrap()).collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
 }
 
@@ -86,10 +74,7 @@ async fn user_activity_re_arms_the_idle_timer() {
     for _ in 0..4 {
         tokio::time::sleep(Duration::from_millis(1500)).await;
         let (status, _) = server
-            .post(
-                &format!("/api/matches/{m}/chat"),
-                json!({ "text": "still thinking" }),
-            )
+            .post(&format!("/api/matches/{m}/chat"), json!({ "text": "still thinking" }))
             .await;
         assert_eq!(status, 200);
     }

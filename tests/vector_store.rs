@@ -51,46 +51,11 @@ async fn edge_store_scores_filters_and_persists() {
     let store = EdgeStore::open(dir.path()).unwrap();
     let (p, q) = (PlayerId::new(), PlayerId::new());
     let m = MatchId::new();
-    let p_close = point(
-        unit(0, 1, 0.6),
-        Some(p),
-        "pip",
-        MemoryType::PlayerBehavior,
-        Some(m),
-        10,
-    );
-    let p_far = point(
-        unit(2, 3, 0.1),
-        Some(p),
-        "pip",
-        MemoryType::GameContext,
-        None,
-        5000,
-    );
-    let q_closest = point(
-        unit(0, 1, 0.1),
-        Some(q),
-        "pip",
-        MemoryType::PlayerBehavior,
-        None,
-        10,
-    );
-    let lore = point(
-        unit(0, 1, 0.8),
-        None,
-        "pip",
-        MemoryType::PersonalNote,
-        None,
-        10,
-    );
-    let other_persona = point(
-        unit(0, 1, 0.0),
-        Some(p),
-        "margot",
-        MemoryType::PlayerBehavior,
-        None,
-        10,
-    );
+    let p_close = point(unit(0, 1, 0.6), Some(p), "pip", MemoryType::PlayerBehavior, Some(m), 10);
+    let p_far = point(unit(2, 3, 0.1), Some(p), "pip", MemoryType::GameContext, None, 5000);
+    let q_closest = point(unit(0, 1, 0.1), Some(q), "pip", MemoryType::PlayerBehavior, None, 10);
+    let lore = point(unit(0, 1, 0.8), None, "pip", MemoryType::PersonalNote, None, 10);
+    let other_persona = point(unit(0, 1, 0.0), Some(p), "margot", MemoryType::PlayerBehavior, None, 10);
     let all = vec![
         p_close.clone(),
         p_far.clone(),
@@ -128,10 +93,7 @@ async fn edge_store_scores_filters_and_persists() {
         .search(query.clone(), filter("pip", None, false), 10)
         .await
         .unwrap();
-    assert!(
-        nobody.is_empty(),
-        "no owner means no results, not everyone's"
-    );
+    assert!(nobody.is_empty(), "no owner means no results, not everyone's");
 
     let mut f = filter("pip", Some(p), true);
     f.types = vec![MemoryType::GameContext];
@@ -191,12 +153,6 @@ async fn edge_store_scores_filters_and_persists() {
     drop(store);
     let reopened = EdgeStore::open(dir.path()).unwrap();
     assert_eq!(reopened.count().await.unwrap(), 4);
-    let hits = reopened
-        .search(query, filter("pip", Some(p), true), 10)
-        .await
-        .unwrap();
-    assert_eq!(
-        hits.iter().map(|h| h.id).collect::<Vec<_>>(),
-        vec![p_close.id, lore.id]
-    );
+    let hits = reopened.search(query, filter("pip", Some(p), true), 10).await.unwrap();
+    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![p_close.id, lore.id]);
 }

@@ -61,9 +61,7 @@ async fn run(
         Action::SendMessage { content, tone, .. } => {
             let content = content.trim();
             if content.is_empty() || content.chars().count() > MAX_MESSAGE_CHARS {
-                return Ok(Some(format!(
-                    "message must be 1..={MAX_MESSAGE_CHARS} characters"
-                )));
+                return Ok(Some(format!("message must be 1..={MAX_MESSAGE_CHARS} characters")));
             }
             // An unknown tone is replaced, not fatal: the message still matters.
             let tone = if cx.persona.tones.contains(tone) {
@@ -109,13 +107,8 @@ async fn run(
             };
             match cx.memory.save(new).await {
                 Ok(m) => {
-                    let data =
-                        json!({ "id": m.id, "memory_type": m.memory_type, "content": m.content });
-                    events.push(
-                        emitter
-                            .emit("memory_saved", data, DomainWrite::Nothing)
-                            .await?,
-                    );
+                    let data = json!({ "id": m.id, "memory_type": m.memory_type, "content": m.content });
+                    events.push(emitter.emit("memory_saved", data, DomainWrite::Nothing).await?);
                 }
                 Err(e) => return Ok(Some(format!("memory not saved: {e}"))),
             }

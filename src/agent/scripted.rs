@@ -97,7 +97,7 @@ fn speaker<'a>(input: &'a BrainInput<'_>) -> Speaker<'a> {
     }
 }
 
-fn player_memories<'a>(memories: &'a [Recalled]) -> impl Iterator<Item = &'a Recalled> {
+fn player_memories(memories: &[Recalled]) -> impl Iterator<Item = &Recalled> {
     memories.iter().filter(|r| r.memory.player_id.is_some())
 }
 
@@ -105,10 +105,7 @@ fn greet(input: &BrainInput<'_>) -> Decision {
     let s = speaker(input);
     match player_memories(input.memories).next() {
         Some(best) => Decision {
-            thinking: Some(format!(
-                "I know {}: {}",
-                input.ctx.player_name, best.memory.content
-            )),
+            thinking: Some(format!("I know {}: {}", input.ctx.player_name, best.memory.content)),
             actions: vec![s.line(
                 LineEvent::GreetingReturning,
                 &Fill {
@@ -138,15 +135,9 @@ fn on_user_move(input: &BrainInput<'_>) -> Decision {
         ..Fill::default()
     };
     let actions = if m.captured.is_some() {
-        vec![
-            s.line(LineEvent::UserCapture, &fill),
-            Action::feel(&moods.user_capture),
-        ]
+        vec![s.line(LineEvent::UserCapture, &fill), Action::feel(&moods.user_capture)]
     } else if m.check {
-        vec![
-            s.line(LineEvent::UserCheck, &fill),
-            Action::feel(&moods.user_check),
-        ]
+        vec![s.line(LineEvent::UserCheck, &fill), Action::feel(&moods.user_check)]
     } else if (m.ply / 2) % input.persona.chattiness as usize == 0 {
         vec![s.line(LineEvent::UserMove, &fill)]
     } else {
@@ -174,10 +165,7 @@ fn before_agent_move(input: &BrainInput<'_>) -> Decision {
             Action::feel(&moods.agent_capture),
         ]
     } else if m.check {
-        vec![
-            s.line(LineEvent::AgentCheck, &fill),
-            Action::feel(&moods.agent_check),
-        ]
+        vec![s.line(LineEvent::AgentCheck, &fill), Action::feel(&moods.agent_check)]
     } else {
         vec![]
     };
@@ -195,11 +183,7 @@ fn idle(input: &BrainInput<'_>) -> Decision {
         actions.push(Action::feel(&input.persona.moods.idle));
     }
     Decision {
-        thinking: Some(format!(
-            "Nudge {} while {} thinks.",
-            nudge + 1,
-            input.ctx.player_name
-        )),
+        thinking: Some(format!("Nudge {} while {} thinks.", nudge + 1, input.ctx.player_name)),
         actions,
     }
 }
@@ -267,11 +251,7 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
     let Some(end) = &ctx.end else { return vec![] };
     let (player, colour) = (
         &ctx.player_name,
-        if ctx.user_color == "white" {
-            "White"
-        } else {
-            "Black"
-        },
+        if ctx.user_color == "white" { "White" } else { "Black" },
     );
     let date = ctx.now.format("%-d %B %Y");
     let outcome = match end.user_won {

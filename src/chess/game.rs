@@ -7,9 +7,7 @@ use std::collections::HashMap;
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{
-    CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position, Role,
-};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position, Role};
 
 use super::notation::{self, MoveError};
 
@@ -265,12 +263,7 @@ mod tests {
     fn fools_mate_is_checkmate_for_black() {
         let mut game = Game::new(None).unwrap();
         play_all(&mut game, &["f3", "e5", "g4", "Qh4#"]);
-        assert_eq!(
-            game.end(),
-            Some(GameEnd::Checkmate {
-                winner: Color::Black
-            })
-        );
+        assert_eq!(game.end(), Some(GameEnd::Checkmate { winner: Color::Black }));
         assert_eq!(game.end().unwrap().result(), "0-1");
         assert!(game.legal_moves().is_empty());
         assert_eq!(game.moves()[3].san, "Qh4#");
@@ -279,10 +272,7 @@ mod tests {
     #[test]
     fn threefold_repetition_ends_the_game() {
         let mut game = Game::new(None).unwrap();
-        play_all(
-            &mut game,
-            &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"],
-        );
+        play_all(&mut game, &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]);
         assert_eq!(game.end(), None);
         play_all(&mut game, &["Ng8"]);
         assert_eq!(game.end(), Some(GameEnd::Threefold));
@@ -329,12 +319,8 @@ mod tests {
     #[test]
     fn termination_round_trips() {
         let ends = [
-            GameEnd::Checkmate {
-                winner: Color::White,
-            },
-            GameEnd::Resignation {
-                winner: Color::Black,
-            },
+            GameEnd::Checkmate { winner: Color::White },
+            GameEnd::Resignation { winner: Color::Black },
             GameEnd::Stalemate,
             GameEnd::InsufficientMaterial,
             GameEnd::FiftyMoves,

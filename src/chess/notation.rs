@@ -8,9 +8,7 @@ use shakmaty::{Chess, Move, Position, Role, Square};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
-    #[error(
-        "'{input}' is not a recognised move: use UCI (e.g. e2e4, e7e8q) or SAN (e.g. e4, Nf3, exd5, O-O, e8=Q)"
-    )]
+    #[error("'{input}' is not a recognised move: use UCI (e.g. e2e4, e7e8q) or SAN (e.g. e4, Nf3, exd5, O-O, e8=Q)")]
     Unrecognised { input: String },
     #[error("'{input}' is not legal in this position: {reason}")]
     Illegal { input: String, reason: String },
@@ -21,16 +19,12 @@ const MAX_MOVE_TEXT: usize = 12;
 
 pub fn parse_move(pos: &Chess, input: &str) -> Result<Move, MoveError> {
     let text = input.trim();
-    let unrecognised = || MoveError::Unrecognised {
-        input: truncate(text),
-    };
+    let unrecognised = || MoveError::Unrecognised { input: truncate(text) };
     if text.is_empty() || text.len() > MAX_MOVE_TEXT {
         return Err(unrecognised());
     }
     if let Ok(uci) = UciMove::from_ascii(text.as_bytes()) {
-        return uci
-            .to_move(pos)
-            .map_err(|_| illegal(text, uci_reason(pos, &uci)));
+        return uci.to_move(pos).map_err(|_| illegal(text, uci_reason(pos, &uci)));
     }
     let san = SanPlus::from_ascii(text.as_bytes())
         .map(|s| s.san)
@@ -133,10 +127,7 @@ mod tests {
     fn gibberish_is_unrecognised_not_illegal() {
         for bad in ["hello", "", "z9z9", "e2-e4-e6", "Qxx"] {
             let err = parse_move(&start(), bad).unwrap_err();
-            assert!(
-                matches!(err, MoveError::Unrecognised { .. }),
-                "{bad}: {err:?}"
-            );
+            assert!(matches!(err, MoveError::Unrecognised { .. }), "{bad}: {err:?}");
         }
     }
 

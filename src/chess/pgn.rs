@@ -81,11 +81,8 @@ pub fn san_moves(pgn: &str) -> Vec<String> {
 /// Reads a header's value.
 pub fn header(pgn: &str, name: &str) -> Option<String> {
     let prefix = format!("[{name} \"");
-    pgn.lines().find_map(|l| {
-        l.strip_prefix(&prefix)?
-            .strip_suffix("\"]")
-            .map(str::to_string)
-    })
+    pgn.lines()
+        .find_map(|l| l.strip_prefix(&prefix)?.strip_suffix("\"]").map(str::to_string))
 }
 
 #[cfg(test)]
@@ -111,10 +108,7 @@ mod tests {
             game.play(mv);
         }
         let pgn = write(&headers(), &game);
-        assert!(
-            pgn.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 *"),
-            "{pgn}"
-        );
+        assert!(pgn.contains("1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 *"), "{pgn}");
         assert!(pgn.contains(r#"[Black "Bo \"the\" Bot"]"#));
         let mut again = Game::new(None).unwrap();
         for san in san_moves(&pgn) {

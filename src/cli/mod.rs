@@ -20,26 +20,16 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
 
 pub fn personas(config: &Config) -> anyhow::Result<()> {
     let personas = kibitz::personas::load_dir(&config.personas_dir)?;
-    println!(
-        "{:<10} {:<18} {:>5}  {:<11} biography",
-        "id", "name", "elo", "style"
-    );
+    println!("{:<10} {:<18} {:>5}  {:<11} biography", "id", "name", "elo", "style");
     for p in personas {
-        let bio: String = p
-            .biography
-            .split(". ")
-            .next()
-            .unwrap_or("")
-            .chars()
-            .take(70)
-            .collect();
-        println!(
-            "{:<10} {:<18} {:>5}  {:<11} {bio}.",
-            p.id,
-            p.name,
-            p.elo,
-            format!("{:?}", p.style).to_lowercase()
-        );
+        let first = p.biography.split(". ").next().unwrap_or("");
+        let bio = if first.chars().count() > 70 {
+            format!("{}…", first.chars().take(69).collect::<String>())
+        } else {
+            format!("{first}.")
+        };
+        let style = format!("{:?}", p.style).to_lowercase();
+        println!("{:<10} {:<18} {:>5}  {:<11} {bio}", p.id, p.name, p.elo, style);
     }
     Ok(())
 }
@@ -54,12 +44,7 @@ pub async fn memories(config: &Config, player: &str, persona: Option<&str>) -> a
     };
     let player = found.with_context(|| format!("no player with id or name '{player}'"))?;
     let memories = db.player_memories(player.id, persona).await?;
-    println!(
-        "{} memories about {} ({})",
-        memories.len(),
-        player.name,
-        player.id
-    );
+    println!("{} memories about {} ({})", memories.len(), player.name, player.id);
     for m in memories {
         println!(
             "{}  {:<8} {:<18} {}",
@@ -74,9 +59,6 @@ pub async fn memories(config: &Config, player: &str, persona: Option<&str>) -> a
 
 pub fn models(config: &Config) -> anyhow::Result<()> {
     embed::check_models(&config.models_dir)?;
-    println!(
-        "models: all files present in {}",
-        config.models_dir.display()
-    );
+    println!("models: all files present in {}", config.models_dir.display());
     Ok(())
 }

@@ -19,7 +19,7 @@ pub struct PlayArgs {
     /// Your name; the club remembers you by it across matches.
     #[arg(long, env = "USER", default_value = "guest")]
     player: String,
-    /// Your colour.
+    /// Your colour (for a new match; an unfinished one with this persona is resumed).
     #[arg(long, value_enum, default_value = "random")]
     color: ColorArg,
     /// Start from this position instead of the initial one.
@@ -34,7 +34,8 @@ enum ColorArg {
     Random,
 }
 
-const HELP: &str = "Type a move (e4, Nf3, e7e8q), or just talk. Commands: /board /resign /draw /accept /decline /pgn /help /quit";
+const HELP: &str =
+    "Type a move (e4, Nf3, e7e8q), or just talk. Commands: /board /resign /draw /accept /decline /pgn /help /quit";
 
 pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
     let runtime = Runtime::start(config).await.context("starting kibitz")?;
@@ -43,15 +44,6 @@ pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
         Some(p) => p,
         None => runtime.create_player(&args.player).await?,
     };
-    let color = match args.color {
-        ColorArg::White => ColorChoice::White,
-        ColorArg::Black => ColorChoice::Black,
-        ColorArg::Random => ColorChoice::Random,
-    };
-    let outcome = runtime
-        .create_match(player.id, &args.persona, color, args.fen.as_deref())
-        .await?;
-    let id = outcome.state.id;
     let name = runtime
         .services()
         .persona(&args.persona)
@@ -61,11 +53,28 @@ pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
         persona: name,
         last_seq: 0,
     };
-    println!(
-        "You are {} against {}. {HELP}",
-        outcome.state.user_color, view.persona
-    );
-    view.show(&outcome);
+    let id = match db.active_match(player.id, &args.persona).await? {
+        Some(id) if args.fen.is_none() => {
+            let state = runtime.state(id).await?;
+            println!("Resuming your unfinished match {id} as {}. {HELP}", state.user_color);
+            view.last_seq = state.last_seq;
+            println!("{}", board(&state));
+            id
+        }
+        _ => {
+            let color = match args.color {
+                ColorArg::White => ColorChoice::White,
+                ColorArg::Black => ColorChoice::Black,
+                ColorArg::Random => ColorChoice::Random,
+            };
+            let outcome = runtime
+                .create_match(player.id, &args.persona, color, args.fen.as_deref())
+                .await?;
+            println!("You are {} against {}. {HELP}", outcome.state.user_color, view.persona);
+            view.show(&outcome);
+            outcome.state.id
+        }
+    };
 
     let mut live = runtime.subscribe(id);
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
@@ -119,9 +128,7 @@ async fn act(runtime: &Runtime, id: MatchId, line: &str, view: &mut View) -> any
     let result = match runtime.command(id, cmd.clone()).await {
         // Not move notation at all: the user is talking.
         Err(RuntimeError::BadMove(kibitz::chess::MoveError::Unrecognised { .. })) => {
-            runtime
-                .command(id, UserCommand::Chat(line.to_string()))
-                .await
+            runtime.command(id, UserCommand::Chat(line.to_string())).await
         }
         other => other,
     };
@@ -170,11 +177,7 @@ impl View {
             "draw_offer" if s("by") == "persona" => {
                 println!("  {} offers a draw (/accept or /decline)", self.persona)
             }
-            "game_over" => println!(
-                "  Game over: {} ({})",
-                s("result"),
-                s("termination").replace('_', " ")
-            ),
+            "game_over" => println!("  Game over: {} ({})", s("result"), s("termination").replace('_', " ")),
             _ => {}
         }
     }
@@ -201,11 +204,7 @@ fn board(state: &MatchState) -> String {
         out.push_str(&format!("  {} ", r + 1));
         for f in &files {
             let sq = Square::from_coords(shakmaty::File::new(*f), shakmaty::Rank::new(*r));
-            let c = game
-                .position()
-                .board()
-                .piece_at(sq)
-                .map_or('.', |p| p.char());
+            let c = game.position().board().piece_at(sq).map_or('.', |p| p.char());
             out.push(' ');
             out.push(c);
         }
@@ -216,11 +215,7 @@ fn board(state: &MatchState) -> String {
         .map(|f| format!(" {}", (b'a' + *f as u8) as char))
         .collect();
     out.push_str(&format!("    {letters}\n"));
-    let to_move = if game.turn() == Color::White {
-        "White"
-    } else {
-        "Black"
-    };
+    let to_move = if game.turn() == Color::White { "White" } else { "Black" };
     if state.status == "active" {
         out.push_str(&format!(
             "  {to_move} to move{}",

@@ -8,11 +8,10 @@ use std::sync::{Arc, RwLock};
 use async_trait::async_trait;
 use qdrant_edge::external::ordered_float::OrderedFloat;
 use qdrant_edge::{
-    Condition, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams,
-    FieldCondition, FieldIndexOperations, Filter, HasIdCondition, JsonPath, Match, NamedQuery,
-    PayloadFieldSchema, PayloadSchemaType, PointId, PointInsertOperations, PointOperations,
-    PointStruct, QueryEnum, Range, SearchRequest, UpdateOperation, WithPayloadInterface,
-    WithVector,
+    Condition, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, FieldCondition,
+    FieldIndexOperations, Filter, HasIdCondition, JsonPath, Match, NamedQuery, PayloadFieldSchema, PayloadSchemaType,
+    PointId, PointInsertOperations, PointOperations, PointStruct, QueryEnum, Range, SearchRequest, UpdateOperation,
+    WithPayloadInterface, WithVector,
 };
 use serde_json::json;
 
@@ -58,9 +57,7 @@ impl EdgeStore {
                 field_name: key(field),
                 field_schema: Some(PayloadFieldSchema::FieldType(kind)),
             });
-            shard
-                .update(UpdateOperation::FieldIndexOperation(op))
-                .map_err(err)?;
+            shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(err)?;
         }
         Ok(EdgeStore {
             shard: Arc::new(RwLock::new(shard)),
@@ -93,9 +90,7 @@ impl EdgeStore {
 }
 
 fn key(field: &str) -> JsonPath {
-    field
-        .parse()
-        .expect("static payload key is a valid JSON path")
+    field.parse().expect("static payload key is a valid JSON path")
 }
 
 fn keyword(field: &str, value: String) -> Condition {
@@ -195,12 +190,7 @@ impl VectorStore for EdgeStore {
         .await
     }
 
-    async fn search(
-        &self,
-        vector: Vec<f32>,
-        filter: SearchFilter,
-        limit: usize,
-    ) -> Result<Vec<Hit>, VectorError> {
+    async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
         if filter.player_id.is_none() && !filter.include_lore {
             // Qdrant reads an empty `should` as "no condition"; we mean "nobody".
             return Ok(Vec::new());
@@ -218,9 +208,7 @@ impl VectorStore for EdgeStore {
             with_vector: Some(WithVector::Bool(false)),
             score_threshold: None,
         };
-        let points = self
-            .with_shard(false, move |s| s.search(request).map_err(err))
-            .await?;
+        let points = self.with_shard(false, move |s| s.search(request).map_err(err)).await?;
         Ok(points
             .into_iter()
             .filter_map(|p| match p.id {
@@ -234,8 +222,7 @@ impl VectorStore for EdgeStore {
     }
 
     async fn count(&self) -> Result<u64, VectorError> {
-        self.with_shard(false, |s| Ok(s.info().points_count as u64))
-            .await
+        self.with_shard(false, |s| Ok(s.info().points_count as u64)).await
     }
 
     async fn maintain(&self) -> Result<(), VectorError> {

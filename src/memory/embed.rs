@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use fastembed::{
-    InitOptionsUserDefined, Pooling, QuantizationMode, TextEmbedding, TokenizerFiles,
-    UserDefinedEmbeddingModel,
+    InitOptionsUserDefined, Pooling, QuantizationMode, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
 
 pub const DIMENSIONS: usize = 384;
@@ -27,15 +26,10 @@ pub const FIX: &str = "make models   (runs scripts/fetch-models.py)";
 pub enum EmbedError {
     #[error("model file missing: {path}\n  fix: {FIX}")]
     Missing { path: PathBuf },
-    #[error(
-        "ORT_DYLIB_PATH must name the ONNX Runtime library ({expected}); `kibitz` sets it at start-up"
-    )]
+    #[error("ORT_DYLIB_PATH must name the ONNX Runtime library ({expected}); `kibitz` sets it at start-up")]
     RuntimeNotSelected { expected: PathBuf },
     #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     #[error("embedding model failed: {0}")]
     Model(String),
 }
@@ -54,9 +48,7 @@ pub fn ort_library(models_dir: &Path) -> PathBuf {
 /// (fastembed would panic instead).
 pub fn check_models(models_dir: &Path) -> Result<(), EmbedError> {
     let lib = ort_library(models_dir);
-    let model_files = MODEL_FILES
-        .iter()
-        .map(|f| models_dir.join(MODEL_DIR).join(f));
+    let model_files = MODEL_FILES.iter().map(|f| models_dir.join(MODEL_DIR).join(f));
     for path in std::iter::once(lib).chain(model_files) {
         if !path.is_file() {
             return Err(EmbedError::Missing { path });
@@ -70,11 +62,7 @@ impl Embedder {
         check_models(models_dir)?;
         let expected = ort_library(models_dir);
         let selected = std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from);
-        if selected
-            .as_deref()
-            .map(std::fs::canonicalize)
-            .and_then(Result::ok)
-            != std::fs::canonicalize(&expected).ok()
+        if selected.as_deref().map(std::fs::canonicalize).and_then(Result::ok) != std::fs::canonicalize(&expected).ok()
         {
             return Err(EmbedError::RuntimeNotSelected { expected });
         }
@@ -93,11 +81,9 @@ impl Embedder {
             .with_pooling(Pooling::Mean)
             // int8 weights are baked into the file; batching stays consistent.
             .with_quantization(QuantizationMode::Static);
-        let options = InitOptionsUserDefined::new()
-            .with_max_length(256)
-            .with_intra_threads(1);
-        let model = TextEmbedding::try_new_from_user_defined(model, options)
-            .map_err(|e| EmbedError::Model(e.to_string()))?;
+        let options = InitOptionsUserDefined::new().with_max_length(256).with_intra_threads(1);
+        let model =
+            TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| EmbedError::Model(e.to_string()))?;
         Ok(Embedder {
             model: Arc::new(Mutex::new(model)),
         })
@@ -119,7 +105,6 @@ impl Embedder {
 
     pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         let mut v = self.embed(vec![text.to_string()]).await?;
-        v.pop()
-            .ok_or_else(|| EmbedError::Model("no embedding returned".into()))
+        v.pop().ok_or_else(|| EmbedError::Model("no embedding returned".into()))
     }
 }

@@ -83,13 +83,9 @@ impl CreatedBy {
     }
 
     pub fn parse(s: &str) -> Option<CreatedBy> {
-        [
-            CreatedBy::MainAgent,
-            CreatedBy::Subconscious,
-            CreatedBy::PersonaLore,
-        ]
-        .into_iter()
-        .find(|c| c.as_str() == s)
+        [CreatedBy::MainAgent, CreatedBy::Subconscious, CreatedBy::PersonaLore]
+            .into_iter()
+            .find(|c| c.as_str() == s)
     }
 }
 

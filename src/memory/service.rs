@@ -45,11 +45,7 @@ pub struct MemoryService {
 
 impl MemoryService {
     pub fn new(db: Db, embedder: Embedder, index: Arc<dyn VectorStore>) -> MemoryService {
-        MemoryService {
-            db,
-            embedder,
-            index,
-        }
+        MemoryService { db, embedder, index }
     }
 
     pub fn embedder(&self) -> &Embedder {

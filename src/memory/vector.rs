@@ -67,12 +67,7 @@ pub struct Hit {
 pub trait VectorStore: Send + Sync {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError>;
     async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError>;
-    async fn search(
-        &self,
-        vector: Vec<f32>,
-        filter: SearchFilter,
-        limit: usize,
-    ) -> Result<Vec<Hit>, VectorError>;
+    async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError>;
     async fn count(&self) -> Result<u64, VectorError>;
     /// Persists buffered writes and compacts; call off the hot path.
     async fn maintain(&self) -> Result<(), VectorError>;

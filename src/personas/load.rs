@@ -9,10 +9,7 @@ use super::model::Persona;
 #[derive(Debug, thiserror::Error)]
 pub enum PersonaError {
     #[error("cannot read personas from {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
     #[error("{path}: field `{field}`: {problem}")]
@@ -50,10 +47,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Persona>, PersonaError> {
     for path in files {
         let persona = load_file(&path)?;
         if !ids.insert(persona.id.clone()) {
-            return Err(PersonaError::Duplicate {
-                path,
-                id: persona.id,
-            });
+            return Err(PersonaError::Duplicate { path, id: persona.id });
         }
         personas.push(persona);
     }
@@ -96,16 +90,9 @@ fn validate(p: &Persona) -> Result<(), Problem> {
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
     {
-        return bad(
-            "id",
-            format!("'{}' must be lowercase letters, digits and '-'", p.id),
-        );
+        return bad("id", format!("'{}' must be lowercase letters, digits and '-'", p.id));
     }
-    for (field, value) in [
-        ("name", &p.name),
-        ("biography", &p.biography),
-        ("voice", &p.voice),
-    ] {
+    for (field, value) in [("name", &p.name), ("biography", &p.biography), ("voice", &p.voice)] {
         if value.trim().is_empty() {
             return bad(field, "must not be empty".into());
         }
@@ -148,10 +135,7 @@ fn validate_idle(p: &Persona) -> Result<(), Problem> {
         );
     }
     if !(idle.escalation >= 1.0 && idle.escalation <= 10.0) {
-        return bad(
-            "escalation",
-            format!("{} is outside 1..=10", idle.escalation),
-        );
+        return bad("escalation", format!("{} is outside 1..=10", idle.escalation));
     }
     if idle.max_nudges > 20 {
         return bad("max_nudges", format!("{} is over 20", idle.max_nudges));
@@ -189,9 +173,7 @@ fn check_placeholders(text: &str) -> Result<(), String> {
         let end = after.find('}').ok_or("has an unclosed '{'")?;
         let name = &after[..end];
         if !PLACEHOLDERS.contains(&name) {
-            return Err(format!(
-                "unknown placeholder {{{name}}}; use one of {PLACEHOLDERS:?}"
-            ));
+            return Err(format!("unknown placeholder {{{name}}}; use one of {PLACEHOLDERS:?}"));
         }
         rest = &after[end + 1..];
     }
@@ -205,11 +187,7 @@ mod tests {
     #[test]
     fn placeholders_are_checked() {
         assert!(check_placeholders("Hello {player}, {move}!").is_ok());
-        assert!(
-            check_placeholders("Hello {name}")
-                .unwrap_err()
-                .contains("{name}")
-        );
+        assert!(check_placeholders("Hello {name}").unwrap_err().contains("{name}"));
         assert!(check_placeholders("Hello {player").is_err());
     }
 

@@ -185,12 +185,8 @@ impl MatchActor {
         if self.finish_if_over(events).await? {
             return Ok(());
         }
-        self.fire(
-            Trigger::new(crate::triggers::TriggerKind::OnUserMove),
-            None,
-            events,
-        )
-        .await?;
+        self.fire(Trigger::new(crate::triggers::TriggerKind::OnUserMove), None, events)
+            .await?;
         self.agent_move(events).await
     }
 
@@ -212,9 +208,7 @@ impl MatchActor {
         events.push(self.emitter.emit("message", data, write).await?);
         self.idle.reset();
         self.arm_idle().await;
-        let input = crate::triggers::UserInput::Chat {
-            text: text.to_string(),
-        };
+        let input = crate::triggers::UserInput::Chat { text: text.to_string() };
         self.fire(Trigger::input(input), None, events).await
     }
 
@@ -223,14 +217,9 @@ impl MatchActor {
             return self.finish(GameEnd::DrawAgreed, events).await;
         }
         // The persona takes a draw when it is not ahead and the game has gone on a while.
-        let accepted =
-            self.game.moves().len() >= 20 && self.game.material_balance(!self.user_color) <= 0;
+        let accepted = self.game.moves().len() >= 20 && self.game.material_balance(!self.user_color) <= 0;
         let data = json!({ "by": "user", "accepted": accepted });
-        events.push(
-            self.emitter
-                .emit("draw_offer", data, DomainWrite::Nothing)
-                .await?,
-        );
+        events.push(self.emitter.emit("draw_offer", data, DomainWrite::Nothing).await?);
         let input = crate::triggers::UserInput::DrawOffer { accepted };
         self.fire(Trigger::input(input), None, events).await?;
         if accepted {
@@ -239,11 +228,7 @@ impl MatchActor {
         Ok(())
     }
 
-    pub(super) async fn set_draw_offer(
-        &mut self,
-        by: Option<&str>,
-        events: &mut Events,
-    ) -> Result<(), RuntimeError> {
+    pub(super) async fn set_draw_offer(&mut self, by: Option<&str>, events: &mut Events) -> Result<(), RuntimeError> {
         let data = json!({ "by": by, "pending": by.is_some() });
         events.push(
             self.emitter

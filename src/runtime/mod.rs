@@ -63,12 +63,7 @@ impl Runtime {
             match runtime.spawn(id).await {
                 Ok(inbox) => {
                     let (reply, rx) = oneshot::channel();
-                    let _ = inbox
-                        .send(Command::Begin {
-                            fresh: false,
-                            reply,
-                        })
-                        .await;
+                    let _ = inbox.send(Command::Begin { fresh: false, reply }).await;
                     if let Ok(Err(e)) = rx.await {
                         tracing::warn!(match_id = %id, "resuming failed: {e}");
                     }
@@ -153,10 +148,10 @@ impl Runtime {
             .expect("registry lock")
             .get(&id)
             .map(|l| l.inbox.clone());
-        if let Some(inbox) = inbox {
-            if let Ok(outcome) = ask(&inbox, |reply| Command::State { reply }).await {
-                return Ok(outcome.state);
-            }
+        if let Some(inbox) = inbox
+            && let Ok(outcome) = ask(&inbox, |reply| Command::State { reply }).await
+        {
+            return Ok(outcome.state);
         }
         self.stored_state(id).await
     }
@@ -204,9 +199,7 @@ impl Runtime {
             player_id: row.player_id,
             player_name: &player.name,
             persona_id: &row.persona_id,
-            persona_name: persona
-                .as_ref()
-                .map_or(row.persona_id.as_str(), |p| p.name.as_str()),
+            persona_name: persona.as_ref().map_or(row.persona_id.as_str(), |p| p.name.as_str()),
             persona_elo: persona.as_ref().map_or(0, |p| p.elo),
             user_color: color_of(&row),
             date: row.created_at,
@@ -219,14 +212,7 @@ impl Runtime {
 
     async fn stored_game(&self, id: MatchId) -> Result<(MatchRow, Game), RuntimeError> {
         let row = self.match_row(id).await?;
-        let ucis: Vec<String> = self
-            .svc
-            .db
-            .moves(id)
-            .await?
-            .into_iter()
-            .map(|m| m.uci)
-            .collect();
+        let ucis: Vec<String> = self.svc.db.moves(id).await?.into_iter().map(|m| m.uci).collect();
         let mut game = Game::replay(&row.start_fen, &ucis)?;
         if let Some(end) = row
             .termination
@@ -296,10 +282,7 @@ async fn ask(
     make: impl FnOnce(actor::Reply) -> Command,
 ) -> Result<Outcome, RuntimeError> {
     let (reply, rx) = oneshot::channel();
-    inbox
-        .send(make(reply))
-        .await
-        .map_err(|_| RuntimeError::GameOver)?;
+    inbox.send(make(reply)).await.map_err(|_| RuntimeError::GameOver)?;
     rx.await.map_err(|_| RuntimeError::GameOver)?
 }
 

@@ -31,10 +31,7 @@ pub enum StartError {
     #[error(transparent)]
     Memory(#[from] MemoryError),
     #[error("cannot create data dir {path}: {source}")]
-    DataDir {
-        path: String,
-        source: std::io::Error,
-    },
+    DataDir { path: String, source: std::io::Error },
     #[error("scheduler: {0}")]
     Scheduler(String),
 }
@@ -60,8 +57,7 @@ impl Services {
         let db = Db::connect(&config.database_url).await?;
         let embedder = Embedder::load(&config.models_dir)?;
         let path = config.vectors_dir.display().to_string();
-        let index = EdgeStore::open(&config.vectors_dir)
-            .map_err(|source| StartError::Vectors { path, source })?;
+        let index = EdgeStore::open(&config.vectors_dir).map_err(|source| StartError::Vectors { path, source })?;
         let memory = MemoryService::new(db.clone(), embedder, Arc::new(index));
         memory.sync_lore(&personas).await?;
         let repaired = memory

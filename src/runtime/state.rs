@@ -72,11 +72,7 @@ impl MatchState {
                 ply: i + 1,
                 uci: m.uci.clone(),
                 san: m.san.clone(),
-                side: if m.mover == p.user_color {
-                    "user"
-                } else {
-                    "persona"
-                },
+                side: if m.mover == p.user_color { "user" } else { "persona" },
             })
             .collect();
         MatchState {

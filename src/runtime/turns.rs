@@ -26,17 +26,9 @@ impl MatchActor {
         }
         let m = self.choose_move().await;
         let mut preview = self.game.clone();
-        let fact = MoveFact::new(
-            self.game.moves().len() + 1,
-            &preview.play(m),
-            self.user_color,
-        );
-        self.fire(
-            Trigger::new(TriggerKind::BeforeAgentMove),
-            Some(fact),
-            events,
-        )
-        .await?;
+        let fact = MoveFact::new(self.game.moves().len() + 1, &preview.play(m), self.user_color);
+        self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events)
+            .await?;
         let played = self.game.play(m);
         self.emit_move(&played, "persona", events).await?;
         if self.finish_if_over(events).await? {
@@ -77,10 +69,7 @@ impl MatchActor {
     }
 
     /// Ends the match if the position is over; true if it did.
-    pub(super) async fn finish_if_over(
-        &mut self,
-        events: &mut Events,
-    ) -> Result<bool, RuntimeError> {
+    pub(super) async fn finish_if_over(&mut self, events: &mut Events) -> Result<bool, RuntimeError> {
         match self.game.end() {
             Some(end) => {
                 self.finish(end, events).await?;
@@ -91,11 +80,7 @@ impl MatchActor {
     }
 
     /// Records the result, then lets the persona reflect (after_match).
-    pub(super) async fn finish(
-        &mut self,
-        end: GameEnd,
-        events: &mut Events,
-    ) -> Result<(), RuntimeError> {
+    pub(super) async fn finish(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
         self.game.finish(end);
         self.idle.cancel().await;
         let data = json!({
@@ -110,8 +95,7 @@ impl MatchActor {
         events.push(self.emitter.emit("game_over", data, write).await?);
         self.draw_offer = None;
         self.history = self.load_history().await?;
-        self.fire(Trigger::new(TriggerKind::AfterMatch), None, events)
-            .await?;
+        self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
         self.done = true;
         Ok(())
     }
@@ -139,10 +123,7 @@ impl MatchActor {
             return;
         }
         let scale = self.svc.config.idle_time_scale;
-        let (Some(delay), Some(inbox)) = (
-            self.idle.next_delay(&self.persona.idle, scale),
-            self.inbox.upgrade(),
-        ) else {
+        let (Some(delay), Some(inbox)) = (self.idle.next_delay(&self.persona.idle, scale), self.inbox.upgrade()) else {
             return;
         };
         self.idle.arm(delay, inbox).await;

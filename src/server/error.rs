@@ -29,11 +29,7 @@ impl ApiError {
     }
 
     pub fn not_found(what: impl Into<String>) -> ApiError {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!("{} not found", what.into()),
-        )
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("{} not found", what.into()))
     }
 
     fn internal(e: impl std::fmt::Display) -> ApiError {
@@ -59,9 +55,7 @@ impl From<RuntimeError> for ApiError {
         let message = e.to_string();
         match e {
             RuntimeError::NotFound(_) => ApiError::new(S::NOT_FOUND, "not_found", message),
-            RuntimeError::UnknownPersona(_) => {
-                ApiError::new(S::NOT_FOUND, "unknown_persona", message)
-            }
+            RuntimeError::UnknownPersona(_) => ApiError::new(S::NOT_FOUND, "unknown_persona", message),
             RuntimeError::InvalidFen(_) => ApiError::new(S::BAD_REQUEST, "invalid_fen", message),
             RuntimeError::BadMove(MoveError::Unrecognised { .. }) => {
                 ApiError::new(S::BAD_REQUEST, "unrecognised_move", message)
@@ -73,12 +67,8 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::GameOver => ApiError::new(S::CONFLICT, "game_over", message),
             RuntimeError::NoDrawOffer => ApiError::new(S::CONFLICT, "no_draw_offer", message),
             RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),
-            RuntimeError::TextTooLong { .. } => {
-                ApiError::new(S::PAYLOAD_TOO_LARGE, "text_too_long", message)
-            }
-            RuntimeError::Unavailable => {
-                ApiError::new(S::SERVICE_UNAVAILABLE, "unavailable", message)
-            }
+            RuntimeError::TextTooLong { .. } => ApiError::new(S::PAYLOAD_TOO_LARGE, "text_too_long", message),
+            RuntimeError::Unavailable => ApiError::new(S::SERVICE_UNAVAILABLE, "unavailable", message),
             RuntimeError::Store(e) => ApiError::internal(e),
         }
     }

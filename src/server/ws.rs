@@ -63,9 +63,7 @@ async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
     let mut live = Some(runtime.subscribe(id));
     let mut last = since;
     if let Ok(state) = runtime.state(id).await {
-        let _ = sink
-            .send(text(json!({ "type": "state", "data": state })))
-            .await;
+        let _ = sink.send(text(json!({ "type": "state", "data": state }))).await;
     }
     if !catch_up(&runtime, id, &mut last, &mut sink).await {
         return;
@@ -90,8 +88,8 @@ async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
             frame = stream.next() => match frame {
                 Some(Ok(Message::Text(body))) => {
                     let reply = handle(&runtime, id, body.as_str()).await;
-                    if let Some(reply) = reply {
-                        if sink.send(text(reply)).await.is_err() { return; }
+                    if let Some(reply) = reply && sink.send(text(reply)).await.is_err() {
+                        return;
                     }
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
@@ -102,12 +100,7 @@ async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
 }
 
 /// Sends stored events after `last`; false if the socket is gone.
-async fn catch_up(
-    runtime: &Runtime,
-    id: MatchId,
-    last: &mut i64,
-    sink: &mut (impl SinkExt<Message> + Unpin),
-) -> bool {
+async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (impl SinkExt<Message> + Unpin)) -> bool {
     let Ok(rows) = runtime.services().db.events_since(id, *last).await else {
         return true;
     };

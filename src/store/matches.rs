@@ -73,22 +73,27 @@ impl Db {
     }
 
     pub async fn active_match_ids(&self) -> StoreResult<Vec<MatchId>> {
-        let rows =
-            sqlx::query("SELECT id FROM matches WHERE status = 'active' ORDER BY created_at")
-                .fetch_all(&self.pool)
-                .await?;
-        rows.iter()
-            .map(|r| parse_id("matches", r.get("id")))
-            .collect()
+        let rows = sqlx::query("SELECT id FROM matches WHERE status = 'active' ORDER BY created_at")
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(|r| parse_id("matches", r.get("id"))).collect()
+    }
+
+    /// The newest unfinished match of a player against a persona.
+    pub async fn active_match(&self, player: PlayerId, persona: &str) -> StoreResult<Option<MatchId>> {
+        let row = sqlx::query(
+            "SELECT id FROM matches WHERE player_id = ? AND persona_id = ? AND status = 'active' \
+             ORDER BY created_at DESC LIMIT 1",
+        )
+        .bind(player.to_string())
+        .bind(persona)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| parse_id("matches", r.get("id"))).transpose()
     }
 
     /// Finished matches of a player against a persona, newest first.
-    pub async fn finished_matches(
-        &self,
-        player: PlayerId,
-        persona: &str,
-        limit: i64,
-    ) -> StoreResult<Vec<MatchRow>> {
+    pub async fn finished_matches(&self, player: PlayerId, persona: &str, limit: i64) -> StoreResult<Vec<MatchRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = ? AND persona_id = ? AND status = 'finished' \
              ORDER BY created_at DESC LIMIT ?"

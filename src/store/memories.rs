@@ -5,7 +5,8 @@ use super::{Db, StoreError, StoreResult, parse_id, parse_ts, ts};
 use crate::ids::{MemoryId, PlayerId};
 use crate::memory::model::{CreatedBy, Memory};
 
-const COLUMNS: &str = "id, player_id, persona_id, memory_type, content, related_match_id, created_by, metadata, created_at";
+const COLUMNS: &str =
+    "id, player_id, persona_id, memory_type, content, related_match_id, created_by, metadata, created_at";
 
 impl Db {
     pub async fn insert_memory(&self, m: &Memory) -> StoreResult<()> {
@@ -35,11 +36,7 @@ impl Db {
     }
 
     /// A player's memories, optionally with one persona only, newest first.
-    pub async fn player_memories(
-        &self,
-        player: PlayerId,
-        persona: Option<&str>,
-    ) -> StoreResult<Vec<Memory>> {
+    pub async fn player_memories(&self, player: PlayerId, persona: Option<&str>) -> StoreResult<Vec<Memory>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM memories WHERE player_id = ? AND (? IS NULL OR persona_id = ?) \
              ORDER BY created_at DESC, id"
@@ -77,11 +74,7 @@ impl Db {
     }
 
     /// One page of all memories in id order, for rebuilding the vector index.
-    pub async fn memory_page(
-        &self,
-        after: Option<MemoryId>,
-        limit: i64,
-    ) -> StoreResult<Vec<Memory>> {
+    pub async fn memory_page(&self, after: Option<MemoryId>, limit: i64) -> StoreResult<Vec<Memory>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM memories WHERE id > ? ORDER BY id LIMIT ?"
         ))

@@ -38,12 +38,10 @@ impl Db {
 
     /// The oldest player with this exact name (used by `kibitz play --player`).
     pub async fn player_by_name(&self, name: &str) -> StoreResult<Option<Player>> {
-        let row = sqlx::query(
-            "SELECT id, name, created_at FROM players WHERE name = ? ORDER BY created_at LIMIT 1",
-        )
-        .bind(name)
-        .fetch_optional(&self.pool)
-        .await?;
+        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE name = ? ORDER BY created_at LIMIT 1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
         row.map(|r| player_from_row(&r)).transpose()
     }
 }

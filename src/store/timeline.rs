@@ -104,19 +104,17 @@ impl Db {
                 .execute(&mut *tx)
                 .await?;
             }
-            DomainWrite::Message {
-                sender,
-                content,
-                tone,
-            } => {
-                sqlx::query("INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES (?, ?, ?, ?, ?)")
-                    .bind(&mid)
-                    .bind(sender)
-                    .bind(content)
-                    .bind(tone)
-                    .bind(ts(now))
-                    .execute(&mut *tx)
-                    .await?;
+            DomainWrite::Message { sender, content, tone } => {
+                sqlx::query(
+                    "INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES (?, ?, ?, ?, ?)",
+                )
+                .bind(&mid)
+                .bind(sender)
+                .bind(content)
+                .bind(tone)
+                .bind(ts(now))
+                .execute(&mut *tx)
+                .await?;
             }
             DomainWrite::Emotion { emotion, reason } => {
                 sqlx::query("INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES (?, ?, ?, ?)")
@@ -139,10 +137,7 @@ impl Db {
                     .execute(&mut *tx)
                     .await?;
             }
-            DomainWrite::Finish {
-                result,
-                termination,
-            } => {
+            DomainWrite::Finish { result, termination } => {
                 sqlx::query(
                     "UPDATE matches SET status = 'finished', result = ?, termination = ?, draw_offer = NULL, \
                      ended_at = ? WHERE id = ?",
@@ -156,16 +151,14 @@ impl Db {
             }
             DomainWrite::Nothing => {}
         }
-        sqlx::query(
-            "INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-        )
-        .bind(&mid)
-        .bind(seq)
-        .bind(kind)
-        .bind(payload.to_string())
-        .bind(ts(now))
-        .execute(&mut *tx)
-        .await?;
+        sqlx::query("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)")
+            .bind(&mid)
+            .bind(seq)
+            .bind(kind)
+            .bind(payload.to_string())
+            .bind(ts(now))
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(now)
     }
@@ -179,11 +172,13 @@ impl Db {
     }
 
     pub async fn events_since(&self, id: MatchId, after: i64) -> StoreResult<Vec<EventRow>> {
-        let rows = sqlx::query("SELECT seq, kind, payload, created_at FROM events WHERE match_id = ? AND seq > ? ORDER BY seq")
-            .bind(id.to_string())
-            .bind(after)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(
+            "SELECT seq, kind, payload, created_at FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
+        )
+        .bind(id.to_string())
+        .bind(after)
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter()
             .map(|r| {
                 let payload: String = r.get("payload");
@@ -198,10 +193,11 @@ impl Db {
     }
 
     pub async fn messages(&self, id: MatchId) -> StoreResult<Vec<MessageRow>> {
-        let rows = sqlx::query("SELECT id, sender, content, tone, created_at FROM messages WHERE match_id = ? ORDER BY id")
-            .bind(id.to_string())
-            .fetch_all(&self.pool)
-            .await?;
+        let rows =
+            sqlx::query("SELECT id, sender, content, tone, created_at FROM messages WHERE match_id = ? ORDER BY id")
+                .bind(id.to_string())
+                .fetch_all(&self.pool)
+                .await?;
         rows.iter()
             .map(|r| {
                 Ok(MessageRow {
@@ -216,12 +212,10 @@ impl Db {
     }
 
     pub async fn emotions(&self, id: MatchId) -> StoreResult<Vec<EmotionRow>> {
-        let rows = sqlx::query(
-            "SELECT emotion, reason, created_at FROM emotions WHERE match_id = ? ORDER BY id",
-        )
-        .bind(id.to_string())
-        .fetch_all(&self.pool)
-        .await?;
+        let rows = sqlx::query("SELECT emotion, reason, created_at FROM emotions WHERE match_id = ? ORDER BY id")
+            .bind(id.to_string())
+            .fetch_all(&self.pool)
+            .await?;
         rows.iter()
             .map(|r| {
                 Ok(EmotionRow {

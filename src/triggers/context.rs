@@ -110,11 +110,7 @@ impl GameContext {
             player_name: parts.player_name.to_string(),
             persona_id: parts.persona_id.to_string(),
             persona_elo: parts.persona_elo,
-            user_color: if parts.user_color.is_white() {
-                "white"
-            } else {
-                "black"
-            },
+            user_color: if parts.user_color.is_white() { "white" } else { "black" },
             started_at: parts.started_at,
             now: Utc::now(),
             fen: game.fen(),
@@ -183,10 +179,7 @@ mod tests {
     #[test]
     fn streak_counts_the_newest_run() {
         let h = MatchHistory::from_results(&[Some(false), Some(false), Some(true), None]);
-        assert_eq!(
-            (h.played, h.user_wins, h.user_losses, h.draws),
-            (4, 1, 2, 1)
-        );
+        assert_eq!((h.played, h.user_wins, h.user_losses, h.draws), (4, 1, 2, 1));
         assert_eq!(h.streak, Some(("user_lost".to_string(), 2)));
         assert_eq!(MatchHistory::from_results(&[]).streak, None);
     }

@@ -59,10 +59,7 @@ impl Pipeline {
         let memories = match self.subconscious.recall(&trigger, ctx, side.recall).await {
             Ok(found) => found,
             Err(e) => {
-                tracing::warn!(
-                    trigger = kind,
-                    "recall failed, going on without memories: {e}"
-                );
+                tracing::warn!(trigger = kind, "recall failed, going on without memories: {e}");
                 vec![]
             }
         };
@@ -76,11 +73,7 @@ impl Pipeline {
         let decision = match self.brain.decide(input).await {
             Ok(d) => d,
             Err(e) => {
-                tracing::warn!(
-                    trigger = kind,
-                    brain = self.brain.name(),
-                    "brain failed: {e}"
-                );
+                tracing::warn!(trigger = kind, brain = self.brain.name(), "brain failed: {e}");
                 Decision::default()
             }
         };
@@ -103,21 +96,9 @@ impl Pipeline {
         let log = json!({ "brain": self.brain.name(), "thinking": thinking, "executed": executed });
         let micros = started.elapsed().as_micros() as i64;
         self.db
-            .log_trigger(
-                side.emitter.match_id(),
-                kind,
-                fired_at,
-                &recalled,
-                &log,
-                micros,
-            )
+            .log_trigger(side.emitter.match_id(), kind, fired_at, &recalled, &log, micros)
             .await?;
-        tracing::debug!(
-            trigger = kind,
-            micros,
-            recalled = recalled.len(),
-            "trigger done"
-        );
+        tracing::debug!(trigger = kind, micros, recalled = recalled.len(), "trigger done");
         Ok(TriggerOutcome { events, emotion })
     }
 }

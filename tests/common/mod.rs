@@ -26,11 +26,7 @@ pub struct Server {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 impl Server {
@@ -41,10 +37,7 @@ impl Server {
     pub async fn start_with(env: &[(&str, &str)]) -> Server {
         let data = tempfile::tempdir().unwrap();
         let port = free_port();
-        let env = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let env = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let mut s = Server {
             child: None,
             base: format!("http://127.0.0.1:{port}"),
@@ -82,15 +75,9 @@ impl Server {
         self.child = Some(self.command().spawn().expect("kibitz binary starts"));
         let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
-            if let Ok(r) = self
-                .http
-                .get(format!("{}/api/health", self.base))
-                .send()
-                .await
-            {
-                if r.status().is_success() {
-                    return;
-                }
+            let health = self.http.get(format!("{}/api/health", self.base)).send().await;
+            if health.is_ok_and(|r| r.status().is_success()) {
+                return;
             }
             if let Some(status) = self.child.as_mut().unwrap().try_wait().unwrap() {
                 panic!("kibitz exited during start-up: {status}");
@@ -109,12 +96,7 @@ impl Server {
     }
 
     pub async fn get(&self, path: &str) -> (u16, Value) {
-        let r = self
-            .http
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .unwrap();
+        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
         status_json(r).await
     }
 
@@ -142,12 +124,7 @@ impl Server {
     }
 
     pub async fn text(&self, path: &str) -> (u16, String) {
-        let r = self
-            .http
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .unwrap();
+        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
         (r.status().as_u16(), r.text().await.unwrap())
     }
 
@@ -178,10 +155,7 @@ impl Server {
     }
 
     pub fn ws_url(&self, m: &str, since: i64) -> String {
-        format!(
-            "ws://127.0.0.1:{}/api/matches/{m}/ws?since={since}",
-            self.port
-        )
+        format!("ws://127.0.0.1:{}/api/matches/{m}/ws?since={since}", self.port)
     }
 
     pub fn data_path(&self) -> &Path {
@@ -198,13 +172,11 @@ impl Drop for Server {
 async fn status_json(r: reqwest::Response) -> (u16, Value) {
     let status = r.status().as_u16();
     let text = r.text().await.unwrap();
-    let value = serde_json::from_str(&text)
-        .unwrap_or_else(|_| panic!("status {status}: body is not JSON: {text}"));
+    let value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("status {status}: body is not JSON: {text}"));
     (status, value)
 }
 
-pub type Ws =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+pub type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 pub async fn ws_connect(url: &str) -> Ws {
     tokio_tungstenite::connect_async(url)

@@ -42,11 +42,7 @@ fn choose(req: &SearchRequest) -> Result<String, EngineError> {
         _ => 3,
     };
     let scored = score_root_moves(&pos, depth, req.style);
-    let best = scored
-        .iter()
-        .map(|(_, s)| *s)
-        .max()
-        .ok_or(EngineError::NoMove)?;
+    let best = scored.iter().map(|(_, s)| *s).max().ok_or(EngineError::NoMove)?;
     // Weaker personas accept moves further below the best one.
     let margin = (2200_i32 - req.elo as i32).clamp(0, 1600) / 8;
     let near: Vec<&Move> = scored
@@ -126,17 +122,9 @@ fn evaluate(pos: &Chess) -> i32 {
     let mut white = 0;
     for (sq, piece) in board.iter() {
         let value = piece_value(piece.role) + centre_bonus(piece.role, sq);
-        white += if piece.color == Color::White {
-            value
-        } else {
-            -value
-        };
+        white += if piece.color == Color::White { value } else { -value };
     }
-    if pos.turn() == Color::White {
-        white
-    } else {
-        -white
-    }
+    if pos.turn() == Color::White { white } else { -white }
 }
 
 fn piece_value(role: Role) -> i32 {

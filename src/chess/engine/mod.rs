@@ -66,10 +66,7 @@ pub async fn start(stockfish: &Path) -> Arc<dyn Engine> {
             ),
         }
     } else {
-        tracing::info!(
-            "no stockfish at {}; using the built-in engine",
-            stockfish.display()
-        );
+        tracing::info!("no stockfish at {}; using the built-in engine", stockfish.display());
     }
     Arc::new(BuiltinEngine)
 }

@@ -128,24 +128,19 @@ impl Process {
         self.name = name.unwrap_or_else(|| "stockfish".into());
         self.elo_range = elo;
         self.send("isready").await?;
-        self.read_until(HANDSHAKE_TIMEOUT, |l| {
-            (l == EngineLine::ReadyOk).then_some(())
-        })
-        .await
+        self.read_until(HANDSHAKE_TIMEOUT, |l| (l == EngineLine::ReadyOk).then_some(()))
+            .await
     }
 
     async fn search(&mut self, req: &SearchRequest) -> Result<String, EngineError> {
         if let Some((min, max)) = self.elo_range {
             // The range differs between Stockfish versions: read it, then clamp.
             let elo = (req.elo as i64).clamp(min, max);
-            self.send("setoption name UCI_LimitStrength value true")
-                .await?;
-            self.send(&format!("setoption name UCI_Elo value {elo}"))
-                .await?;
+            self.send("setoption name UCI_LimitStrength value true").await?;
+            self.send(&format!("setoption name UCI_Elo value {elo}")).await?;
         }
         self.send(&format!("position fen {}", req.fen)).await?;
-        self.send(&format!("go movetime {}", req.movetime_ms))
-            .await?;
+        self.send(&format!("go movetime {}", req.movetime_ms)).await?;
         let limit = Duration::from_millis(req.movetime_ms) + SEARCH_SLACK;
         let best = self
             .read_until(limit, |line| match line {

@@ -33,9 +33,7 @@ pub enum EngineLine {
 pub fn parse_line(line: &str) -> EngineLine {
     let mut words = line.split_whitespace();
     match words.next() {
-        Some("id") if words.next() == Some("name") => {
-            EngineLine::IdName(words.collect::<Vec<_>>().join(" "))
-        }
+        Some("id") if words.next() == Some("name") => EngineLine::IdName(words.collect::<Vec<_>>().join(" ")),
         Some("uciok") => EngineLine::UciOk,
         Some("readyok") => EngineLine::ReadyOk,
         Some("option") => parse_option(line).unwrap_or(EngineLine::Other),
@@ -137,25 +135,19 @@ mod tests {
                 mv: Some("e2e4".into())
             }
         );
-        assert_eq!(
-            parse_line("bestmove (none)"),
-            EngineLine::BestMove { mv: None }
-        );
+        assert_eq!(parse_line("bestmove (none)"), EngineLine::BestMove { mv: None });
     }
 
     #[test]
     fn info_scores_drop_bounds_and_keep_mates() {
-        let EngineLine::Info {
-            score, pv, depth, ..
-        } = parse_line("info depth 12 seldepth 18 multipv 1 score mate -3 nodes 1 pv e2e4 e7e5")
+        let EngineLine::Info { score, pv, depth, .. } =
+            parse_line("info depth 12 seldepth 18 multipv 1 score mate -3 nodes 1 pv e2e4 e7e5")
         else {
             panic!("not info")
         };
         assert_eq!((score, depth), (Some(Score::Mate(-3)), Some(12)));
         assert_eq!(pv, vec!["e2e4", "e7e5"]);
-        let EngineLine::Info { score, .. } =
-            parse_line("info depth 5 score cp 31 lowerbound nodes 9")
-        else {
+        let EngineLine::Info { score, .. } = parse_line("info depth 5 score cp 31 lowerbound nodes 9") else {
             panic!("not info")
         };
         assert_eq!(score, None);

@@ -41,23 +41,14 @@ fn match_id(id: &str) -> Result<MatchId, ApiError> {
     Ok(id.parse()?)
 }
 
-pub async fn get(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<MatchState>, ApiError> {
+pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<MatchState>, ApiError> {
     Ok(Json(app.runtime.state(match_id(&id)?).await?))
 }
 
-pub async fn pgn(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<impl IntoResponse, ApiError> {
+pub async fn pgn(State(app): State<AppState>, Path(id): Path<String>) -> Result<impl IntoResponse, ApiError> {
     let state = app.runtime.state(match_id(&id)?).await?;
     Ok((
-        [(
-            header::CONTENT_TYPE,
-            "application/x-chess-pgn; charset=utf-8",
-        )],
+        [(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")],
         state.pgn,
     ))
 }
@@ -91,10 +82,7 @@ pub async fn chat(
     command(&app, &id, UserCommand::Chat(body.text)).await
 }
 
-pub async fn resign(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<Outcome>, ApiError> {
+pub async fn resign(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Outcome>, ApiError> {
     command(&app, &id, UserCommand::Resign).await
 }
 
@@ -150,10 +138,7 @@ pub async fn events(
 
 /// The trigger log: which trigger fired when, what was recalled, what was done.
 /// The brain's private thinking is left out.
-pub async fn triggers(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<Vec<Value>>, ApiError> {
+pub async fn triggers(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<Value>>, ApiError> {
     let id = match_id(&id)?;
     app.runtime.state(id).await?;
     let rows = app.runtime.services().db.triggers(id).await?;

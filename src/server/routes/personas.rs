@@ -45,15 +45,11 @@ pub async fn list(State(app): State<AppState>) -> Json<Vec<PersonaView>> {
     )
 }
 
-pub async fn get(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<PersonaView>, ApiError> {
-    let persona = app.runtime.services().persona(&id).ok_or_else(|| {
-        ApiError::not_found(format!(
-            "persona '{}'",
-            id.chars().take(64).collect::<String>()
-        ))
-    })?;
+pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<PersonaView>, ApiError> {
+    let persona = app
+        .runtime
+        .services()
+        .persona(&id)
+        .ok_or_else(|| ApiError::not_found(format!("persona '{}'", id.chars().take(64).collect::<String>())))?;
     Ok(Json(PersonaView::from(persona.as_ref())))
 }

@@ -22,10 +22,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(player)))
 }
 
-pub async fn get(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<Player>, ApiError> {
+pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Player>, ApiError> {
     let id: PlayerId = id.parse()?;
     Ok(Json(app.runtime.player(id).await?))
 }
