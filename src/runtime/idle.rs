@@ -76,3 +76,26 @@ impl IdleTimer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn delays_escalate_and_stop_at_the_cap() {
+        let policy = IdlePolicy {
+            first_after_secs: 10.0,
+            escalation: 2.0,
+            max_nudges: 3,
+        };
+        let mut timer = IdleTimer::new(JobScheduler::new().await.unwrap());
+        let mut delays = Vec::new();
+        while let Some(d) = timer.next_delay(&policy, 0.5) {
+            delays.push(d.as_secs_f64());
+            timer.nudges += 1;
+        }
+        assert_eq!(delays, vec![5.0, 10.0, 20.0]);
+        timer.reset();
+        assert_eq!(timer.next_delay(&policy, 1.0), Some(Duration::from_secs(10)));
+    }
+}
