@@ -69,6 +69,8 @@ async fn bad_input_is_a_clear_4xx() {
     assert_eq!((status, code(&body)), (400, "invalid_id"), "{body}");
     let (status, body) = server.get(&format!("/api/matches/{ghost}")).await;
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
+    let (status, body) = server.get(&format!("/api/matches/{m}/ws")).await;
+    assert_eq!((status / 100, code(&body)), (4, "websocket_required"), "{body}");
     let (status, body) = server.get("/api/no/such/route").await;
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
 

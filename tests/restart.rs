@@ -37,8 +37,9 @@ async fn a_killed_server_resumes_the_game() {
     assert_eq!(memories_before, memories_after);
 
     // The game goes on: a move is accepted and answered.
+    let next = after["legal_moves"][0]["san"].clone();
     let (status, out) = server
-        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "d4" }))
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": next }))
         .await;
     assert_eq!(status, 200, "{out}");
     assert_eq!(out["state"]["moves"].as_array().unwrap().len(), 6);
@@ -58,4 +59,22 @@ async fn a_killed_server_resumes_the_game() {
     let (m2, _) = server.new_match(&player, "margot", "black").await;
     let log = server.triggers(&m2).await;
     assert!(!log[0]["recalled_ids"].as_array().unwrap().is_empty(), "{log:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_process_on_the_same_data_dir_is_refused() {
+    let server = Server::start().await;
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .arg("serve")
+        .env("KIBITZ_DATA_DIR", server.data_path())
+        .env("KIBITZ_MODELS_DIR", repo().join("models"))
+        .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
+        .env("KIBITZ_LISTEN", "127.0.0.1:0")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("in use by another kibitz process"), "{stderr}");
+    // The first server is unharmed.
+    assert_eq!(server.get("/api/health").await.0, 200);
 }

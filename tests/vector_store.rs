@@ -71,9 +71,9 @@ async fn edge_store_scores_filters_and_persists() {
         .search(query.clone(), filter("pip", Some(p), true), 10)
         .await
         .unwrap();
-    let ids: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
+    let found: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
     assert_eq!(
-        ids,
+        found,
         vec![p_close.id, lore.id, p_far.id],
         "P's and lore, best first; never Q's or Margot's"
     );
@@ -84,43 +84,24 @@ async fn edge_store_scores_filters_and_persists() {
     );
     assert!((hits[1].score - 0.6).abs() < 1e-3, "got {}", hits[1].score);
 
-    let no_lore = store
-        .search(query.clone(), filter("pip", Some(p), false), 10)
-        .await
-        .unwrap();
-    assert_eq!(no_lore.len(), 2);
-    let nobody = store
-        .search(query.clone(), filter("pip", None, false), 10)
-        .await
-        .unwrap();
-    assert!(nobody.is_empty(), "no owner means no results, not everyone's");
+    assert_eq!(
+        ids(&store, &query, filter("pip", Some(p), false)).await.len(),
+        2,
+        "without lore"
+    );
+    assert!(
+        ids(&store, &query, filter("pip", None, false)).await.is_empty(),
+        "no owner means nobody's"
+    );
 
     let mut f = filter("pip", Some(p), true);
     f.types = vec![MemoryType::GameContext];
-    assert_eq!(
-        store
-            .search(query.clone(), f, 10)
-            .await
-            .unwrap()
-            .iter()
-            .map(|h| h.id)
-            .collect::<Vec<_>>(),
-        vec![p_far.id]
-    );
+    assert_eq!(ids(&store, &query, f).await, vec![p_far.id]);
 
     let mut f = filter("pip", Some(p), true);
     f.exclude_ids = vec![lore.id];
     f.exclude_created_in_match_since = Some((m, Utc::now().timestamp() - 60));
-    assert_eq!(
-        store
-            .search(query.clone(), f, 10)
-            .await
-            .unwrap()
-            .iter()
-            .map(|h| h.id)
-            .collect::<Vec<_>>(),
-        vec![p_far.id]
-    );
+    assert_eq!(ids(&store, &query, f).await, vec![p_far.id]);
 
     // Recent memories of another match stay.
     let other_match = point(
@@ -134,25 +115,30 @@ async fn edge_store_scores_filters_and_persists() {
     store.upsert(vec![other_match.clone()]).await.unwrap();
     let mut f = filter("pip", Some(p), false);
     f.exclude_created_in_match_since = Some((m, Utc::now().timestamp() - 60));
-    let kept: Vec<MemoryId> = store
-        .search(query.clone(), f, 10)
-        .await
-        .unwrap()
-        .iter()
-        .map(|h| h.id)
-        .collect();
-    assert_eq!(kept, vec![other_match.id, p_far.id]);
+    assert_eq!(ids(&store, &query, f).await, vec![other_match.id, p_far.id]);
     store.delete(vec![other_match.id]).await.unwrap();
 
     let mut f = filter("pip", Some(p), true);
     f.created_before = Some(Utc::now().timestamp() - 1000);
-    assert_eq!(store.search(query.clone(), f, 10).await.unwrap().len(), 1);
+    assert_eq!(ids(&store, &query, f).await, vec![p_far.id]);
 
     store.delete(vec![p_far.id]).await.unwrap();
     store.maintain().await.unwrap();
     drop(store);
     let reopened = EdgeStore::open(dir.path()).unwrap();
     assert_eq!(reopened.count().await.unwrap(), 4);
-    let hits = reopened.search(query, filter("pip", Some(p), true), 10).await.unwrap();
-    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![p_close.id, lore.id]);
+    assert_eq!(
+        ids(&reopened, &query, filter("pip", Some(p), true)).await,
+        vec![p_close.id, lore.id]
+    );
+}
+
+async fn ids(store: &EdgeStore, query: &[f32], f: SearchFilter) -> Vec<MemoryId> {
+    store
+        .search(query.to_vec(), f, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.id)
+        .collect()
 }

@@ -8,7 +8,7 @@ use super::{Brain, BrainError, BrainInput};
 use crate::actions::{Action, Decision};
 use crate::memory::{MemoryType, Recalled};
 use crate::personas::{Line, LineEvent, Persona};
-use crate::triggers::{GameContext, TriggerKind, UserInput};
+use crate::triggers::{GameContext, MoveFact, TriggerKind, UserInput};
 
 /// A chat message this long (in words) is worth remembering.
 const MEMORABLE_CHAT_WORDS: usize = 3;
@@ -43,6 +43,16 @@ struct Fill<'a> {
     piece: &'a str,
     result: &'a str,
     memory: &'a str,
+}
+
+impl<'a> Fill<'a> {
+    fn of_move(m: &'a MoveFact) -> Fill<'a> {
+        Fill {
+            mv: &m.san,
+            piece: m.captured.as_deref().unwrap_or(""),
+            ..Fill::default()
+        }
+    }
 }
 
 struct Speaker<'a> {
@@ -129,11 +139,7 @@ fn on_user_move(input: &BrainInput<'_>) -> Decision {
     let Some(m) = input.ctx.last_move().filter(|m| m.by_user) else {
         return Decision::default();
     };
-    let fill = Fill {
-        mv: &m.san,
-        piece: m.captured.as_deref().unwrap_or(""),
-        ..Fill::default()
-    };
+    let fill = Fill::of_move(m);
     let actions = if m.captured.is_some() {
         vec![s.line(LineEvent::UserCapture, &fill), Action::feel(&moods.user_capture)]
     } else if m.check {
@@ -154,11 +160,7 @@ fn before_agent_move(input: &BrainInput<'_>) -> Decision {
     let Some(m) = &input.ctx.planned_move else {
         return Decision::default();
     };
-    let fill = Fill {
-        mv: &m.san,
-        piece: m.captured.as_deref().unwrap_or(""),
-        ..Fill::default()
-    };
+    let fill = Fill::of_move(m);
     let actions = if m.captured.is_some() {
         vec![
             s.line(LineEvent::AgentCapture, &fill),

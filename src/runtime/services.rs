@@ -4,7 +4,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tokio_cron_scheduler::JobScheduler;
+use std::fs::File;
+use std::path::Path;
+
+use tokio_cron_scheduler::{Job, JobScheduler};
 
 use crate::agent::ScriptedBrain;
 use crate::chess::engine::{self, Engine};
@@ -34,7 +37,12 @@ pub enum StartError {
     DataDir { path: String, source: std::io::Error },
     #[error("scheduler: {0}")]
     Scheduler(String),
+    #[error("{path} is in use by another kibitz process (serve or play); stop it or use another KIBITZ_DATA_DIR")]
+    Locked { path: String },
 }
+
+/// How often the vector index is optimised and flushed (6-field cron, seconds first).
+const MAINTENANCE_CRON: &str = "0 */10 * * * *";
 
 pub struct Services {
     pub config: Config,
@@ -45,36 +53,19 @@ pub struct Services {
     pub pipeline: Pipeline,
     pub scheduler: JobScheduler,
     by_id: HashMap<String, Arc<Persona>>,
+    /// Held for the life of the process: the vector shard is single-process.
+    _data_lock: File,
 }
 
 impl Services {
     pub async fn open(config: Config) -> Result<Services, StartError> {
         let personas = personas::load_dir(&config.personas_dir)?;
-        std::fs::create_dir_all(&config.data_dir).map_err(|source| StartError::DataDir {
-            path: config.data_dir.display().to_string(),
-            source,
-        })?;
+        let data_lock = lock_data_dir(&config.data_dir)?;
         let db = Db::connect(&config.database_url).await?;
-        let embedder = Embedder::load(&config.models_dir)?;
-        let path = config.vectors_dir.display().to_string();
-        let index = EdgeStore::open(&config.vectors_dir).map_err(|source| StartError::Vectors { path, source })?;
-        let memory = MemoryService::new(db.clone(), embedder, Arc::new(index));
-        memory.sync_lore(&personas).await?;
-        let repaired = memory
-            .repair_index(|done, total| tracing::info!("re-indexing memories: {done}/{total}"))
-            .await?;
-        if repaired > 0 {
-            tracing::info!("vector index repaired: {repaired} memories re-indexed from SQL");
-        }
+        let memory = open_memory(&config, db.clone(), &personas).await?;
         let engine = engine::start(&config.stockfish_path).await;
         tracing::info!("persona moves come from {}", engine.name());
-        let scheduler = JobScheduler::new()
-            .await
-            .map_err(|e| StartError::Scheduler(e.to_string()))?;
-        scheduler
-            .start()
-            .await
-            .map_err(|e| StartError::Scheduler(e.to_string()))?;
+        let scheduler = start_scheduler(memory.clone()).await?;
         let pipeline = Pipeline {
             db: db.clone(),
             memory: memory.clone(),
@@ -92,10 +83,63 @@ impl Services {
             pipeline,
             scheduler,
             by_id,
+            _data_lock: data_lock,
         })
     }
 
     pub fn persona(&self, id: &str) -> Option<Arc<Persona>> {
         self.by_id.get(id).cloned()
     }
+}
+
+/// Embedder + vector index + SQL, with lore synced and the index repaired.
+async fn open_memory(config: &Config, db: Db, personas: &[Persona]) -> Result<MemoryService, StartError> {
+    let embedder = Embedder::load(&config.models_dir)?;
+    let path = config.vectors_dir.display().to_string();
+    let index = EdgeStore::open(&config.vectors_dir).map_err(|source| StartError::Vectors { path, source })?;
+    let memory = MemoryService::new(db, embedder, Arc::new(index));
+    memory.sync_lore(personas).await?;
+    let repaired = memory
+        .repair_index(|done, total| tracing::info!("re-indexing memories: {done}/{total}"))
+        .await?;
+    if repaired > 0 {
+        tracing::info!("vector index repaired: {repaired} memories re-indexed from SQL");
+    }
+    Ok(memory)
+}
+
+async fn start_scheduler(memory: MemoryService) -> Result<JobScheduler, StartError> {
+    let fail = |e: tokio_cron_scheduler::JobSchedulerError| StartError::Scheduler(e.to_string());
+    let scheduler = JobScheduler::new().await.map_err(fail)?;
+    scheduler.add(maintenance_job(memory)?).await.map_err(fail)?;
+    scheduler.start().await.map_err(fail)?;
+    Ok(scheduler)
+}
+
+fn lock_data_dir(dir: &Path) -> Result<File, StartError> {
+    let path = dir.display().to_string();
+    std::fs::create_dir_all(dir).map_err(|source| StartError::DataDir {
+        path: path.clone(),
+        source,
+    })?;
+    let file = File::create(dir.join("kibitz.lock")).map_err(|source| StartError::DataDir {
+        path: path.clone(),
+        source,
+    })?;
+    // The OS releases the lock when the process dies, even by kill -9.
+    file.try_lock().map_err(|_| StartError::Locked { path })?;
+    Ok(file)
+}
+
+/// Optimises and flushes the vector index off the hot path.
+fn maintenance_job(memory: MemoryService) -> Result<Job, StartError> {
+    Job::new_async(MAINTENANCE_CRON, move |_, _| {
+        let memory = memory.clone();
+        Box::pin(async move {
+            if let Err(e) = memory.maintain().await {
+                tracing::warn!("vector index maintenance failed: {e}");
+            }
+        })
+    })
+    .map_err(|e| StartError::Scheduler(e.to_string()))
 }

@@ -3,6 +3,7 @@
 //! It also takes commands: {"type":"move","move":"e4"}, {"type":"chat","text":...},
 //! {"type":"resign"}, {"type":"draw","action":"offer|accept|decline"}.
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -47,10 +48,11 @@ pub async fn upgrade(
     State(app): State<AppState>,
     Path(id): Path<String>,
     ApiQuery(params): ApiQuery<Params>,
-    ws: WebSocketUpgrade,
+    ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let id: MatchId = id.parse()?;
     app.runtime.state(id).await?;
+    let ws = ws.map_err(|r| ApiError::new(r.status(), "websocket_required", r.body_text()))?;
     let runtime = app.runtime.clone();
     Ok(ws
         .max_message_size(MAX_FRAME)

@@ -68,10 +68,10 @@ async fn serve(path: PathBuf, mut process: Option<Process>, mut jobs: mpsc::Rece
             }
             let Some(p) = process.as_mut() else { continue };
             result = p.search(&job.req).await;
-            if result.is_ok() {
+            if matches!(result, Ok(_) | Err(EngineError::NoMove)) {
                 break;
             }
-            // Dropping the process kills it; the next attempt starts afresh.
+            // The process failed: dropping it kills it; the next attempt starts afresh.
             process = None;
         }
         let _ = job.reply.send(result);

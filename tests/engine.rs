@@ -1,0 +1,56 @@
+//! The Stockfish actor against the real Debian binary: legal moves, Elo
+//! clamped to the engine's range, and a restart when the process dies.
+
+use std::path::Path;
+use std::process::Command;
+
+use kibitz::chess::Game;
+use kibitz::chess::engine::{Engine, SearchRequest, StockfishEngine, Style};
+
+const STOCKFISH: &str = "/usr/games/stockfish";
+
+fn request(fen: &str, elo: u32) -> SearchRequest {
+    SearchRequest {
+        fen: fen.into(),
+        elo,
+        style: Style::Positional,
+        movetime_ms: 100,
+    }
+}
+
+fn is_legal(fen: &str, uci: &str) -> bool {
+    Game::new(Some(fen)).unwrap().parse(uci).is_ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
+    assert!(
+        Path::new(STOCKFISH).exists(),
+        "stockfish missing: `make test` installs it (scripts/setup-system.sh)"
+    );
+    let engine = StockfishEngine::start(Path::new(STOCKFISH)).await.unwrap();
+    assert!(engine.name().starts_with("Stockfish"), "{}", engine.name());
+
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    // Far below the engine's minimum UCI_Elo: clamped, not refused.
+    let mv = engine.choose_move(&request(start, 100)).await.unwrap();
+    assert!(is_legal(start, &mv), "{mv}");
+
+    let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+    assert_eq!(engine.choose_move(&request(mate_in_one, 3000)).await.unwrap(), "d1d8");
+
+    // Kill our Stockfish child; the actor starts a new one and answers anyway.
+    let me = std::process::id().to_string();
+    let killed = Command::new("pkill")
+        .args(["-9", "-P", &me, "stockfish"])
+        .status()
+        .unwrap();
+    assert!(killed.success(), "there was a stockfish child to kill");
+    let after = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    let mv = engine.choose_move(&request(after, 1500)).await.unwrap();
+    assert!(is_legal(after, &mv), "{mv}");
+
+    // A position with no legal move is an error, not a hang.
+    let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
+    assert!(engine.choose_move(&request(mated, 1500)).await.is_err());
+}
