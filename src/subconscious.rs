@@ -79,13 +79,54 @@ pub fn query_for(trigger: &Trigger, ctx: &GameContext) -> String {
             Some(m) => format!("{player} played {} in the opening {}", m.san, ctx.opening),
             None => format!("{player} moved."),
         },
-        (TriggerKind::BeforeAgentMove, _) => {
-            format!("My move against {player}; position after {}", ctx.opening)
-        }
+        (TriggerKind::BeforeAgentMove, _) if ctx.opening.is_empty() => format!("My first move against {player}."),
+        (TriggerKind::BeforeAgentMove, _) => format!("My move against {player} after {}", ctx.opening),
         (TriggerKind::IdleWait, _) => format!("{player} is taking a long time to move."),
         (TriggerKind::AfterMatch, _) => {
             format!("The match with {player} is over: results and streaks against {player}.")
         }
         (TriggerKind::OnUserInput, None) => format!("{player} did something."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::Game;
+    use crate::ids::{MatchId, PlayerId};
+    use crate::triggers::{ContextParts, MatchHistory};
+
+    fn ctx(moves: &[&str]) -> GameContext {
+        let mut game = Game::new(None).unwrap();
+        for m in moves {
+            let mv = game.parse(m).unwrap();
+            game.play(mv);
+        }
+        let history = MatchHistory::default();
+        let parts = ContextParts {
+            match_id: MatchId::new(),
+            player_id: PlayerId::new(),
+            player_name: "Ann",
+            persona_id: "pip",
+            persona_elo: 1200,
+            user_color: shakmaty::Color::White,
+            started_at: Utc::now(),
+            history: &history,
+        };
+        GameContext::build(parts, &game)
+    }
+
+    #[test]
+    fn queries_speak_of_what_just_happened() {
+        let chat = Trigger::input(UserInput::Chat {
+            text: "I love the Sicilian".into(),
+        });
+        assert_eq!(query_for(&chat, &ctx(&[])), "Ann says: I love the Sicilian");
+        let capture = query_for(&Trigger::new(TriggerKind::OnUserMove), &ctx(&["e4", "d5", "exd5"]));
+        assert!(capture.contains("captured") && capture.contains("exd5"), "{capture}");
+        let first = query_for(&Trigger::new(TriggerKind::BeforeAgentMove), &ctx(&[]));
+        assert_eq!(first, "My first move against Ann.");
+        let returning = query_for(&Trigger::new(TriggerKind::BeforeMatch), &ctx(&[]));
+        assert!(returning.contains("previous matches with Ann"), "{returning}");
     }
 }

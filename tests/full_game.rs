@@ -36,14 +36,33 @@ async fn a_full_game_over_http_and_websocket() {
     assert_eq!(hello["type"], "state");
     assert_eq!(hello["data"]["id"], m.as_str());
 
-    // Chat over the WebSocket; the persona answers over the WebSocket.
+    // Chat and the first move over the WebSocket; answers come over the WebSocket.
     ws_send(
         &mut ws,
         json!({ "type": "chat", "text": "Good evening, shall we begin?" }),
     )
     .await;
-
-    let mut state = created["state"].clone();
+    ws_send(&mut ws, json!({ "type": "move", "move": "e9" })).await;
+    ws_send(&mut ws, json!({ "type": "move", "move": "e4" })).await;
+    let mut frames = Vec::new();
+    while let Some(frame) = ws_next(&mut ws, Duration::from_secs(5)).await {
+        let done = frame["type"] == "move" && frame["data"]["side"] == "persona";
+        frames.push(frame);
+        if done {
+            break;
+        }
+    }
+    let kinds: Vec<&str> = frames.iter().map(|f| f["type"].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"message"), "the persona answered the chat: {kinds:?}");
+    let error = frames
+        .iter()
+        .find(|f| f["type"] == "error")
+        .expect("an error frame for e9");
+    assert_eq!(error["data"]["code"], "unrecognised_move");
+    assert_eq!(kinds.last(), Some(&"move"), "the persona answered e4: {kinds:?}");
+    let seen_so_far: Vec<i64> = frames.iter().filter_map(|f| f["seq"].as_i64()).collect();
+    let (_, mut state) = server.get(&format!("/api/matches/{m}")).await;
+    assert_eq!(state["moves"].as_array().unwrap().len(), 2);
     let mut turn = 0;
     while state["status"] == "active" && turn < 150 {
         let legal = state["legal_moves"].as_array().unwrap().clone();
@@ -80,7 +99,7 @@ async fn a_full_game_over_http_and_websocket() {
 
     // The WebSocket saw every stored event, in order, once each.
     let stored = server.events(&m).await;
-    let mut seen = Vec::new();
+    let mut seen = seen_so_far;
     while let Some(frame) = ws_next(&mut ws, Duration::from_secs(3)).await {
         assert_ne!(frame["type"], "error", "{frame}");
         seen.push(frame["seq"].as_i64().unwrap());

@@ -85,6 +85,20 @@ async fn memories_follow_their_player_and_no_one_else() {
         contents.iter().any(|c| greeting.contains(c)),
         "greeting {greeting:?} quotes none of {contents:?}"
     );
+    // Each memory says where it came from.
+    for m in list.as_array().unwrap() {
+        assert_eq!(m["related_match_id"], m1.as_str(), "{m}");
+        assert_eq!(m["created_by"], "main_agent");
+        assert_eq!(m["metadata"]["player_name"], "Patricia");
+        assert!(
+            ["on_user_input", "after_match"].contains(&m["metadata"]["trigger"].as_str().unwrap()),
+            "{m}"
+        );
+        assert!(
+            m["metadata"]["ply"].is_u64() && m["metadata"]["difficulty"] == 1200,
+            "{m}"
+        );
+    }
 
     // A match with Quinn, who even asks about the Sicilian: none of Patricia's memories.
     let (m3, created) = server.new_match(&quinn, "pip", "white").await;

@@ -19,6 +19,9 @@ pub struct ExecContext<'a> {
     pub player_id: PlayerId,
     pub memory: &'a MemoryService,
     pub trigger: &'a str,
+    /// Where a saved memory came from (trigger, player name, difficulty, ply);
+    /// merged into its metadata so the review API can show provenance.
+    pub provenance: serde_json::Value,
 }
 
 /// What became of one action, for the trigger log.
@@ -103,7 +106,7 @@ async fn run(
                 content: content.clone(),
                 related_match_id: Some(emitter.match_id()),
                 created_by: CreatedBy::MainAgent,
-                metadata: with_trigger(metadata, cx.trigger),
+                metadata: with_provenance(metadata, &cx.provenance),
             };
             match cx.memory.save(new).await {
                 Ok(m) => {
@@ -118,13 +121,15 @@ async fn run(
     Ok(None)
 }
 
-/// The brain's metadata, plus which trigger saved the memory.
-fn with_trigger(metadata: &serde_json::Value, trigger: &str) -> serde_json::Value {
+/// The brain's metadata, plus where the memory came from.
+fn with_provenance(metadata: &serde_json::Value, provenance: &serde_json::Value) -> serde_json::Value {
     let mut out = match metadata {
         serde_json::Value::Object(map) => map.clone(),
         serde_json::Value::Null => serde_json::Map::new(),
         other => serde_json::Map::from_iter([("value".to_string(), other.clone())]),
     };
-    out.insert("trigger".into(), trigger.into());
+    if let serde_json::Value::Object(facts) = provenance {
+        out.extend(facts.clone());
+    }
     serde_json::Value::Object(out)
 }

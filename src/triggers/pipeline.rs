@@ -78,11 +78,18 @@ impl Pipeline {
             }
         };
         let thinking = decision.thinking.clone();
+        let provenance = json!({
+            "trigger": kind,
+            "player_name": ctx.player_name,
+            "difficulty": ctx.persona_elo,
+            "ply": ctx.move_count,
+        });
         let cx = ExecContext {
             persona: side.persona,
             player_id: ctx.player_id,
             memory: &self.memory,
             trigger: kind,
+            provenance,
         };
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
 
