@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use shakmaty::Color;
+use shakmaty::{Color, Position};
 use tokio::sync::{mpsc, oneshot};
 
 use super::Services;
@@ -77,6 +77,9 @@ pub struct MatchActor {
 }
 
 type Events = Vec<MatchEvent>;
+
+/// Before this move number a draw offer is declined: play some chess first.
+const DRAW_ACCEPT_FULLMOVE: u32 = 10;
 
 impl MatchActor {
     pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
@@ -217,7 +220,8 @@ impl MatchActor {
             return self.finish(GameEnd::DrawAgreed, events).await;
         }
         // The persona takes a draw when it is not ahead and the game has gone on a while.
-        let accepted = self.game.moves().len() >= 20 && self.game.material_balance(!self.user_color) <= 0;
+        let long_enough = self.game.position().fullmoves().get() >= DRAW_ACCEPT_FULLMOVE;
+        let accepted = long_enough && self.game.material_balance(!self.user_color) <= 0;
         let data = json!({ "by": "user", "accepted": accepted });
         events.push(self.emitter.emit("draw_offer", data, DomainWrite::Nothing).await?);
         let input = crate::triggers::UserInput::DrawOffer { accepted };
