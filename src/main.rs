@@ -66,7 +66,7 @@ fn main() -> anyhow::Result<()> {
     init_logging(if quiet {
         "warn,qdrant_edge=error"
     } else {
-        "info,qdrant_edge=error"
+        "info,qdrant_edge=error,tokio_cron_scheduler=warn"
     });
     select_onnx_runtime(&config);
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
