@@ -57,6 +57,9 @@ pub struct Config {
     /// Longest chat message accepted, in characters.
     pub max_chat_chars: usize,
     pub recall: RecallConfig,
+    /// Bearer token that may read every player's memories. Never printed.
+    #[serde(skip_serializing)]
+    pub admin_token: Option<String>,
 }
 
 /// The file form: every field optional, unknown fields rejected.
@@ -74,6 +77,7 @@ struct FileConfig {
     idle_time_scale: Option<f64>,
     max_chat_chars: Option<usize>,
     recall: Option<RecallConfig>,
+    admin_token: Option<String>,
 }
 
 pub const DEFAULT_FILE: &str = "kibitz.toml";
@@ -136,6 +140,7 @@ impl Config {
                 .or(file.max_chat_chars)
                 .unwrap_or(1000),
             recall: file.recall.unwrap_or_default(),
+            admin_token: env("KIBITZ_ADMIN_TOKEN").or(file.admin_token).filter(|t| !t.is_empty()),
             database_url,
             data_dir,
         })
@@ -143,6 +148,12 @@ impl Config {
     }
 
     fn validate(self) -> Result<Config, ConfigError> {
+        if self.admin_token.as_ref().is_some_and(|t| t.len() < 16) {
+            return Err(ConfigError::Env {
+                var: "KIBITZ_ADMIN_TOKEN",
+                message: "use at least 16 characters".into(),
+            });
+        }
         if !(self.idle_time_scale > 0.0 && self.idle_time_scale <= 100.0) {
             return Err(ConfigError::Env {
                 var: "KIBITZ_IDLE_TIME_SCALE",
@@ -153,7 +164,11 @@ impl Config {
     }
 
     pub fn to_toml(&self) -> String {
-        toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot print config: {e}"))
+        let mut text = toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot print config: {e}"));
+        if self.admin_token.is_some() {
+            text.push_str("\n# admin_token is set (not shown)\n");
+        }
+        text
     }
 }
 

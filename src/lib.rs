@@ -17,4 +17,5 @@ pub mod runtime;
 pub mod server;
 pub mod store;
 pub mod subconscious;
+pub mod tokens;
 pub mod triggers;

@@ -40,7 +40,7 @@ impl Subconscious {
         state.given.retain(|_, at| now - *at < given_ttl);
         let created_since = now - Duration::seconds(self.config.created_ttl_secs as i64);
         let filter = SearchFilter {
-            persona_id: ctx.persona_id.clone(),
+            persona_id: Some(ctx.persona_id.clone()),
             player_id: Some(ctx.player_id),
             include_lore: true,
             exclude_ids: state.given.keys().copied().collect(),
@@ -54,6 +54,14 @@ impl Subconscious {
             .await?;
         for r in &found {
             state.given.insert(r.memory.id, now);
+        }
+        let reason = format!("matched \"{query}\"");
+        if let Err(e) = self
+            .memory
+            .record_recalls(&found, ctx.match_id, trigger.kind.as_str(), &reason)
+            .await
+        {
+            tracing::warn!("cannot log recalls: {e}");
         }
         Ok(found)
     }

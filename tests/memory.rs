@@ -7,10 +7,9 @@ use common::*;
 use serde_json::{Value, json};
 
 async fn memory_ids(server: &Server, player: &str) -> Vec<String> {
-    let (status, list) = server.get(&format!("/api/players/{player}/memories")).await;
-    assert_eq!(status, 200, "{list}");
-    list.as_array()
-        .unwrap()
+    server
+        .memories(player)
+        .await
         .iter()
         .map(|m| m["id"].as_str().unwrap().to_string())
         .collect()
@@ -74,7 +73,7 @@ async fn memories_follow_their_player_and_no_one_else() {
         "before_match recalled {before_match:?}"
     );
     assert!(greeting.contains("Patricia"), "{greeting}");
-    let (_, list) = server.get(&format!("/api/players/{pat}/memories")).await;
+    let list = serde_json::Value::from(server.memories(&pat).await);
     let contents: Vec<&str> = list
         .as_array()
         .unwrap()

@@ -21,8 +21,8 @@ async fn a_killed_server_resumes_the_game() {
     assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
     let (_, before) = server.get(&format!("/api/matches/{m}")).await;
     let events_before = server.events(&m).await;
-    let (_, memories_before) = server.get(&format!("/api/players/{player}/memories")).await;
-    assert!(!memories_before.as_array().unwrap().is_empty());
+    let memories_before = server.memories(&player).await;
+    assert!(!memories_before.is_empty());
 
     server.kill();
     server.launch().await;
@@ -33,7 +33,7 @@ async fn a_killed_server_resumes_the_game() {
         assert_eq!(before[field], after[field], "{field} changed across the restart");
     }
     assert_eq!(server.events(&m).await, events_before, "the event log survived");
-    let (_, memories_after) = server.get(&format!("/api/players/{player}/memories")).await;
+    let memories_after = server.memories(&player).await;
     assert_eq!(memories_before, memories_after);
 
     // The game goes on: a move is accepted and answered.

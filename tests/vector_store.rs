@@ -33,12 +33,13 @@ fn point(
         memory_type: kind,
         match_id: m,
         created_at: Utc::now().timestamp() - age_secs,
+        recallable: true,
     }
 }
 
 fn filter(persona: &str, player: Option<PlayerId>, lore: bool) -> SearchFilter {
     SearchFilter {
-        persona_id: persona.into(),
+        persona_id: Some(persona.into()),
         player_id: player,
         include_lore: lore,
         ..SearchFilter::default()

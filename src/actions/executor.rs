@@ -97,6 +97,7 @@ async fn run(
         Action::SaveMemory {
             content,
             memory_type,
+            importance,
             metadata,
         } => {
             let new = NewMemory {
@@ -107,6 +108,7 @@ async fn run(
                 related_match_id: Some(emitter.match_id()),
                 created_by: CreatedBy::MainAgent,
                 metadata: with_provenance(metadata, &cx.provenance),
+                importance: importance.unwrap_or(0.5),
             };
             match cx.memory.save(new).await {
                 Ok(m) => {

@@ -22,6 +22,9 @@ pub enum Action {
     SaveMemory {
         content: String,
         memory_type: MemoryType,
+        /// 0..=1; how much it matters (default 0.5).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        importance: Option<f32>,
         #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
         metadata: serde_json::Value,
     },
@@ -63,6 +66,7 @@ impl Action {
         Action::SaveMemory {
             content: content.into(),
             memory_type,
+            importance: None,
             metadata: serde_json::Value::Null,
         }
     }

@@ -43,7 +43,11 @@ pub async fn memories(config: &Config, player: &str, persona: Option<&str>) -> a
         Err(_) => db.player_by_name(player).await?,
     };
     let player = found.with_context(|| format!("no player with id or name '{player}'"))?;
-    let memories = db.player_memories(player.id, persona).await?;
+    let query = kibitz::store::MemoryQuery {
+        persona: persona.map(str::to_string),
+        ..Default::default()
+    };
+    let memories = db.player_memories(player.id, &query).await?;
     println!("{} memories about {} ({})", memories.len(), player.name, player.id);
     for m in memories {
         println!(

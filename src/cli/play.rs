@@ -42,7 +42,7 @@ pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
     let db = &runtime.services().db;
     let player = match db.player_by_name(&args.player).await? {
         Some(p) => p,
-        None => runtime.create_player(&args.player).await?,
+        None => runtime.create_player(&args.player).await?.0,
     };
     let name = runtime
         .services()

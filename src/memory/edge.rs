@@ -9,9 +9,9 @@ use async_trait::async_trait;
 use qdrant_edge::external::ordered_float::OrderedFloat;
 use qdrant_edge::{
     Condition, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, FieldCondition,
-    FieldIndexOperations, Filter, HasIdCondition, JsonPath, Match, NamedQuery, PayloadFieldSchema, PayloadSchemaType,
-    PointId, PointInsertOperations, PointOperations, PointStruct, QueryEnum, Range, SearchRequest, UpdateOperation,
-    WithPayloadInterface, WithVector,
+    FieldIndexOperations, Filter, HasIdCondition, JsonPath, Match, NamedQuery, Payload, PayloadFieldSchema, PayloadOps,
+    PayloadSchemaType, PointId, PointInsertOperations, PointOperations, PointStruct, QueryEnum, Range, SearchRequest,
+    SetPayloadOp, UpdateOperation, WithPayloadInterface, WithVector,
 };
 use serde_json::json;
 
@@ -19,13 +19,14 @@ use super::embed::DIMENSIONS;
 use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::ids::MemoryId;
 
-const INDEXED_FIELDS: [(&str, PayloadSchemaType); 6] = [
+const INDEXED_FIELDS: [(&str, PayloadSchemaType); 7] = [
     ("player_id", PayloadSchemaType::Keyword),
     ("persona_id", PayloadSchemaType::Keyword),
     ("memory_type", PayloadSchemaType::Keyword),
     ("match_id", PayloadSchemaType::Keyword),
     ("lore", PayloadSchemaType::Bool),
     ("created_at", PayloadSchemaType::Integer),
+    ("recallable", PayloadSchemaType::Bool),
 ];
 
 pub struct EdgeStore {
@@ -111,7 +112,7 @@ fn range(field: &str, gte: Option<i64>, lt: Option<i64>) -> Condition {
 }
 
 fn to_filter(f: &SearchFilter) -> Filter {
-    let mut must = vec![keyword("persona_id", f.persona_id.clone())];
+    let mut must: Vec<Condition> = f.persona_id.iter().map(|p| keyword("persona_id", p.clone())).collect();
     let mut owners = Vec::new();
     if let Some(player) = f.player_id {
         owners.push(keyword("player_id", player.to_string()));
@@ -138,6 +139,13 @@ fn to_filter(f: &SearchFilter) -> Filter {
         must.push(range("created_at", f.created_after, f.created_before));
     }
     let mut must_not = Vec::new();
+    if !f.include_unrecallable {
+        // Points indexed before the flag existed lack it and stay recallable.
+        must_not.push(Condition::Field(FieldCondition::new_match(
+            key("recallable"),
+            Match::from(false),
+        )));
+    }
     if !f.exclude_ids.is_empty() {
         let ids: HasIdCondition = f.exclude_ids.iter().map(|id| PointId::Uuid(id.0)).collect();
         must_not.push(Condition::HasId(ids));
@@ -166,6 +174,7 @@ fn to_point(m: IndexedMemory) -> qdrant_edge::PointStructPersisted {
         "match_id": m.match_id.map(|id| id.to_string()),
         "lore": m.player_id.is_none(),
         "created_at": m.created_at,
+        "recallable": m.recallable,
     });
     PointStruct::new(PointId::Uuid(m.id.0), m.vector, payload).into()
 }
@@ -223,6 +232,24 @@ impl VectorStore for EdgeStore {
 
     async fn count(&self) -> Result<u64, VectorError> {
         self.with_shard(false, |s| Ok(s.info().points_count as u64)).await
+    }
+
+    async fn set_recallable(&self, ids: Vec<MemoryId>, recallable: bool) -> Result<(), VectorError> {
+        let payload = Payload(serde_json::Map::from_iter([(
+            "recallable".to_string(),
+            json!(recallable),
+        )]));
+        let points = Some(ids.into_iter().map(|id| PointId::Uuid(id.0)).collect());
+        let op = PayloadOps::SetPayload(SetPayloadOp {
+            payload,
+            points,
+            filter: None,
+            key: None,
+        });
+        self.with_shard(true, move |s| {
+            s.update(UpdateOperation::PayloadOperation(op)).map_err(err)
+        })
+        .await
     }
 
     async fn maintain(&self) -> Result<(), VectorError> {

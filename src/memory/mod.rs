@@ -4,8 +4,9 @@
 pub mod edge;
 pub mod embed;
 pub mod model;
+mod review;
 mod service;
 pub mod vector;
 
-pub use model::{CreatedBy, Memory, MemoryType, Recalled};
+pub use model::{CreatedBy, Memory, MemoryType, RecallRecord, Recalled};
 pub use service::{MemoryError, MemoryService, NewMemory};

@@ -102,6 +102,58 @@ pub struct Memory {
     pub created_by: CreatedBy,
     pub metadata: serde_json::Value,
     pub created_at: DateTime<Utc>,
+    /// 0..=1, set by its creator; ranking and decay respect it.
+    pub importance: f32,
+    pub pinned: bool,
+    /// The player asked that this is never brought up again.
+    pub never_recall: bool,
+    pub recall_count: i64,
+    pub last_recalled_at: Option<DateTime<Utc>>,
+    pub updated_at: Option<DateTime<Utc>>,
+    /// Set when a newer memory superseded this one.
+    pub valid_to: Option<DateTime<Utc>>,
+    pub superseded_by: Option<MemoryId>,
+}
+
+impl Memory {
+    /// A memory with every optional field at its default: no owner (lore
+    /// until a player is set), no match, importance 0.5, never recalled.
+    pub fn new(persona_id: &str, memory_type: MemoryType, content: &str, created_by: CreatedBy) -> Memory {
+        Memory {
+            id: MemoryId::new(),
+            player_id: None,
+            persona_id: persona_id.to_string(),
+            memory_type,
+            content: content.to_string(),
+            related_match_id: None,
+            created_by,
+            metadata: serde_json::json!({}),
+            created_at: Utc::now(),
+            importance: 0.5,
+            pinned: false,
+            never_recall: false,
+            recall_count: 0,
+            last_recalled_at: None,
+            updated_at: None,
+            valid_to: None,
+            superseded_by: None,
+        }
+    }
+
+    /// Whether the subconscious may offer it.
+    pub fn recallable(&self) -> bool {
+        !self.never_recall && self.valid_to.is_none()
+    }
+}
+
+/// One time a memory was handed to the main agent.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecallRecord {
+    pub match_id: MatchId,
+    pub trigger: String,
+    pub score: f32,
+    pub reason: String,
+    pub recalled_at: DateTime<Utc>,
 }
 
 /// A memory found by a search, with its similarity to the query.

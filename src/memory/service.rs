@@ -3,8 +3,6 @@
 
 use std::sync::Arc;
 
-use chrono::Utc;
-
 use super::embed::{EmbedError, Embedder};
 use super::model::{CreatedBy, Memory, MemoryType, Recalled};
 use super::vector::{IndexedMemory, SearchFilter, VectorError, VectorStore};
@@ -24,6 +22,8 @@ pub enum MemoryError {
     Vector(#[from] VectorError),
     #[error("memory content must be 1..={MAX_CONTENT_CHARS} characters")]
     BadContent,
+    #[error("memory not found")]
+    NotFound,
 }
 
 pub struct NewMemory {
@@ -34,6 +34,8 @@ pub struct NewMemory {
     pub related_match_id: Option<MatchId>,
     pub created_by: CreatedBy,
     pub metadata: serde_json::Value,
+    /// 0..=1: how much it matters (clamped).
+    pub importance: f32,
 }
 
 #[derive(Clone)]
@@ -52,21 +54,25 @@ impl MemoryService {
         &self.embedder
     }
 
+    pub(super) fn db(&self) -> &Db {
+        &self.db
+    }
+
+    pub(super) fn index(&self) -> &dyn VectorStore {
+        self.index.as_ref()
+    }
+
     pub async fn save(&self, new: NewMemory) -> Result<Memory, MemoryError> {
         let content = new.content.trim().to_string();
         if content.is_empty() || content.chars().count() > MAX_CONTENT_CHARS {
             return Err(MemoryError::BadContent);
         }
         let memory = Memory {
-            id: MemoryId::new(),
             player_id: Some(new.player_id),
-            persona_id: new.persona_id,
-            memory_type: new.memory_type,
-            content,
             related_match_id: new.related_match_id,
-            created_by: new.created_by,
             metadata: new.metadata,
-            created_at: Utc::now(),
+            importance: new.importance.clamp(0.0, 1.0),
+            ..Memory::new(&new.persona_id, new.memory_type, &content, new.created_by)
         };
         self.db.insert_memory(&memory).await?;
         self.index_memories(std::slice::from_ref(&memory)).await?;
@@ -154,7 +160,7 @@ impl MemoryService {
         Ok(done)
     }
 
-    async fn index_memories(&self, memories: &[Memory]) -> Result<(), MemoryError> {
+    pub(super) async fn index_memories(&self, memories: &[Memory]) -> Result<(), MemoryError> {
         if memories.is_empty() {
             return Ok(());
         }
@@ -176,14 +182,8 @@ impl MemoryService {
 
 fn lore_memory(persona: &Persona, text: &str) -> Memory {
     Memory {
-        id: MemoryId::new(),
-        player_id: None,
-        persona_id: persona.id.clone(),
-        memory_type: MemoryType::PersonalNote,
-        content: text.to_string(),
-        related_match_id: None,
-        created_by: CreatedBy::PersonaLore,
         metadata: serde_json::json!({ "lore": true }),
-        created_at: Utc::now(),
+        importance: 1.0,
+        ..Memory::new(&persona.id, MemoryType::PersonalNote, text, CreatedBy::PersonaLore)
     }
 }

@@ -24,6 +24,8 @@ pub struct IndexedMemory {
     pub match_id: Option<MatchId>,
     /// Unix seconds.
     pub created_at: i64,
+    /// False for never-recall and superseded memories.
+    pub recallable: bool,
 }
 
 impl IndexedMemory {
@@ -36,6 +38,7 @@ impl IndexedMemory {
             memory_type: memory.memory_type,
             match_id: memory.related_match_id,
             created_at: memory.created_at.timestamp(),
+            recallable: memory.recallable(),
         }
     }
 }
@@ -44,7 +47,8 @@ impl IndexedMemory {
 /// player and persona; lore is shared by every player of that persona.
 #[derive(Debug, Clone, Default)]
 pub struct SearchFilter {
-    pub persona_id: String,
+    /// This persona's memories only (None: any persona's).
+    pub persona_id: Option<String>,
     /// This player's memories (None: none of any player's).
     pub player_id: Option<PlayerId>,
     pub include_lore: bool,
@@ -55,6 +59,8 @@ pub struct SearchFilter {
     pub exclude_created_in_match_since: Option<(MatchId, i64)>,
     pub created_after: Option<i64>,
     pub created_before: Option<i64>,
+    /// Also return never-recall and superseded memories (the player's own review).
+    pub include_unrecallable: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -69,6 +75,7 @@ pub trait VectorStore: Send + Sync {
     async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError>;
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError>;
     async fn count(&self) -> Result<u64, VectorError>;
+    async fn set_recallable(&self, ids: Vec<MemoryId>, recallable: bool) -> Result<(), VectorError>;
     /// Persists buffered writes and compacts; call off the hot path.
     async fn maintain(&self) -> Result<(), VectorError>;
 }

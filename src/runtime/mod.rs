@@ -78,18 +78,19 @@ impl Runtime {
         &self.svc
     }
 
-    pub async fn create_player(&self, name: &str) -> Result<Player, RuntimeError> {
+    /// A new player and its bearer token (shown once; only its hash is kept).
+    pub async fn create_player(&self, name: &str) -> Result<(Player, String), RuntimeError> {
         let name = name.trim();
-        if name.is_empty() {
+        let len = name.chars().count();
+        if len == 0 {
             return Err(RuntimeError::EmptyText);
         }
-        if name.chars().count() > 64 {
-            return Err(RuntimeError::TextTooLong {
-                len: name.chars().count(),
-                max: 64,
-            });
+        if len > 64 {
+            return Err(RuntimeError::TextTooLong { len, max: 64 });
         }
-        Ok(self.svc.db.create_player(name).await?)
+        let token = crate::tokens::new_token();
+        let player = self.svc.db.create_player(name, &crate::tokens::hash(&token)).await?;
+        Ok((player, token))
     }
 
     pub async fn player(&self, id: PlayerId) -> Result<Player, RuntimeError> {

@@ -1,6 +1,7 @@
 //! HTTP and WebSocket API (axum). Thin: it parses, calls the runtime, and
 //! maps errors to JSON. All game logic lives below it.
 
+mod auth;
 mod error;
 mod extract;
 mod routes;
@@ -33,6 +34,12 @@ pub fn router(runtime: Runtime) -> Router {
         .route("/api/players", post(players::create))
         .route("/api/players/{id}", get(players::get))
         .route("/api/players/{id}/memories", get(memories::list))
+        .route("/api/players/{id}/memories/search", get(memories::search))
+        .route("/api/players/{id}/memories/export", get(memories::export))
+        .route(
+            "/api/memories/{id}",
+            get(memories::show).patch(memories::patch).delete(memories::delete),
+        )
         .route("/api/matches", post(matches::create))
         .route("/api/matches/{id}", get(matches::get))
         .route("/api/matches/{id}/pgn", get(matches::pgn))

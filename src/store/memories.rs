@@ -1,17 +1,32 @@
-use sqlx::Row;
+use chrono::{DateTime, Utc};
 use sqlx::sqlite::SqliteRow;
+use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::{Db, StoreError, StoreResult, parse_id, parse_ts, ts};
-use crate::ids::{MemoryId, PlayerId};
-use crate::memory::model::{CreatedBy, Memory};
+use crate::ids::{MatchId, MemoryId, PlayerId};
+use crate::memory::model::{CreatedBy, Memory, MemoryType, RecallRecord};
 
-const COLUMNS: &str =
-    "id, player_id, persona_id, memory_type, content, related_match_id, created_by, metadata, created_at";
+const COLUMNS: &str = "id, player_id, persona_id, memory_type, content, related_match_id, created_by, metadata, \
+                       created_at, importance, pinned, never_recall, recall_count, last_recalled_at, updated_at, \
+                       valid_to, superseded_by";
+
+/// Filters for a player's memory list (all optional).
+#[derive(Debug, Clone, Default)]
+pub struct MemoryQuery {
+    pub persona: Option<String>,
+    pub memory_type: Option<MemoryType>,
+    pub match_id: Option<MatchId>,
+    pub created_from: Option<DateTime<Utc>>,
+    pub created_to: Option<DateTime<Utc>>,
+    pub pinned: Option<bool>,
+    /// Include superseded memories (history); default: current ones only.
+    pub include_superseded: bool,
+}
 
 impl Db {
     pub async fn insert_memory(&self, m: &Memory) -> StoreResult<()> {
         sqlx::query(&format!(
-            "INSERT INTO memories ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            "INSERT INTO memories ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ))
         .bind(m.id.to_string())
         .bind(m.player_id.map(|p| p.to_string()))
@@ -22,9 +37,25 @@ impl Db {
         .bind(m.created_by.as_str())
         .bind(m.metadata.to_string())
         .bind(ts(m.created_at))
+        .bind(m.importance)
+        .bind(m.pinned)
+        .bind(m.never_recall)
+        .bind(m.recall_count)
+        .bind(m.last_recalled_at.map(ts))
+        .bind(m.updated_at.map(ts))
+        .bind(m.valid_to.map(ts))
+        .bind(m.superseded_by.map(|id| id.to_string()))
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    pub async fn memory(&self, id: MemoryId) -> StoreResult<Option<Memory>> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM memories WHERE id = ?"))
+            .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| memory_from_row(&r)).transpose()
     }
 
     pub async fn delete_memory(&self, id: MemoryId) -> StoreResult<()> {
@@ -35,17 +66,62 @@ impl Db {
         Ok(())
     }
 
-    /// A player's memories, optionally with one persona only, newest first.
-    pub async fn player_memories(&self, player: PlayerId, persona: Option<&str>) -> StoreResult<Vec<Memory>> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM memories WHERE player_id = ? AND (? IS NULL OR persona_id = ?) \
-             ORDER BY created_at DESC, id"
-        ))
-        .bind(player.to_string())
-        .bind(persona)
-        .bind(persona)
-        .fetch_all(&self.pool)
+    pub async fn update_memory_content(&self, id: MemoryId, content: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE memories SET content = ?, updated_at = ? WHERE id = ?")
+            .bind(content)
+            .bind(ts(Utc::now()))
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn set_memory_flags(
+        &self,
+        id: MemoryId,
+        pinned: Option<bool>,
+        never_recall: Option<bool>,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "UPDATE memories SET pinned = COALESCE(?, pinned), never_recall = COALESCE(?, never_recall), \
+             updated_at = ? WHERE id = ?",
+        )
+        .bind(pinned)
+        .bind(never_recall)
+        .bind(ts(Utc::now()))
+        .bind(id.to_string())
+        .execute(&self.pool)
         .await?;
+        Ok(())
+    }
+
+    /// A player's memories, newest first, filtered.
+    pub async fn player_memories(&self, player: PlayerId, q: &MemoryQuery) -> StoreResult<Vec<Memory>> {
+        let mut sql = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS} FROM memories WHERE player_id = "));
+        sql.push_bind(player.to_string());
+        if let Some(persona) = &q.persona {
+            sql.push(" AND persona_id = ").push_bind(persona.clone());
+        }
+        if let Some(kind) = q.memory_type {
+            sql.push(" AND memory_type = ").push_bind(kind.as_str());
+        }
+        if let Some(m) = q.match_id {
+            sql.push(" AND related_match_id = ").push_bind(m.to_string());
+        }
+        if let Some(from) = q.created_from {
+            sql.push(" AND created_at >= ").push_bind(ts(from));
+        }
+        if let Some(to) = q.created_to {
+            sql.push(" AND created_at < ").push_bind(ts(to));
+        }
+        if let Some(pinned) = q.pinned {
+            sql.push(" AND pinned = ").push_bind(pinned);
+        }
+        if !q.include_superseded {
+            sql.push(" AND valid_to IS NULL");
+        }
+        sql.push(" ORDER BY created_at DESC, id");
+        let rows = sql.build().fetch_all(&self.pool).await?;
         rows.iter().map(memory_from_row).collect()
     }
 
@@ -62,12 +138,8 @@ impl Db {
     pub async fn memories_by_ids(&self, ids: &[MemoryId]) -> StoreResult<Vec<Memory>> {
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            let row = sqlx::query(&format!("SELECT {COLUMNS} FROM memories WHERE id = ?"))
-                .bind(id.to_string())
-                .fetch_optional(&self.pool)
-                .await?;
-            if let Some(r) = row {
-                out.push(memory_from_row(&r)?);
+            if let Some(m) = self.memory(*id).await? {
+                out.push(m);
             }
         }
         Ok(out)
@@ -91,6 +163,57 @@ impl Db {
             .await?;
         Ok(row.get::<i64, _>("n") as u64)
     }
+
+    /// Logs a recall and bumps the memory's count, in one transaction.
+    pub async fn record_recall(
+        &self,
+        id: MemoryId,
+        match_id: MatchId,
+        trigger: &str,
+        score: f32,
+        reason: &str,
+    ) -> StoreResult<()> {
+        let now = ts(Utc::now());
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(id.to_string())
+        .bind(match_id.to_string())
+        .bind(trigger)
+        .bind(score)
+        .bind(reason)
+        .bind(&now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id = ?")
+            .bind(&now)
+            .bind(id.to_string())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    pub async fn recalls(&self, id: MemoryId) -> StoreResult<Vec<RecallRecord>> {
+        let rows = sqlx::query(
+            "SELECT match_id, trigger, score, reason, recalled_at FROM recall_log WHERE memory_id = ? ORDER BY id",
+        )
+        .bind(id.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(RecallRecord {
+                    match_id: parse_id("recall_log", r.get("match_id"))?,
+                    trigger: r.get("trigger"),
+                    score: r.get::<f64, _>("score") as f32,
+                    reason: r.get("reason"),
+                    recalled_at: parse_ts("recall_log", r.get("recalled_at"))?,
+                })
+            })
+            .collect()
+    }
 }
 
 fn memory_from_row(r: &SqliteRow) -> StoreResult<Memory> {
@@ -98,20 +221,34 @@ fn memory_from_row(r: &SqliteRow) -> StoreResult<Memory> {
         table: "memories",
         detail,
     };
-    let player: Option<String> = r.get("player_id");
-    let related: Option<String> = r.get("related_match_id");
+    let opt_ts = |col: &str| -> StoreResult<Option<DateTime<Utc>>> {
+        r.get::<Option<String>, _>(col)
+            .map(|t| parse_ts("memories", &t))
+            .transpose()
+    };
+    let opt_id = |col: &str| -> Option<String> { r.get::<Option<String>, _>(col) };
     let kind: String = r.get("memory_type");
     let by: String = r.get("created_by");
     let metadata: String = r.get("metadata");
     Ok(Memory {
         id: parse_id("memories", r.get("id"))?,
-        player_id: player.map(|p| parse_id("memories", &p)).transpose()?,
+        player_id: opt_id("player_id").map(|p| parse_id("memories", &p)).transpose()?,
         persona_id: r.get("persona_id"),
         memory_type: kind.parse().map_err(|e| corrupt(format!("{e}")))?,
         content: r.get("content"),
-        related_match_id: related.map(|m| parse_id("memories", &m)).transpose()?,
+        related_match_id: opt_id("related_match_id")
+            .map(|m| parse_id("memories", &m))
+            .transpose()?,
         created_by: CreatedBy::parse(&by).ok_or_else(|| corrupt(format!("created_by '{by}'")))?,
         metadata: serde_json::from_str(&metadata).map_err(|e| corrupt(e.to_string()))?,
         created_at: parse_ts("memories", r.get("created_at"))?,
+        importance: r.get::<f64, _>("importance") as f32,
+        pinned: r.get("pinned"),
+        never_recall: r.get("never_recall"),
+        recall_count: r.get("recall_count"),
+        last_recalled_at: opt_ts("last_recalled_at")?,
+        updated_at: opt_ts("updated_at")?,
+        valid_to: opt_ts("valid_to")?,
+        superseded_by: opt_id("superseded_by").map(|m| parse_id("memories", &m)).transpose()?,
     })
 }

@@ -2,6 +2,7 @@
 //! move, message, emotion, memory and trigger is written here before it is
 //! pushed to anyone.
 
+mod erasure;
 mod matches;
 mod memories;
 mod players;
@@ -14,6 +15,7 @@ use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use matches::{MatchRow, MoveRow, NewMatch};
+pub use memories::MemoryQuery;
 pub use players::Player;
 pub use timeline::{DomainWrite, EmotionRow, EventRow, MessageRow, TriggerRow};
 
@@ -48,6 +50,8 @@ impl Db {
             // WAL + NORMAL survives a killed process; only power loss may drop the last commit.
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
+            // Deleted content is overwritten, not left in free pages.
+            .pragma("secure_delete", "ON")
             .busy_timeout(std::time::Duration::from_secs(5));
         let pool = SqlitePoolOptions::new()
             .max_connections(8)

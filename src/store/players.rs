@@ -13,16 +13,18 @@ pub struct Player {
 }
 
 impl Db {
-    pub async fn create_player(&self, name: &str) -> StoreResult<Player> {
+    /// A new player whose bearer token hashes to `token_hash`.
+    pub async fn create_player(&self, name: &str, token_hash: &str) -> StoreResult<Player> {
         let player = Player {
             id: PlayerId::new(),
             name: name.to_string(),
             created_at: Utc::now(),
         };
-        sqlx::query("INSERT INTO players (id, name, created_at) VALUES (?, ?, ?)")
+        sqlx::query("INSERT INTO players (id, name, created_at, token_hash) VALUES (?, ?, ?, ?)")
             .bind(player.id.to_string())
             .bind(&player.name)
             .bind(ts(player.created_at))
+            .bind(token_hash)
             .execute(&self.pool)
             .await?;
         Ok(player)
@@ -31,6 +33,14 @@ impl Db {
     pub async fn player(&self, id: PlayerId) -> StoreResult<Option<Player>> {
         let row = sqlx::query("SELECT id, name, created_at FROM players WHERE id = ?")
             .bind(id.to_string())
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| player_from_row(&r)).transpose()
+    }
+
+    pub async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<Player>> {
+        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE token_hash = ?")
+            .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
         row.map(|r| player_from_row(&r)).transpose()

@@ -23,6 +23,8 @@ pub struct Server {
     pub data: TempDir,
     env: Vec<(String, String)>,
     http: reqwest::Client,
+    /// Bearer tokens of the players this test created, by player id.
+    tokens: std::sync::Mutex<std::collections::HashMap<String, String>>,
 }
 
 fn free_port() -> u16 {
@@ -45,6 +47,7 @@ impl Server {
             data,
             env,
             http: reqwest::Client::new(),
+            tokens: Default::default(),
         };
         s.launch().await;
         s
@@ -131,7 +134,57 @@ impl Server {
     pub async fn new_player(&self, name: &str) -> String {
         let (status, p) = self.post("/api/players", json!({ "name": name })).await;
         assert_eq!(status, 201, "{p}");
-        p["id"].as_str().unwrap().to_string()
+        let id = p["id"].as_str().unwrap().to_string();
+        self.tokens.lock().unwrap().insert(
+            id.clone(),
+            p["token"].as_str().expect("a token at creation").to_string(),
+        );
+        id
+    }
+
+    pub fn token(&self, player: &str) -> String {
+        self.tokens.lock().unwrap()[player].clone()
+    }
+
+    /// A request with a bearer token (None: without Authorization).
+    pub async fn send_as(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut req = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let r = req.send().await.unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        (
+            status,
+            if text.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_str(&text).unwrap()
+            },
+        )
+    }
+
+    pub async fn get_as(&self, path: &str, token: &str) -> (u16, Value) {
+        self.send_as(reqwest::Method::GET, path, Some(token), None).await
+    }
+
+    /// The player's memories, read with the player's own token.
+    pub async fn memories(&self, player: &str) -> Vec<Value> {
+        let (status, list) = self
+            .get_as(&format!("/api/players/{player}/memories"), &self.token(player))
+            .await;
+        assert_eq!(status, 200, "{list}");
+        list.as_array().unwrap().clone()
     }
 
     /// Creates a match; returns (match id, the creation outcome).

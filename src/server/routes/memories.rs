@@ -1,31 +1,204 @@
+//! The review API: a player's own memories, with provenance, corrections,
+//! pins, never-recall, erasure and export. Every route needs a bearer token.
+
 use axum::Json;
 use axum::extract::{Path, State};
-use serde::Deserialize;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 
-use crate::ids::PlayerId;
-use crate::memory::Memory;
-use crate::server::extract::ApiQuery;
+use crate::ids::{MatchId, MemoryId, PlayerId};
+use crate::memory::{Memory, MemoryError, MemoryType, RecallRecord, Recalled};
+use crate::server::auth::Caller;
+use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::{AppState, error::ApiError};
+use crate::store::MemoryQuery;
+
+impl From<MemoryError> for ApiError {
+    fn from(e: MemoryError) -> ApiError {
+        match e {
+            MemoryError::BadContent => ApiError::new(StatusCode::BAD_REQUEST, "bad_content", e.to_string()),
+            MemoryError::NotFound => ApiError::not_found("memory"),
+            MemoryError::Store(e) => e.into(),
+            other => {
+                tracing::error!("memory service: {other}");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "memory_unavailable",
+                    "the memory index is unavailable",
+                )
+            }
+        }
+    }
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Filter {
+pub struct ListQuery {
     persona: Option<String>,
+    #[serde(rename = "type")]
+    memory_type: Option<MemoryType>,
+    #[serde(rename = "match")]
+    match_id: Option<MatchId>,
+    from: Option<DateTime<Utc>>,
+    to: Option<DateTime<Utc>>,
+    pinned: Option<bool>,
+    /// Include superseded memories.
+    #[serde(default)]
+    superseded: bool,
 }
 
-/// What the club remembers about one player (newest first).
+async fn owned_player(app: &AppState, caller: Caller, id: &str) -> Result<PlayerId, ApiError> {
+    let id: PlayerId = id.parse()?;
+    caller.may_access(Some(id), "player")?;
+    app.runtime.player(id).await?;
+    Ok(id)
+}
+
 pub async fn list(
     State(app): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
-    ApiQuery(filter): ApiQuery<Filter>,
+    ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Vec<Memory>>, ApiError> {
-    let id: PlayerId = id.parse()?;
-    app.runtime.player(id).await?;
-    let memories = app
+    let id = owned_player(&app, caller, &id).await?;
+    let query = MemoryQuery {
+        persona: q.persona,
+        memory_type: q.memory_type,
+        match_id: q.match_id,
+        created_from: q.from,
+        created_to: q.to,
+        pinned: q.pinned,
+        include_superseded: q.superseded,
+    };
+    Ok(Json(app.runtime.services().memory.list(id, &query).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchQuery {
+    q: String,
+    persona: Option<String>,
+    limit: Option<usize>,
+}
+
+pub async fn search(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<SearchQuery>,
+) -> Result<Json<Vec<Recalled>>, ApiError> {
+    let id = owned_player(&app, caller, &id).await?;
+    let text = q.q.trim();
+    if text.is_empty() || text.chars().count() > 500 {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_query",
+            "q must be 1..=500 characters",
+        ));
+    }
+    let limit = q.limit.unwrap_or(10).clamp(1, 100);
+    Ok(Json(
+        app.runtime
+            .services()
+            .memory
+            .search_own(id, q.persona, text, limit)
+            .await?,
+    ))
+}
+
+pub async fn export(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    let id = owned_player(&app, caller, &id).await?;
+    let memory = &app.runtime.services().memory;
+    let all = MemoryQuery {
+        include_superseded: true,
+        ..MemoryQuery::default()
+    };
+    let mut out = Vec::new();
+    for m in memory.list(id, &all).await? {
+        let recalls = memory.recalls(m.id).await?;
+        out.push(json!({ "memory": m, "recalls": recalls }));
+    }
+    let body = json!({ "player_id": id, "exported_at": Utc::now(), "memories": out });
+    let disposition = format!("attachment; filename=\"kibitz-memories-{id}.json\"");
+    Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(body)))
+}
+
+/// One memory and its full provenance.
+#[derive(Serialize)]
+pub struct Provenance {
+    memory: Memory,
+    recalls: Vec<RecallRecord>,
+}
+
+async fn owned_memory(app: &AppState, caller: Caller, id: &str) -> Result<Memory, ApiError> {
+    let id: MemoryId = id.parse()?;
+    let memory = app
         .runtime
         .services()
-        .db
-        .player_memories(id, filter.persona.as_deref())
-        .await?;
-    Ok(Json(memories))
+        .memory
+        .get(id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("memory"))?;
+    caller.may_access(memory.player_id, "memory")?;
+    Ok(memory)
+}
+
+pub async fn show(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Provenance>, ApiError> {
+    let memory = owned_memory(&app, caller, &id).await?;
+    let recalls = app.runtime.services().memory.recalls(memory.id).await?;
+    Ok(Json(Provenance { memory, recalls }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Patch {
+    content: Option<String>,
+    pinned: Option<bool>,
+    never_recall: Option<bool>,
+}
+
+pub async fn patch(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<Patch>,
+) -> Result<Json<Memory>, ApiError> {
+    let memory = owned_memory(&app, caller, &id).await?;
+    let service = &app.runtime.services().memory;
+    if body.content.is_none() && body.pinned.is_none() && body.never_recall.is_none() {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "empty_patch",
+            "give content, pinned or never_recall",
+        ));
+    }
+    let mut updated = memory;
+    if let Some(content) = &body.content {
+        updated = service.edit(updated.id, content).await?;
+    }
+    if body.pinned.is_some() || body.never_recall.is_some() {
+        updated = service.set_flags(updated.id, body.pinned, body.never_recall).await?;
+    }
+    Ok(Json(updated))
+}
+
+pub async fn delete(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let memory = owned_memory(&app, caller, &id).await?;
+    app.runtime.services().memory.erase(&memory).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

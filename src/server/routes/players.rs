@@ -1,7 +1,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ids::PlayerId;
 use crate::server::extract::ApiJson;
@@ -14,12 +14,20 @@ pub struct NewPlayer {
     name: String,
 }
 
+/// A new player; the response carries its bearer token, shown only this once.
+#[derive(Serialize)]
+pub struct CreatedPlayer {
+    #[serde(flatten)]
+    player: Player,
+    token: String,
+}
+
 pub async fn create(
     State(app): State<AppState>,
     ApiJson(body): ApiJson<NewPlayer>,
-) -> Result<(StatusCode, Json<Player>), ApiError> {
-    let player = app.runtime.create_player(&body.name).await?;
-    Ok((StatusCode::CREATED, Json(player)))
+) -> Result<(StatusCode, Json<CreatedPlayer>), ApiError> {
+    let (player, token) = app.runtime.create_player(&body.name).await?;
+    Ok((StatusCode::CREATED, Json(CreatedPlayer { player, token })))
 }
 
 pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Player>, ApiError> {

@@ -1,0 +1,87 @@
+//! What a player may do with what is remembered about them: look, search,
+//! see provenance, correct, pin, forbid, and erase.
+
+use super::model::{Memory, RecallRecord, Recalled};
+use super::service::{MAX_CONTENT_CHARS, MemoryError, MemoryService};
+use super::vector::SearchFilter;
+use crate::ids::{MatchId, MemoryId, PlayerId};
+use crate::store::MemoryQuery;
+
+impl MemoryService {
+    pub async fn get(&self, id: MemoryId) -> Result<Option<Memory>, MemoryError> {
+        Ok(self.db().memory(id).await?)
+    }
+
+    pub async fn list(&self, player: PlayerId, query: &MemoryQuery) -> Result<Vec<Memory>, MemoryError> {
+        Ok(self.db().player_memories(player, query).await?)
+    }
+
+    pub async fn recalls(&self, id: MemoryId) -> Result<Vec<RecallRecord>, MemoryError> {
+        Ok(self.db().recalls(id).await?)
+    }
+
+    /// Semantic search over all of a player's own memories, never-recall and
+    /// superseded ones included.
+    pub async fn search_own(
+        &self,
+        player: PlayerId,
+        persona: Option<String>,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<Recalled>, MemoryError> {
+        let filter = SearchFilter {
+            persona_id: persona,
+            player_id: Some(player),
+            include_unrecallable: true,
+            ..SearchFilter::default()
+        };
+        self.search(query, filter, limit, f32::MIN).await
+    }
+
+    /// Replaces the text and re-embeds it.
+    pub async fn edit(&self, id: MemoryId, content: &str) -> Result<Memory, MemoryError> {
+        let content = content.trim();
+        if content.is_empty() || content.chars().count() > MAX_CONTENT_CHARS {
+            return Err(MemoryError::BadContent);
+        }
+        self.db().update_memory_content(id, content).await?;
+        let memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
+        self.index_memories(std::slice::from_ref(&memory)).await?;
+        Ok(memory)
+    }
+
+    pub async fn set_flags(
+        &self,
+        id: MemoryId,
+        pinned: Option<bool>,
+        never_recall: Option<bool>,
+    ) -> Result<Memory, MemoryError> {
+        self.db().set_memory_flags(id, pinned, never_recall).await?;
+        let memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
+        self.index().set_recallable(vec![id], memory.recallable()).await?;
+        Ok(memory)
+    }
+
+    /// Gone from SQL (text scrubbed from events, logs and messages) and from the index.
+    pub async fn erase(&self, memory: &Memory) -> Result<(), MemoryError> {
+        self.db().erase_memory(memory.id, &memory.content).await?;
+        self.index().delete(vec![memory.id]).await?;
+        Ok(())
+    }
+
+    /// Logs that these memories were handed to the main agent, and why.
+    pub async fn record_recalls(
+        &self,
+        recalled: &[Recalled],
+        match_id: MatchId,
+        trigger: &str,
+        reason: &str,
+    ) -> Result<(), MemoryError> {
+        for r in recalled {
+            self.db()
+                .record_recall(r.memory.id, match_id, trigger, r.score, reason)
+                .await?;
+        }
+        Ok(())
+    }
+}
