@@ -262,13 +262,14 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
         None => "drew with me",
     };
     let moves = match ctx.move_count.div_ceil(2) {
-        1 => "1 move".to_string(),
-        n => format!("{n} moves"),
+        0 => "before a move was played".to_string(),
+        1 => "after 1 move".to_string(),
+        n => format!("after {n} moves"),
     };
     let how = end.termination.replace('_', " ");
     let mut out = vec![(
         MemoryType::GameContext,
-        format!("On {date}, {player} played {colour} and {outcome} by {how} after {moves}."),
+        format!("On {date}, {player} played {colour} and {outcome} by {how} {moves}."),
     )];
     if ctx.move_count >= 2 {
         out.push((
