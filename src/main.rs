@@ -43,15 +43,8 @@ enum Command {
     Config,
     /// List the club's personas.
     Personas,
-    /// List what the club remembers about a player.
-    Memories {
-        /// Player id or name.
-        #[arg(long)]
-        player: String,
-        /// Only memories held by this persona.
-        #[arg(long)]
-        persona: Option<String>,
-    },
+    /// Review what the club remembers: list, search, show, edit, pin, forget, delete, export, reindex.
+    Memories(cli::memories::MemoriesArgs),
     /// Check that the embedding model and ONNX Runtime are provisioned.
     Models,
 }
@@ -79,7 +72,7 @@ fn main() -> anyhow::Result<()> {
                 Ok(())
             }
             Command::Personas => cli::personas(&config),
-            Command::Memories { player, persona } => cli::memories(&config, &player, persona.as_deref()).await,
+            Command::Memories(args) => cli::memories::run(&config, args).await,
             Command::Models => cli::models(&config),
         }
     })

@@ -78,3 +78,35 @@ async fn a_second_process_on_the_same_data_dir_is_refused() {
     // The first server is unharmed.
     assert_eq!(server.get("/api/health").await.0, 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_vector_index_is_rebuilt_from_sql_at_start() {
+    let mut server = Server::start().await;
+    let player = server.new_player("Ivo").await;
+    let (m, _) = server.new_match(&player, "viktor", "white").await;
+    let chat = json!({ "text": "I learned chess from my uncle in Lagos" });
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+    let remembered = server.memories(&player).await;
+
+    server.kill();
+    std::fs::remove_dir_all(server.data_path().join("vectors")).unwrap();
+    server.launch().await;
+
+    // Search goes through the index only: it finds the memory again.
+    let path = format!("/api/players/{player}/memories/search?q=uncle%20in%20Lagos&limit=1");
+    let (status, found) = server.get_as(&path, &server.token(&player)).await;
+    assert_eq!(status, 200, "{found}");
+    let chat_memory = remembered
+        .iter()
+        .find(|m| m["memory_type"] == "player_observation")
+        .unwrap();
+    assert_eq!(found[0]["memory"]["id"], chat_memory["id"]);
+    let (m2, _) = server.new_match(&player, "viktor", "black").await;
+    assert!(
+        !server.triggers(&m2).await[0]["recalled_ids"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -1,14 +1,13 @@
 //! The non-server commands, printed for people.
 
+pub mod memories;
 pub mod play;
 
 use anyhow::Context;
 
 use kibitz::config::Config;
-use kibitz::ids::PlayerId;
 use kibitz::memory::embed;
 use kibitz::runtime::Runtime;
-use kibitz::store::Db;
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let listen = config.listen;
@@ -30,33 +29,6 @@ pub fn personas(config: &Config) -> anyhow::Result<()> {
         };
         let style = format!("{:?}", p.style).to_lowercase();
         println!("{:<10} {:<18} {:>5}  {:<11} {bio}", p.id, p.name, p.elo, style);
-    }
-    Ok(())
-}
-
-pub async fn memories(config: &Config, player: &str, persona: Option<&str>) -> anyhow::Result<()> {
-    let db = Db::connect(&config.database_url)
-        .await
-        .context("opening the database")?;
-    let found = match player.parse::<PlayerId>() {
-        Ok(id) => db.player(id).await?,
-        Err(_) => db.player_by_name(player).await?,
-    };
-    let player = found.with_context(|| format!("no player with id or name '{player}'"))?;
-    let query = kibitz::store::MemoryQuery {
-        persona: persona.map(str::to_string),
-        ..Default::default()
-    };
-    let memories = db.player_memories(player.id, &query).await?;
-    println!("{} memories about {} ({})", memories.len(), player.name, player.id);
-    for m in memories {
-        println!(
-            "{}  {:<8} {:<18} {}",
-            m.created_at.format("%Y-%m-%d %H:%M"),
-            m.persona_id,
-            m.memory_type.as_str(),
-            m.content
-        );
     }
     Ok(())
 }

@@ -18,7 +18,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use actor::{Outcome, UserCommand};
 pub use error::RuntimeError;
-pub use services::{Services, StartError};
+pub use services::{MemoryOnly, Services, StartError};
 pub use state::{LegalMove, MatchState, MoveView};
 
 use actor::{Command, MatchActor};

@@ -92,6 +92,27 @@ impl Services {
     }
 }
 
+/// SQL and memory alone, for commands that need no engine or matches.
+pub struct MemoryOnly {
+    pub db: Db,
+    pub memory: MemoryService,
+    _data_lock: File,
+}
+
+impl MemoryOnly {
+    pub async fn open(config: &Config) -> Result<MemoryOnly, StartError> {
+        let personas = personas::load_dir(&config.personas_dir)?;
+        let data_lock = lock_data_dir(&config.data_dir)?;
+        let db = Db::connect(&config.database_url).await?;
+        let memory = open_memory(config, db.clone(), &personas).await?;
+        Ok(MemoryOnly {
+            db,
+            memory,
+            _data_lock: data_lock,
+        })
+    }
+}
+
 /// Embedder + vector index + SQL, with lore synced and the index repaired.
 async fn open_memory(config: &Config, db: Db, personas: &[Persona]) -> Result<MemoryService, StartError> {
     let embedder = Embedder::load(&config.models_dir)?;

@@ -1,0 +1,102 @@
+//! `kibitz memories` against a data dir a real server wrote.
+
+mod common;
+
+use std::process::Command;
+
+use common::*;
+use serde_json::json;
+
+fn kibitz(server: &Server, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(args)
+        .env("KIBITZ_DATA_DIR", server.data_path())
+        .env("KIBITZ_MODELS_DIR", repo().join("models"))
+        .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
+        .env("RUST_LOG", "error")
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("ORT_DYLIB_PATH")
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).to_string();
+    (out.status.success(), text(out.stdout), text(out.stderr))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memories_can_be_reviewed_from_the_terminal() {
+    let mut server = Server::start().await;
+    let player = server.new_player("Cleo").await;
+    let (m, _) = server.new_match(&player, "pip", "white").await;
+    let chat = json!({ "text": "I collect antique chess clocks" });
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+
+    // One process owns a data dir.
+    let (ok, _, err) = kibitz(&server, &["memories", "--player", "Cleo"]);
+    assert!(!ok && err.contains("in use by another kibitz process"), "{err}");
+    server.kill();
+
+    let (ok, out, err) = kibitz(&server, &["memories", "--player", "Cleo"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("memories about Cleo") && out.contains("antique chess clocks"),
+        "{out}"
+    );
+    let id = out
+        .lines()
+        .find(|l| l.contains("antique"))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+
+    let (ok, out, err) = kibitz(
+        &server,
+        &[
+            "memories",
+            "search",
+            "--player",
+            "Cleo",
+            "clock collection",
+            "--limit",
+            "1",
+        ],
+    );
+    assert!(ok && out.contains(&id), "{out}{err}");
+    let (ok, out, _) = kibitz(&server, &["memories", "pin", &id]);
+    assert!(ok && out.contains("pinned"), "{out}");
+    let (ok, out, _) = kibitz(&server, &["memories", "list", "--player", "Cleo", "--pinned"]);
+    assert!(ok && out.contains(&id) && out.starts_with("1 memories"), "{out}");
+
+    let file = server.data_path().join("export.json");
+    let (ok, _, err) = kibitz(
+        &server,
+        &[
+            "memories",
+            "export",
+            "--player",
+            "Cleo",
+            "--out",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    let exported: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(
+        exported["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["memory"]["id"] == id.as_str())
+    );
+
+    let (ok, _, err) = kibitz(&server, &["memories", "delete", &id]);
+    assert!(ok, "{err}");
+    let (_, out, _) = kibitz(&server, &["memories", "--player", "Cleo"]);
+    assert!(!out.contains("antique"), "{out}");
+    let (ok, _, err) = kibitz(&server, &["memories", "reindex"]);
+    assert!(ok && err.contains("re-indexed"), "{err}");
+    let (ok, _, err) = kibitz(&server, &["memories", "show", "not-an-id"]);
+    assert!(!ok && err.contains("not-an-id"), "{err}");
+}
