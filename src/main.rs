@@ -45,6 +45,8 @@ enum Command {
     Personas,
     /// Review what the club remembers: list, search, show, edit, pin, forget, delete, export, reindex.
     Memories(cli::memories::MemoriesArgs),
+    /// Benchmarks; figures are printed and written as JSON.
+    Bench(cli::bench::BenchArgs),
     /// Check that the embedding model and ONNX Runtime are provisioned.
     Models,
 }
@@ -73,6 +75,7 @@ fn main() -> anyhow::Result<()> {
             }
             Command::Personas => cli::personas(&config),
             Command::Memories(args) => cli::memories::run(&config, args).await,
+            Command::Bench(args) => cli::bench::run(&config, args).await,
             Command::Models => cli::models(&config),
         }
     })

@@ -1,5 +1,6 @@
 //! The non-server commands, printed for people.
 
+pub mod bench;
 pub mod memories;
 pub mod play;
 

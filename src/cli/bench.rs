@@ -1,0 +1,332 @@
+//! `kibitz bench memory`: embedding throughput and latency, filtered vector
+//! search latency and recall@10 at several sizes, and retrieval quality on a
+//! labelled set. Figures are printed and written as JSON, never asserted.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use chrono::Utc;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::Deserialize;
+use serde_json::json;
+
+use kibitz::config::{Config, RecallConfig};
+use kibitz::ids::{MatchId, MemoryId, PlayerId};
+use kibitz::memory::edge::EdgeStore;
+use kibitz::memory::embed::{DIMENSIONS, Embedder};
+use kibitz::memory::vector::{IndexedMemory, SearchFilter, VectorStore};
+use kibitz::memory::{CreatedBy, MemoryService, MemoryType, NewMemory};
+
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    what: BenchWhat,
+}
+
+#[derive(clap::Subcommand)]
+enum BenchWhat {
+    /// Embedding, vector search and retrieval quality.
+    Memory {
+        /// Stored-memory counts for the search benchmark.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000,1000000")]
+        sizes: Vec<usize>,
+        /// Searches timed per size.
+        #[arg(long, default_value_t = 300)]
+        queries: usize,
+        /// Labelled retrieval set.
+        #[arg(long, default_value = "bench/recall_set.json")]
+        set: PathBuf,
+        /// Where to write the figures as JSON.
+        #[arg(long, default_value = "bench/last-memory.json")]
+        json: PathBuf,
+    },
+}
+
+pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
+    let BenchWhat::Memory {
+        sizes,
+        queries,
+        set,
+        json: out,
+    } = args.what;
+    let embedder = Embedder::load(&config.models_dir)?;
+    let embedding = bench_embedding(&embedder).await?;
+    let mut search = Vec::new();
+    for size in sizes {
+        search.push(bench_search(size, queries).await?);
+    }
+    let quality = bench_quality(config, &embedder, &set).await?;
+    let report = json!({ "at": Utc::now(), "embedding": embedding, "search": search, "retrieval": quality });
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).ok();
+    }
+    std::fs::write(&out, serde_json::to_string_pretty(&report)?)
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!("figures written to {}", out.display());
+    Ok(())
+}
+
+fn percentile(samples: &mut [f64], p: f64) -> f64 {
+    samples.sort_by(|a, b| a.total_cmp(b));
+    samples[((samples.len() as f64 * p) as usize).min(samples.len() - 1)]
+}
+
+fn sentences(n: usize) -> Vec<String> {
+    let openings = [
+        "the Sicilian",
+        "the French",
+        "the London System",
+        "the Caro-Kann",
+        "the King's Gambit",
+    ];
+    let results = [
+        "won with a late queen sacrifice",
+        "lost on time in a drawn endgame",
+        "drew by repetition",
+    ];
+    (0..n)
+        .map(|i| {
+            format!(
+                "Player {} played {} and {} on move {}.",
+                i % 97,
+                openings[i % 5],
+                results[i % 3],
+                10 + i % 60
+            )
+        })
+        .collect()
+}
+
+async fn bench_embedding(embedder: &Embedder) -> anyhow::Result<serde_json::Value> {
+    let texts = sentences(256);
+    embedder.embed_one("warm-up").await?;
+    let mut latencies = Vec::new();
+    let start = Instant::now();
+    for t in &texts {
+        let one = Instant::now();
+        embedder.embed_one(t).await?;
+        latencies.push(one.elapsed().as_secs_f64() * 1e3);
+    }
+    let batch1 = texts.len() as f64 / start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    for chunk in texts.chunks(32) {
+        embedder.embed(chunk.to_vec()).await?;
+    }
+    let batch32 = texts.len() as f64 / start.elapsed().as_secs_f64();
+    let (p50, p99) = (percentile(&mut latencies, 0.5), percentile(&mut latencies, 0.99));
+    println!(
+        "embedding: {batch1:.0} sentences/s at batch 1, {batch32:.0} at batch 32; query p50 {p50:.2} ms, p99 {p99:.2} ms"
+    );
+    Ok(
+        json!({ "sentences_per_s_batch1": batch1, "sentences_per_s_batch32": batch32, "query_p50_ms": p50, "query_p99_ms": p99 }),
+    )
+}
+
+fn random_unit(rng: &mut StdRng) -> Vec<f32> {
+    // Sums of uniforms are close enough to Gaussian for direction sampling.
+    let mut v: Vec<f32> = (0..DIMENSIONS)
+        .map(|_| (0..4).map(|_| rng.r#gen::<f32>() - 0.5).sum())
+        .collect();
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    v.iter_mut().for_each(|x| *x /= norm);
+    v
+}
+
+/// A stored point as the exact search sees it.
+struct Stored {
+    vector: Vec<f32>,
+    player: Option<usize>,
+    persona: usize,
+}
+
+const PLAYERS: usize = 1000;
+const PERSONAS: [&str; 3] = ["margot", "viktor", "pip"];
+
+async fn bench_search(size: usize, queries: usize) -> anyhow::Result<serde_json::Value> {
+    let dir = tempfile::tempdir()?;
+    let store = EdgeStore::open(dir.path())?;
+    let mut rng = StdRng::seed_from_u64(size as u64);
+    let players: Vec<PlayerId> = (0..PLAYERS).map(|_| PlayerId::new()).collect();
+    let mut stored = Vec::with_capacity(size);
+    let mut ids = Vec::with_capacity(size);
+    let load = Instant::now();
+    while stored.len() < size {
+        let batch: Vec<IndexedMemory> = (0..2000.min(size - stored.len()))
+            .map(|_| {
+                let s = Stored {
+                    vector: random_unit(&mut rng),
+                    player: (rng.r#gen::<f32>() > 0.05).then(|| rng.gen_range(0..PLAYERS)),
+                    persona: rng.gen_range(0..PERSONAS.len()),
+                };
+                let point = IndexedMemory {
+                    id: MemoryId::new(),
+                    vector: s.vector.clone(),
+                    player_id: s.player.map(|p| players[p]),
+                    persona_id: PERSONAS[s.persona].into(),
+                    memory_type: MemoryType::PlayerObservation,
+                    match_id: None,
+                    created_at: Utc::now().timestamp(),
+                    recallable: true,
+                };
+                ids.push(point.id);
+                stored.push(s);
+                point
+            })
+            .collect();
+        store.upsert(batch).await?;
+        eprint!("\rsearch {size}: stored {}/{size}", stored.len());
+    }
+    eprintln!(" in {:.1} s", load.elapsed().as_secs_f64());
+    let (mut latencies, mut hits, mut expected) = (Vec::new(), 0usize, 0usize);
+    for q in 0..queries {
+        let query = random_unit(&mut rng);
+        let (player, persona) = (rng.gen_range(0..PLAYERS), rng.gen_range(0..PERSONAS.len()));
+        let filter = SearchFilter {
+            persona_id: Some(PERSONAS[persona].into()),
+            player_id: Some(players[player]),
+            include_lore: true,
+            ..SearchFilter::default()
+        };
+        let start = Instant::now();
+        let found = store.search(query.clone(), filter, 10).await?;
+        latencies.push(start.elapsed().as_secs_f64() * 1e3);
+        if q < 100 {
+            let exact = exact_top10(&stored, &ids, &query, player, persona);
+            expected += exact.len();
+            hits += found.iter().filter(|h| exact.contains(&h.id)).count();
+        }
+    }
+    let recall = hits as f64 / expected.max(1) as f64;
+    let (p50, p99) = (percentile(&mut latencies, 0.5), percentile(&mut latencies, 0.99));
+    println!("search at {size}: filtered top-10 p50 {p50:.3} ms, p99 {p99:.3} ms; recall@10 vs exact {recall:.3}");
+    Ok(json!({ "stored": size, "p50_ms": p50, "p99_ms": p99, "recall_at_10": recall }))
+}
+
+fn exact_top10(stored: &[Stored], ids: &[MemoryId], query: &[f32], player: usize, persona: usize) -> Vec<MemoryId> {
+    let mut scored: Vec<(f32, MemoryId)> = stored
+        .iter()
+        .zip(ids)
+        .filter(|(s, _)| s.persona == persona && (s.player.is_none() || s.player == Some(player)))
+        .map(|(s, id)| (s.vector.iter().zip(query).map(|(a, b)| a * b).sum(), *id))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(10).map(|(_, id)| id).collect()
+}
+
+#[derive(Deserialize)]
+struct LabelledSet {
+    player: String,
+    persona: String,
+    memories: Vec<LabelledMemory>,
+    cases: Vec<Case>,
+}
+
+#[derive(Deserialize)]
+struct LabelledMemory {
+    key: String,
+    #[serde(rename = "type")]
+    memory_type: MemoryType,
+    content: String,
+}
+
+#[derive(Deserialize)]
+struct Case {
+    trigger: String,
+    text: Option<String>,
+    expect: Vec<String>,
+}
+
+async fn bench_quality(config: &Config, embedder: &Embedder, set: &Path) -> anyhow::Result<serde_json::Value> {
+    let text = std::fs::read_to_string(set).with_context(|| format!("reading {}", set.display()))?;
+    let set: LabelledSet = serde_json::from_str(&text).with_context(|| format!("parsing {}", set.display()))?;
+    let dir = tempfile::tempdir()?;
+    let db = kibitz::store::Db::connect(&format!("sqlite://{}", dir.path().join("bench.db").display())).await?;
+    let index = Arc::new(EdgeStore::open(&dir.path().join("vectors"))?);
+    let memory = MemoryService::new(db.clone(), embedder.clone(), index);
+    let personas = kibitz::personas::load_dir(&config.personas_dir)?;
+    memory.sync_lore(&personas).await?;
+    let player = db.create_player(&set.player, "bench-token-hash").await?;
+    let mut keys = std::collections::HashMap::new();
+    for m in &set.memories {
+        let new = NewMemory {
+            player_id: player.id,
+            persona_id: set.persona.clone(),
+            memory_type: m.memory_type,
+            content: m.content.clone(),
+            related_match_id: None,
+            created_by: CreatedBy::MainAgent,
+            metadata: json!({}),
+            importance: 0.5,
+        };
+        keys.insert(memory.save(new).await?.id, m.key.clone());
+    }
+    let match_id = MatchId::new();
+    let new_match = kibitz::store::NewMatch {
+        id: match_id,
+        player_id: player.id,
+        persona_id: set.persona.clone(),
+        user_color: "white",
+        start_fen: kibitz::chess::Game::new(None).unwrap().start_fen().to_string(),
+        emotion: "calm".into(),
+    };
+    db.insert_match(&new_match).await?;
+    score_cases(&set, &memory, &keys, match_id, player.id).await
+}
+
+async fn score_cases(
+    set: &LabelledSet,
+    memory: &MemoryService,
+    keys: &std::collections::HashMap<MemoryId, String>,
+    match_id: MatchId,
+    player: PlayerId,
+) -> anyhow::Result<serde_json::Value> {
+    use kibitz::triggers::{ContextParts, GameContext, MatchHistory, Trigger, TriggerKind, UserInput};
+    let subconscious = kibitz::subconscious::Subconscious::new(
+        memory.clone(),
+        RecallConfig {
+            limit: 3,
+            ..RecallConfig::default()
+        },
+    );
+    let history = MatchHistory::default();
+    let game = kibitz::chess::Game::new(None).unwrap();
+    let (mut precision, mut recall) = (0.0, 0.0);
+    for case in &set.cases {
+        let trigger = match (case.trigger.as_str(), &case.text) {
+            ("chat", Some(text)) => Trigger::input(UserInput::Chat { text: text.clone() }),
+            ("after_match", _) => Trigger::new(TriggerKind::AfterMatch),
+            _ => Trigger::new(TriggerKind::BeforeMatch),
+        };
+        let parts = ContextParts {
+            match_id,
+            player_id: player,
+            player_name: &set.player,
+            persona_id: &set.persona,
+            persona_elo: 1500,
+            user_color: shakmaty::Color::White,
+            started_at: Utc::now(),
+            history: &history,
+        };
+        let ctx = GameContext::build(parts, &game);
+        let mut state = kibitz::subconscious::RecallState::default();
+        let found = subconscious.recall(&trigger, &ctx, &mut state).await?;
+        let got: Vec<&String> = found.iter().filter_map(|r| keys.get(&r.memory.id)).collect();
+        let right = got.iter().filter(|k| case.expect.contains(k)).count() as f64;
+        precision += if found.is_empty() {
+            0.0
+        } else {
+            right / found.len() as f64
+        };
+        recall += right / case.expect.len().min(3) as f64;
+    }
+    let n = set.cases.len() as f64;
+    let (p, r) = (precision / n, recall / n);
+    println!(
+        "retrieval on {} labelled cases: precision@3 {p:.3}, recall@3 {r:.3}",
+        set.cases.len()
+    );
+    Ok(json!({ "cases": set.cases.len(), "precision_at_3": p, "recall_at_3": r }))
+}
