@@ -123,6 +123,14 @@ async fn edge_store_scores_filters_and_persists() {
     f.created_before = Some(Utc::now().timestamp() - 1000);
     assert_eq!(ids(&store, &query, f).await, vec![p_far.id]);
 
+    // Never-recall: hidden from the subconscious, still found by the player's own review.
+    store.set_recallable(vec![p_close.id], false).await.unwrap();
+    assert_eq!(ids(&store, &query, filter("pip", Some(p), false)).await, vec![p_far.id]);
+    let mut own = filter("pip", Some(p), false);
+    own.include_unrecallable = true;
+    assert_eq!(ids(&store, &query, own).await, vec![p_close.id, p_far.id]);
+    store.set_recallable(vec![p_close.id], true).await.unwrap();
+
     store.delete(vec![p_far.id]).await.unwrap();
     store.maintain().await.unwrap();
     drop(store);

@@ -177,9 +177,11 @@ async fn bench_search(size: usize, queries: usize) -> anyhow::Result<serde_json:
             })
             .collect();
         store.upsert(batch).await?;
-        eprint!("\rsearch {size}: stored {}/{size}", stored.len());
+        if stored.len() % (size / 10).max(2000) == 0 {
+            eprintln!("search {size}: stored {}/{size}", stored.len());
+        }
     }
-    eprintln!(" in {:.1} s", load.elapsed().as_secs_f64());
+    eprintln!("search {size}: loaded in {:.1} s", load.elapsed().as_secs_f64());
     let (mut latencies, mut hits, mut expected) = (Vec::new(), 0usize, 0usize);
     for q in 0..queries {
         let query = random_unit(&mut rng);
