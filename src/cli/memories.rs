@@ -166,16 +166,7 @@ async fn show(m: &MemoryOnly, id: MemoryId) -> anyhow::Result<()> {
 
 async fn export(m: &MemoryOnly, player: &str, out: Option<PathBuf>) -> anyhow::Result<()> {
     let player = find_player(&m.db, player).await?;
-    let all = MemoryQuery {
-        include_superseded: true,
-        ..MemoryQuery::default()
-    };
-    let mut items = Vec::new();
-    for memory in m.memory.list(player.id, &all).await? {
-        let recalls = m.memory.recalls(memory.id).await?;
-        items.push(serde_json::json!({ "memory": memory, "recalls": recalls }));
-    }
-    let text = serde_json::to_string_pretty(&serde_json::json!({ "player_id": player.id, "memories": items }))?;
+    let text = serde_json::to_string_pretty(&m.memory.export(player.id).await?)?;
     match out {
         Some(path) => std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?,
         None => println!("{text}"),

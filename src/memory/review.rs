@@ -69,6 +69,21 @@ impl MemoryService {
         Ok(())
     }
 
+    /// Everything remembered about a player, superseded included, each with
+    /// every recall: the export a player is entitled to.
+    pub async fn export(&self, player: PlayerId) -> Result<serde_json::Value, MemoryError> {
+        let all = MemoryQuery {
+            include_superseded: true,
+            ..MemoryQuery::default()
+        };
+        let mut items = Vec::new();
+        for memory in self.list(player, &all).await? {
+            let recalls = self.recalls(memory.id).await?;
+            items.push(serde_json::json!({ "memory": memory, "recalls": recalls }));
+        }
+        Ok(serde_json::json!({ "player_id": player, "exported_at": chrono::Utc::now(), "memories": items }))
+    }
+
     /// Logs that these memories were handed to the main agent, and why.
     pub async fn record_recalls(
         &self,

@@ -7,7 +7,6 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use crate::ids::{MatchId, MemoryId, PlayerId};
 use crate::memory::{Memory, MemoryError, MemoryType, RecallRecord, Recalled};
@@ -115,17 +114,7 @@ pub async fn export(
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
     let id = owned_player(&app, caller, &id).await?;
-    let memory = &app.runtime.services().memory;
-    let all = MemoryQuery {
-        include_superseded: true,
-        ..MemoryQuery::default()
-    };
-    let mut out = Vec::new();
-    for m in memory.list(id, &all).await? {
-        let recalls = memory.recalls(m.id).await?;
-        out.push(json!({ "memory": m, "recalls": recalls }));
-    }
-    let body = json!({ "player_id": id, "exported_at": Utc::now(), "memories": out });
+    let body = app.runtime.services().memory.export(id).await?;
     let disposition = format!("attachment; filename=\"kibitz-memories-{id}.json\"");
     Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(body)))
 }
