@@ -2,24 +2,11 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::*;
 use serde_json::json;
 
 fn kibitz(server: &Server, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
-        .args(args)
-        .env("KIBITZ_DATA_DIR", server.data_path())
-        .env("KIBITZ_MODELS_DIR", repo().join("models"))
-        .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
-        .env("RUST_LOG", "error")
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("ORT_DYLIB_PATH")
-        .output()
-        .unwrap();
-    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).to_string();
-    (out.status.success(), text(out.stdout), text(out.stderr))
+    server.run_cli(args)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

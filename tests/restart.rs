@@ -64,16 +64,8 @@ async fn a_killed_server_resumes_the_game() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_process_on_the_same_data_dir_is_refused() {
     let server = Server::start().await;
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kibitz"))
-        .arg("serve")
-        .env("KIBITZ_DATA_DIR", server.data_path())
-        .env("KIBITZ_MODELS_DIR", repo().join("models"))
-        .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
-        .env("KIBITZ_LISTEN", "127.0.0.1:0")
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (ok, _, stderr) = server.run_cli(&["serve"]);
+    assert!(!ok);
     assert!(stderr.contains("in use by another kibitz process"), "{stderr}");
     // The first server is unharmed.
     assert_eq!(server.get("/api/health").await.0, 200);

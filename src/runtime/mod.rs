@@ -286,6 +286,3 @@ async fn ask(
     inbox.send(make(reply)).await.map_err(|_| RuntimeError::GameOver)?;
     rx.await.map_err(|_| RuntimeError::GameOver)?
 }
-
-/// Config re-exported for callers that start a runtime.
-pub type RuntimeConfig = Config;

@@ -135,14 +135,19 @@ impl Db {
         rows.iter().map(memory_from_row).collect()
     }
 
+    /// The memories with these ids that still exist, in one query (recall's hot path).
     pub async fn memories_by_ids(&self, ids: &[MemoryId]) -> StoreResult<Vec<Memory>> {
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            if let Some(m) = self.memory(*id).await? {
-                out.push(m);
-            }
+        if ids.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(out)
+        let mut sql = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS} FROM memories WHERE id IN ("));
+        let mut list = sql.separated(", ");
+        for id in ids {
+            list.push_bind(id.to_string());
+        }
+        sql.push(")");
+        let rows = sql.build().fetch_all(&self.pool).await?;
+        rows.iter().map(memory_from_row).collect()
     }
 
     /// One page of all memories in id order, for rebuilding the vector index.

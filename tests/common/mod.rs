@@ -161,17 +161,7 @@ impl Server {
         if let Some(b) = body {
             req = req.json(&b);
         }
-        let r = req.send().await.unwrap();
-        let status = r.status().as_u16();
-        let text = r.text().await.unwrap();
-        (
-            status,
-            if text.is_empty() {
-                Value::Null
-            } else {
-                serde_json::from_str(&text).unwrap()
-            },
-        )
+        status_json(req.send().await.unwrap()).await
     }
 
     pub async fn get_as(&self, path: &str, token: &str) -> (u16, Value) {
@@ -211,6 +201,23 @@ impl Server {
         format!("ws://127.0.0.1:{}/api/matches/{m}/ws?since={since}", self.port)
     }
 
+    /// Runs `kibitz ARGS` on this server's data dir; (success, stdout, stderr).
+    pub fn run_cli(&self, args: &[&str]) -> (bool, String, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+            .args(args)
+            .env("KIBITZ_DATA_DIR", self.data_path())
+            .env("KIBITZ_MODELS_DIR", repo().join("models"))
+            .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
+            .env("KIBITZ_LISTEN", "127.0.0.1:0")
+            .env("RUST_LOG", "error")
+            .env_remove("RUST_BACKTRACE")
+            .env_remove("ORT_DYLIB_PATH")
+            .output()
+            .unwrap();
+        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).to_string();
+        (out.status.success(), text(out.stdout), text(out.stderr))
+    }
+
     pub fn data_path(&self) -> &Path {
         self.data.path()
     }
@@ -225,6 +232,9 @@ impl Drop for Server {
 async fn status_json(r: reqwest::Response) -> (u16, Value) {
     let status = r.status().as_u16();
     let text = r.text().await.unwrap();
+    if text.is_empty() {
+        return (status, Value::Null); // 204
+    }
     let value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("status {status}: body is not JSON: {text}"));
     (status, value)
 }
