@@ -1,0 +1,282 @@
+//! Opening names. A small ECO table (`openings.tsv`) is indexed by the
+//! Zobrist hash of each line's final position, so a position reached by any
+//! move order is named. The same table tells which opening families a
+//! sentence mentions, and which side chooses each family, so the memory
+//! write policy can see that "plays the Caro-Kann now" replaces "always
+//! plays the Sicilian" (both are Black's answer to 1.e4).
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use serde::Serialize;
+use shakmaty::san::San;
+use shakmaty::uci::UciMove;
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, Color, EnPassantMode, Position};
+
+use super::Game;
+
+const TABLE: &str = include_str!("openings.tsv");
+/// Openings are named from their first moves; later positions are not looked up.
+const MAX_BOOK_PLIES: usize = 40;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Opening {
+    pub eco: String,
+    /// "Family: Variation", or just the family.
+    pub name: String,
+}
+
+/// An opening family and the choice it stands for: which side picks it, in
+/// answer to (or as) which first move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Family {
+    pub name: String,
+    pub chooser: Color,
+    pub first_move: String,
+}
+
+impl Family {
+    /// Two families with the same slot are alternatives to each other.
+    pub fn slot(&self) -> (Color, &str) {
+        (self.chooser, &self.first_move)
+    }
+}
+
+pub struct OpeningBook {
+    openings: Vec<Opening>,
+    by_position: HashMap<u64, usize>,
+    families: Vec<Family>,
+    /// Normalised phrase -> family index, longest phrase first.
+    aliases: Vec<(String, usize)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("openings.tsv line {line}: {message}")]
+pub struct BookError {
+    line: usize,
+    message: String,
+}
+
+static BOOK: LazyLock<OpeningBook> =
+    LazyLock::new(|| OpeningBook::parse(TABLE).expect("the bundled openings.tsv is valid (tested)"));
+
+/// The bundled opening table.
+pub fn book() -> &'static OpeningBook {
+    &BOOK
+}
+
+/// A position's Zobrist hash (Polyglot-compatible) as 16 hex digits.
+pub fn position_key(pos: &Chess) -> String {
+    let Zobrist64(hash) = pos.zobrist_hash(EnPassantMode::Legal);
+    format!("{hash:016x}")
+}
+
+impl OpeningBook {
+    pub fn parse(table: &str) -> Result<OpeningBook, BookError> {
+        let mut book = OpeningBook {
+            openings: Vec::new(),
+            by_position: HashMap::new(),
+            families: Vec::new(),
+            aliases: Vec::new(),
+        };
+        let mut variations: Vec<(String, usize)> = Vec::new();
+        for (i, line) in table.lines().enumerate() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let fail = |message: String| BookError { line: i + 1, message };
+            let mut cols = line.split('\t');
+            let (Some(eco), Some(name), Some(moves)) = (cols.next(), cols.next(), cols.next()) else {
+                return Err(fail("expected ECO, name and moves separated by tabs".into()));
+            };
+            let (pos, sans) = play_line(moves).map_err(fail)?;
+            let (family_name, variation) = match name.split_once(": ") {
+                Some((f, v)) => (f, Some(v)),
+                None => (name, None),
+            };
+            let family = book.family_for(family_name, &sans);
+            if let Some(v) = variation {
+                variations.push((normalise(v.trim_end_matches(" Variation")), family));
+            }
+            book.by_position.insert(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0, book.openings.len());
+            book.openings.push(Opening {
+                eco: eco.to_string(),
+                name: name.to_string(),
+            });
+        }
+        book.add_variation_aliases(variations);
+        book.aliases.sort_by_key(|(phrase, _)| std::cmp::Reverse(phrase.len()));
+        Ok(book)
+    }
+
+    /// The family's index, created from its first (shortest) line if new.
+    fn family_for(&mut self, name: &str, sans: &[String]) -> usize {
+        if let Some(i) = self.families.iter().position(|f| f.name == name) {
+            return i;
+        }
+        // The side that made the line's last move is the side that chose it.
+        let chooser = if sans.len() % 2 == 1 { Color::White } else { Color::Black };
+        self.families.push(Family {
+            name: name.to_string(),
+            chooser,
+            first_move: sans[0].clone(),
+        });
+        let short = ["Defense", "Defence", "Opening", "Game", "System"]
+            .iter()
+            .fold(name, |n, suffix| n.trim_end_matches(suffix).trim_end());
+        self.aliases.push((normalise(short), self.families.len() - 1));
+        self.families.len() - 1
+    }
+
+    /// Variation names ("Najdorf") point to their family when they are
+    /// distinctive: unique to one family and not a family's own name.
+    fn add_variation_aliases(&mut self, variations: Vec<(String, usize)>) {
+        const GENERIC: [&str; 3] = ["main line", "modern variations", "closed"];
+        for (phrase, family) in &variations {
+            let unique = variations.iter().all(|(p, f)| p != phrase || f == family);
+            let taken = self.aliases.iter().any(|(p, _)| p == phrase);
+            if unique && !taken && phrase.len() >= 5 && !GENERIC.contains(&phrase.as_str()) {
+                self.aliases.push((phrase.clone(), *family));
+            }
+        }
+    }
+
+    /// The most specific named opening the game passed through.
+    pub fn classify(&self, game: &Game) -> Option<&Opening> {
+        if !game.is_standard_start() {
+            return None;
+        }
+        let mut pos = Chess::default();
+        let mut found = None;
+        for played in game.moves().iter().take(MAX_BOOK_PLIES) {
+            let Some(m) = played.uci.parse::<UciMove>().ok().and_then(|u| u.to_move(&pos).ok()) else {
+                break;
+            };
+            pos.play_unchecked(m);
+            if let Some(&i) = self.by_position.get(&pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0) {
+                found = Some(&self.openings[i]);
+            }
+        }
+        found
+    }
+
+    /// The opening families a sentence names, in order of first mention.
+    pub fn mentioned(&self, text: &str) -> Vec<&Family> {
+        let mut text = format!(" {} ", normalise(text));
+        let mut found: Vec<(usize, usize)> = Vec::new();
+        for (phrase, family) in &self.aliases {
+            let needle = format!(" {phrase} ");
+            while let Some(at) = text.find(&needle) {
+                if !found.iter().any(|(_, f)| f == family) {
+                    found.push((at, *family));
+                }
+                // Blank the phrase so "semi slav" is not also read as "slav".
+                text.replace_range(at + 1..at + needle.len() - 1, &" ".repeat(needle.len() - 2));
+            }
+        }
+        found.sort();
+        found.into_iter().map(|(_, f)| &self.families[f]).collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.openings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.openings.is_empty()
+    }
+}
+
+fn play_line(moves: &str) -> Result<(Chess, Vec<String>), String> {
+    let mut pos = Chess::default();
+    let mut sans = Vec::new();
+    for token in moves.split_whitespace() {
+        let san: San = token.trim_end_matches(['+', '#']).parse().map_err(|_| format!("bad SAN '{token}'"))?;
+        let m = san.to_move(&pos).map_err(|e| format!("'{token}' is not legal here: {e}"))?;
+        pos.play_unchecked(m);
+        sans.push(token.to_string());
+    }
+    if sans.is_empty() {
+        return Err("no moves".into());
+    }
+    Ok((pos, sans))
+}
+
+/// Lower case, plain letters and single spaces: "Grünfeld" and "grunfeld",
+/// "Caro-Kann" and "caro kann", "Queen's" and "queens" all match.
+fn normalise(text: &str) -> String {
+    let folded: String = text
+        .chars()
+        .flat_map(char::to_lowercase)
+        .filter(|c| !matches!(c, '\'' | '’'))
+        .map(|c| match c {
+            'ü' | 'ú' => 'u',
+            'é' | 'è' => 'e',
+            c if c.is_alphanumeric() => c,
+            _ => ' ',
+        })
+        .collect();
+    folded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(sans: &str) -> Game {
+        let mut g = Game::new(None).unwrap();
+        for s in sans.split_whitespace() {
+            let m = g.parse(s).unwrap();
+            g.play(m);
+        }
+        g
+    }
+
+    #[test]
+    fn every_line_of_the_bundled_table_is_legal() {
+        let book = OpeningBook::parse(TABLE).unwrap();
+        assert!(book.len() > 90, "{}", book.len());
+    }
+
+    #[test]
+    fn a_bad_line_is_reported_with_its_number() {
+        let err = OpeningBook::parse("B20\tSicilian Defense\te4 c5\nB99\tNonsense\te4 Ke7\n").err().unwrap();
+        assert!(err.to_string().starts_with("openings.tsv line 2:"), "{err}");
+    }
+
+    #[test]
+    fn names_the_most_specific_opening_and_sees_transpositions() {
+        let najdorf = game("e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 Be3");
+        assert_eq!(book().classify(&najdorf).unwrap().eco, "B90");
+        // 1.d4 Nf6 2.c4 e6 3.Nc3 Bb4 reached through 1.c4 first.
+        let nimzo = game("c4 e6 d4 Nf6 Nc3 Bb4");
+        assert_eq!(book().classify(&nimzo).unwrap().name, "Nimzo-Indian Defense");
+        assert!(book().classify(&game("")).is_none());
+    }
+
+    #[test]
+    fn finds_families_named_in_a_sentence() {
+        let names = |t: &str| -> Vec<String> { book().mentioned(t).iter().map(|f| f.name.clone()).collect() };
+        assert_eq!(names("Ann always plays the Sicilian"), ["Sicilian Defense"]);
+        assert_eq!(names("switched to the caro kann and the Najdorf"), ["Caro-Kann Defense", "Sicilian Defense"]);
+        assert_eq!(names("loves the Semi-Slav"), ["Semi-Slav Defense"]);
+        assert_eq!(names("plays the queens gambit, never the Grunfeld"), ["Queen's Gambit", "Grünfeld Defense"]);
+        assert!(names("a Yugoslav attack? no, a french fry").len() == 1);
+    }
+
+    #[test]
+    fn families_know_who_chooses_them() {
+        let slot = |t: &str| book().mentioned(t)[0].slot();
+        assert_eq!(slot("Sicilian"), (Color::Black, "e4"));
+        assert_eq!(slot("Caro-Kann"), (Color::Black, "e4"));
+        assert_eq!(slot("Ruy Lopez"), (Color::White, "e4"));
+        assert_eq!(slot("London"), (Color::White, "d4"));
+        assert_eq!(slot("King's Indian Defense"), (Color::Black, "d4"));
+    }
+
+    #[test]
+    fn position_keys_are_polyglot_hashes() {
+        assert_eq!(position_key(&Chess::default()), "463b96181691fc9c");
+    }
+}
