@@ -14,6 +14,8 @@ pub enum ConfigError {
     Parse { path: PathBuf, message: String },
     #[error("environment variable {var}: {message}")]
     Env { var: &'static str, message: String },
+    #[error("config key {key}: {message}")]
+    Invalid { key: &'static str, message: String },
 }
 
 /// How the subconscious picks memories to hand to the main agent.
@@ -28,6 +30,19 @@ pub struct RecallConfig {
     pub given_ttl_secs: u64,
     /// A memory created in this match is not recalled within this time.
     pub created_ttl_secs: u64,
+    /// How many semantic matches are re-ranked to pick `limit`.
+    pub candidates: usize,
+    /// Ranking: cosine similarity plus these weights times importance,
+    /// decayed strength and recency (each 0..=1).
+    pub importance_weight: f32,
+    pub strength_weight: f32,
+    pub recency_weight: f32,
+    /// Recency halves in this many days since the memory was last seen.
+    pub recency_half_life_days: f32,
+    /// Added when the live game is in the exact position the memory was made in.
+    pub same_position_boost: f32,
+    /// Added when the live game is in the same opening (ECO code).
+    pub same_opening_boost: f32,
 }
 
 impl Default for RecallConfig {
@@ -37,7 +52,77 @@ impl Default for RecallConfig {
             min_score: 0.2,
             given_ttl_secs: 600,
             created_ttl_secs: 300,
+            candidates: 12,
+            importance_weight: 0.15,
+            strength_weight: 0.15,
+            recency_weight: 0.1,
+            recency_half_life_days: 30.0,
+            same_position_boost: 0.3,
+            same_opening_boost: 0.1,
         }
+    }
+}
+
+/// What a new memory does to the ones already held, and how strength decays.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MemoryConfig {
+    /// Cosine similarity at or above which a memory that agrees with an older
+    /// one reinforces it instead of being added (tuned on bench/write_policy.json).
+    pub duplicate_threshold: f32,
+    /// Similarity at or above which opposite sentiment ("loves" / "hates") or
+    /// different figures about the same thing supersede the older memory.
+    pub contradiction_threshold: f32,
+    /// How far a reinforcement moves strength towards 1.
+    pub reinforce_gain: f32,
+    /// Strength halves in this many days without reinforcement.
+    pub half_life_days: f32,
+    /// Pinned and important memories never decay below this strength.
+    pub decay_floor: f32,
+    /// Importance at or above which a memory is protected by the floor.
+    pub high_importance: f32,
+    /// When the consolidation job runs (6-field cron, UTC); it also runs after every match.
+    pub consolidate_cron: String,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        MemoryConfig {
+            duplicate_threshold: 0.9,
+            contradiction_threshold: 0.75,
+            reinforce_gain: 0.5,
+            half_life_days: 30.0,
+            decay_floor: 0.5,
+            high_importance: 0.8,
+            consolidate_cron: "0 30 3 * * *".into(),
+        }
+    }
+}
+
+impl MemoryConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        let fractions = [
+            ("memory.duplicate_threshold", self.duplicate_threshold),
+            ("memory.contradiction_threshold", self.contradiction_threshold),
+            ("memory.reinforce_gain", self.reinforce_gain),
+            ("memory.decay_floor", self.decay_floor),
+            ("memory.high_importance", self.high_importance),
+        ];
+        for (key, value) in fractions {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(ConfigError::Invalid {
+                    key,
+                    message: format!("must be in [0, 1], got {value}"),
+                });
+            }
+        }
+        if !(self.half_life_days > 0.0) {
+            return Err(ConfigError::Invalid {
+                key: "memory.half_life_days",
+                message: format!("must be positive, got {}", self.half_life_days),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -57,6 +142,7 @@ pub struct Config {
     /// Longest chat message accepted, in characters.
     pub max_chat_chars: usize,
     pub recall: RecallConfig,
+    pub memory: MemoryConfig,
     /// Bearer token that may read every player's memories. Never printed.
     #[serde(skip_serializing)]
     pub admin_token: Option<String>,
@@ -77,6 +163,7 @@ struct FileConfig {
     idle_time_scale: Option<f64>,
     max_chat_chars: Option<usize>,
     recall: Option<RecallConfig>,
+    memory: Option<MemoryConfig>,
     admin_token: Option<String>,
 }
 
@@ -115,6 +202,7 @@ impl Config {
             .or(file.database_url)
             .unwrap_or_else(|| format!("sqlite://{}", data_dir.join("kibitz.db").display()));
         let vectors_dir = env("KIBITZ_VECTORS_DIR").map(PathBuf::from).or(file.vectors_dir);
+        let memory = file.memory.unwrap_or_default();
         Ok(Config {
             listen: listen.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
             vectors_dir: vectors_dir.unwrap_or_else(|| data_dir.join("vectors")),
@@ -140,6 +228,10 @@ impl Config {
                 .or(file.max_chat_chars)
                 .unwrap_or(1000),
             recall: file.recall.unwrap_or_default(),
+            memory: MemoryConfig {
+                consolidate_cron: env("KIBITZ_CONSOLIDATE_CRON").unwrap_or(memory.consolidate_cron),
+                ..memory
+            },
             admin_token: env("KIBITZ_ADMIN_TOKEN").or(file.admin_token).filter(|t| !t.is_empty()),
             database_url,
             data_dir,
@@ -160,6 +252,7 @@ impl Config {
                 message: format!("must be in (0, 100], got {}", self.idle_time_scale),
             });
         }
+        self.memory.validate()?;
         Ok(self)
     }
 

@@ -1,6 +1,8 @@
 //! The subconscious (seed 002): before the main agent acts, it searches the
-//! vector memory for what is relevant now, drops what it gave recently and
-//! what was only just created, and hands over the best few.
+//! vector memory for what is relevant now (by meaning, and by the board:
+//! the same position or opening), drops what it gave recently and what was
+//! only just created, ranks by similarity, importance, strength and recency,
+//! and hands over the best few.
 
 use std::collections::HashMap;
 
@@ -8,8 +10,9 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::config::RecallConfig;
 use crate::ids::MemoryId;
-use crate::memory::vector::SearchFilter;
-use crate::memory::{MemoryError, MemoryService, Recalled};
+use crate::memory::strength;
+use crate::memory::vector::{BoardFilter, SearchFilter};
+use crate::memory::{MemoryError, MemoryService, Recalled, Search};
 use crate::triggers::{GameContext, Trigger, TriggerKind, UserInput};
 
 /// Per-match memory of what was handed over, and when.
@@ -47,18 +50,39 @@ impl Subconscious {
             exclude_created_in_match_since: Some((ctx.match_id, created_since.timestamp())),
             ..SearchFilter::default()
         };
+        let board = ctx.live_board();
+        let mut searches = vec![Search {
+            filter: filter.clone(),
+            limit: self.config.candidates.max(self.config.limit),
+            min_score: self.config.min_score,
+        }];
+        // Memories made at this very position or in this opening come back
+        // whatever the words: the board itself is the reminder.
+        let at_board = BoardFilter {
+            position_key: board.position_key.clone(),
+            eco: board.eco.clone(),
+        };
+        if !at_board.is_empty() {
+            searches.push(Search {
+                filter: SearchFilter {
+                    board: Some(at_board),
+                    include_lore: false,
+                    ..filter
+                },
+                limit: self.config.limit,
+                min_score: f32::MIN,
+            });
+        }
         let query = query_for(trigger, ctx);
-        let found = self
-            .memory
-            .search(&query, filter, self.config.limit, self.config.min_score)
-            .await?;
+        let mut found = self.memory.search_each(&query, searches).await?;
+        strength::rank(&mut found, &board, now, &self.config, self.memory.config());
+        found.truncate(self.config.limit);
         for r in &found {
             state.given.insert(r.memory.id, now);
         }
-        let reason = format!("matched \"{query}\"");
         if let Err(e) = self
             .memory
-            .record_recalls(&found, ctx.match_id, trigger.kind.as_str(), &reason)
+            .record_recalls(&found, ctx.match_id, trigger.kind.as_str(), &query)
             .await
         {
             tracing::warn!("cannot log recalls: {e}");

@@ -5,7 +5,7 @@ use chrono::Utc;
 use kibitz::ids::{MatchId, MemoryId, PlayerId};
 use kibitz::memory::MemoryType;
 use kibitz::memory::edge::EdgeStore;
-use kibitz::memory::vector::{IndexedMemory, SearchFilter, VectorStore};
+use kibitz::memory::vector::{BoardFilter, IndexedMemory, SearchFilter, VectorStore};
 
 const DIM: usize = 384;
 
@@ -34,6 +34,8 @@ fn point(
         match_id: m,
         created_at: Utc::now().timestamp() - age_secs,
         recallable: true,
+        position_key: None,
+        eco: None,
     }
 }
 
@@ -47,9 +49,31 @@ fn filter(persona: &str, player: Option<PlayerId>, lore: bool) -> SearchFilter {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn edge_store_scores_filters_and_persists() {
+async fn edge_store_keeps_the_contract_and_persists() {
     let dir = tempfile::tempdir().unwrap();
     let store = EdgeStore::open(dir.path()).unwrap();
+    let kept = check_contract(&store).await;
+    store.maintain().await.unwrap();
+    let count = store.count().await.unwrap();
+    drop(store);
+    let reopened = EdgeStore::open(dir.path()).unwrap();
+    assert_eq!(reopened.count().await.unwrap(), count);
+    assert_eq!(
+        ids(&reopened, &kept.query, filter("pip", Some(kept.player), true)).await,
+        kept.expected
+    );
+}
+
+/// What a reopened store must still answer.
+struct Kept {
+    query: Vec<f32>,
+    player: PlayerId,
+    expected: Vec<MemoryId>,
+}
+
+/// The behaviour every `VectorStore` must have: scores, owner isolation,
+/// type/date/match/board filters, recallable flag, delete.
+async fn check_contract(store: &dyn VectorStore) -> Kept {
     let (p, q) = (PlayerId::new(), PlayerId::new());
     let m = MatchId::new();
     let p_close = point(unit(0, 1, 0.6), Some(p), "pip", MemoryType::PlayerBehavior, Some(m), 10);
@@ -57,6 +81,7 @@ async fn edge_store_scores_filters_and_persists() {
     let q_closest = point(unit(0, 1, 0.1), Some(q), "pip", MemoryType::PlayerBehavior, None, 10);
     let lore = point(unit(0, 1, 0.8), None, "pip", MemoryType::PersonalNote, None, 10);
     let other_persona = point(unit(0, 1, 0.0), Some(p), "margot", MemoryType::PlayerBehavior, None, 10);
+    let before = store.count().await.unwrap();
     let all = vec![
         p_close.clone(),
         p_far.clone(),
@@ -65,7 +90,7 @@ async fn edge_store_scores_filters_and_persists() {
         other_persona.clone(),
     ];
     store.upsert(all).await.unwrap();
-    assert_eq!(store.count().await.unwrap(), 5);
+    assert_eq!(store.count().await.unwrap(), before + 5);
 
     let query = unit(0, 1, 0.0);
     let hits = store
@@ -86,23 +111,23 @@ async fn edge_store_scores_filters_and_persists() {
     assert!((hits[1].score - 0.6).abs() < 1e-3, "got {}", hits[1].score);
 
     assert_eq!(
-        ids(&store, &query, filter("pip", Some(p), false)).await.len(),
+        ids(store, &query, filter("pip", Some(p), false)).await.len(),
         2,
         "without lore"
     );
     assert!(
-        ids(&store, &query, filter("pip", None, false)).await.is_empty(),
+        ids(store, &query, filter("pip", None, false)).await.is_empty(),
         "no owner means nobody's"
     );
 
     let mut f = filter("pip", Some(p), true);
     f.types = vec![MemoryType::GameContext];
-    assert_eq!(ids(&store, &query, f).await, vec![p_far.id]);
+    assert_eq!(ids(store, &query, f).await, vec![p_far.id]);
 
     let mut f = filter("pip", Some(p), true);
     f.exclude_ids = vec![lore.id];
     f.exclude_created_in_match_since = Some((m, Utc::now().timestamp() - 60));
-    assert_eq!(ids(&store, &query, f).await, vec![p_far.id]);
+    assert_eq!(ids(store, &query, f).await, vec![p_far.id]);
 
     // Recent memories of another match stay.
     let other_match = point(
@@ -116,33 +141,68 @@ async fn edge_store_scores_filters_and_persists() {
     store.upsert(vec![other_match.clone()]).await.unwrap();
     let mut f = filter("pip", Some(p), false);
     f.exclude_created_in_match_since = Some((m, Utc::now().timestamp() - 60));
-    assert_eq!(ids(&store, &query, f).await, vec![other_match.id, p_far.id]);
+    assert_eq!(ids(store, &query, f).await, vec![other_match.id, p_far.id]);
     store.delete(vec![other_match.id]).await.unwrap();
 
     let mut f = filter("pip", Some(p), true);
     f.created_before = Some(Utc::now().timestamp() - 1000);
-    assert_eq!(ids(&store, &query, f).await, vec![p_far.id]);
+    assert_eq!(ids(store, &query, f).await, vec![p_far.id]);
+
+    check_board_filter(store, p, &query).await;
 
     // Never-recall: hidden from the subconscious, still found by the player's own review.
     store.set_recallable(vec![p_close.id], false).await.unwrap();
-    assert_eq!(ids(&store, &query, filter("pip", Some(p), false)).await, vec![p_far.id]);
+    assert_eq!(ids(store, &query, filter("pip", Some(p), false)).await, vec![p_far.id]);
     let mut own = filter("pip", Some(p), false);
     own.include_unrecallable = true;
-    assert_eq!(ids(&store, &query, own).await, vec![p_close.id, p_far.id]);
+    assert_eq!(ids(store, &query, own).await, vec![p_close.id, p_far.id]);
     store.set_recallable(vec![p_close.id], true).await.unwrap();
 
     store.delete(vec![p_far.id]).await.unwrap();
-    store.maintain().await.unwrap();
-    drop(store);
-    let reopened = EdgeStore::open(dir.path()).unwrap();
-    assert_eq!(reopened.count().await.unwrap(), 4);
-    assert_eq!(
-        ids(&reopened, &query, filter("pip", Some(p), true)).await,
-        vec![p_close.id, lore.id]
-    );
+    assert_eq!(store.count().await.unwrap(), before + 4);
+    Kept {
+        query,
+        player: p,
+        expected: vec![p_close.id, lore.id],
+    }
 }
 
-async fn ids(store: &EdgeStore, query: &[f32], f: SearchFilter) -> Vec<MemoryId> {
+/// Memories made at a position or in an opening, found by the board alone.
+async fn check_board_filter(store: &dyn VectorStore, p: PlayerId, query: &[f32]) {
+    let at = |key: &str, eco: &str| IndexedMemory {
+        position_key: Some(key.into()),
+        eco: Some(eco.into()),
+        ..point(unit(5, 6, 0.2), Some(p), "pip", MemoryType::PlayerBehavior, None, 10)
+    };
+    let (exact, same_opening, elsewhere) = (at("aa", "B20"), at("bb", "B20"), at("cc", "C50"));
+    store
+        .upsert(vec![exact.clone(), same_opening.clone(), elsewhere.clone()])
+        .await
+        .unwrap();
+    let board = |key: Option<&str>, eco: Option<&str>| SearchFilter {
+        board: Some(BoardFilter {
+            position_key: key.map(String::from),
+            eco: eco.map(String::from),
+        }),
+        ..filter("pip", Some(p), true)
+    };
+    let mut found = ids(store, query, board(Some("aa"), Some("B20"))).await;
+    found.sort();
+    let mut expected = vec![exact.id, same_opening.id];
+    expected.sort();
+    assert_eq!(found, expected, "the position or the opening");
+    assert_eq!(ids(store, query, board(Some("aa"), None)).await, vec![exact.id]);
+    assert!(
+        ids(store, query, board(None, None)).await.is_empty(),
+        "an empty board matches nothing"
+    );
+    store
+        .delete(vec![exact.id, same_opening.id, elsewhere.id])
+        .await
+        .unwrap();
+}
+
+async fn ids(store: &dyn VectorStore, query: &[f32], f: SearchFilter) -> Vec<MemoryId> {
     store
         .search(query.to_vec(), f, 10)
         .await

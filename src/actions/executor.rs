@@ -8,7 +8,7 @@ use serde_json::json;
 use super::{Action, Decision};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::PlayerId;
-use crate::memory::{CreatedBy, MemoryService, NewMemory};
+use crate::memory::{CreatedBy, MemoryService, NewMemory, PositionTag};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, StoreError};
 
@@ -22,6 +22,8 @@ pub struct ExecContext<'a> {
     /// Where a saved memory came from (trigger, player name, difficulty, ply);
     /// merged into its metadata so the review API can show provenance.
     pub provenance: serde_json::Value,
+    /// The board, so a memory made now can be recalled when it recurs.
+    pub position: Option<PositionTag>,
 }
 
 /// What became of one action, for the trigger log.
@@ -109,10 +111,17 @@ async fn run(
                 created_by: CreatedBy::MainAgent,
                 metadata: with_provenance(metadata, &cx.provenance),
                 importance: importance.unwrap_or(0.5),
+                position: cx.position.clone(),
             };
             match cx.memory.save(new).await {
-                Ok(m) => {
-                    let data = json!({ "id": m.id, "memory_type": m.memory_type, "content": m.content });
+                Ok(saved) => {
+                    let data = json!({
+                        "id": saved.memory.id,
+                        "memory_type": memory_type,
+                        "content": content.trim(),
+                        "outcome": saved.outcome(),
+                        "superseded": saved.superseded,
+                    });
                     events.push(emitter.emit("memory_saved", data, DomainWrite::Nothing).await?);
                 }
                 Err(e) => return Ok(Some(format!("memory not saved: {e}"))),

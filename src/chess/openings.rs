@@ -99,7 +99,10 @@ impl OpeningBook {
             if let Some(v) = variation {
                 variations.push((normalise(v.trim_end_matches(" Variation")), family));
             }
-            book.by_position.insert(pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0, book.openings.len());
+            book.by_position.insert(
+                pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+                book.openings.len(),
+            );
             book.openings.push(Opening {
                 eco: eco.to_string(),
                 name: name.to_string(),
@@ -116,7 +119,11 @@ impl OpeningBook {
             return i;
         }
         // The side that made the line's last move is the side that chose it.
-        let chooser = if sans.len() % 2 == 1 { Color::White } else { Color::Black };
+        let chooser = if sans.len() % 2 == 1 {
+            Color::White
+        } else {
+            Color::Black
+        };
         self.families.push(Family {
             name: name.to_string(),
             chooser,
@@ -154,7 +161,10 @@ impl OpeningBook {
                 break;
             };
             pos.play_unchecked(m);
-            if let Some(&i) = self.by_position.get(&pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0) {
+            if let Some(&i) = self
+                .by_position
+                .get(&pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0)
+            {
                 found = Some(&self.openings[i]);
             }
         }
@@ -192,8 +202,13 @@ fn play_line(moves: &str) -> Result<(Chess, Vec<String>), String> {
     let mut pos = Chess::default();
     let mut sans = Vec::new();
     for token in moves.split_whitespace() {
-        let san: San = token.trim_end_matches(['+', '#']).parse().map_err(|_| format!("bad SAN '{token}'"))?;
-        let m = san.to_move(&pos).map_err(|e| format!("'{token}' is not legal here: {e}"))?;
+        let san: San = token
+            .trim_end_matches(['+', '#'])
+            .parse()
+            .map_err(|_| format!("bad SAN '{token}'"))?;
+        let m = san
+            .to_move(&pos)
+            .map_err(|e| format!("'{token}' is not legal here: {e}"))?;
         pos.play_unchecked(m);
         sans.push(token.to_string());
     }
@@ -241,7 +256,9 @@ mod tests {
 
     #[test]
     fn a_bad_line_is_reported_with_its_number() {
-        let err = OpeningBook::parse("B20\tSicilian Defense\te4 c5\nB99\tNonsense\te4 Ke7\n").err().unwrap();
+        let err = OpeningBook::parse("B20\tSicilian Defense\te4 c5\nB99\tNonsense\te4 Ke7\n")
+            .err()
+            .unwrap();
         assert!(err.to_string().starts_with("openings.tsv line 2:"), "{err}");
     }
 
@@ -259,9 +276,15 @@ mod tests {
     fn finds_families_named_in_a_sentence() {
         let names = |t: &str| -> Vec<String> { book().mentioned(t).iter().map(|f| f.name.clone()).collect() };
         assert_eq!(names("Ann always plays the Sicilian"), ["Sicilian Defense"]);
-        assert_eq!(names("switched to the caro kann and the Najdorf"), ["Caro-Kann Defense", "Sicilian Defense"]);
+        assert_eq!(
+            names("switched to the caro kann and the Najdorf"),
+            ["Caro-Kann Defense", "Sicilian Defense"]
+        );
         assert_eq!(names("loves the Semi-Slav"), ["Semi-Slav Defense"]);
-        assert_eq!(names("plays the queens gambit, never the Grunfeld"), ["Queen's Gambit", "Grünfeld Defense"]);
+        assert_eq!(
+            names("plays the queens gambit, never the Grunfeld"),
+            ["Queen's Gambit", "Grünfeld Defense"]
+        );
         assert!(names("a Yugoslav attack? no, a french fry").len() == 1);
     }
 

@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 use serde_json::json;
 
-use kibitz::config::{Config, RecallConfig};
+use kibitz::config::{Config, MemoryConfig, RecallConfig};
 use kibitz::ids::{MatchId, MemoryId, PlayerId};
 use kibitz::memory::edge::EdgeStore;
 use kibitz::memory::embed::{DIMENSIONS, Embedder};
@@ -174,6 +174,8 @@ async fn bench_search(size: usize, queries: usize, optimize: bool) -> anyhow::Re
                     match_id: None,
                     created_at: Utc::now().timestamp(),
                     recallable: true,
+                    position_key: None,
+                    eco: None,
                 };
                 ids.push(point.id);
                 stored.push(s);
@@ -259,7 +261,7 @@ async fn bench_quality(config: &Config, embedder: &Embedder, set: &Path) -> anyh
     let dir = tempfile::tempdir()?;
     let db = kibitz::store::Db::connect(&format!("sqlite://{}", dir.path().join("bench.db").display())).await?;
     let index = Arc::new(EdgeStore::open(&dir.path().join("vectors"))?);
-    let memory = MemoryService::new(db.clone(), embedder.clone(), index);
+    let memory = MemoryService::new(db.clone(), embedder.clone(), index, MemoryConfig::default());
     let personas = kibitz::personas::load_dir(&config.personas_dir)?;
     memory.sync_lore(&personas).await?;
     let player = db.create_player(&set.player, "bench-token-hash").await?;
@@ -274,8 +276,13 @@ async fn bench_quality(config: &Config, embedder: &Embedder, set: &Path) -> anyh
             created_by: CreatedBy::MainAgent,
             metadata: json!({}),
             importance: 0.5,
+            position: None,
         };
-        keys.insert(memory.save(new).await?.id, m.key.clone());
+        let saved = memory.save(new).await?;
+        if saved.reinforced {
+            eprintln!("note: labelled memory '{}' reinforced an earlier one", m.key);
+        }
+        keys.insert(saved.memory.id, m.key.clone());
     }
     let match_id = MatchId::new();
     let new_match = kibitz::store::NewMatch {

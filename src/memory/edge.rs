@@ -19,8 +19,10 @@ use super::embed::DIMENSIONS;
 use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::ids::MemoryId;
 
-const INDEXED_FIELDS: [(&str, PayloadSchemaType); 7] = [
+const INDEXED_FIELDS: [(&str, PayloadSchemaType); 9] = [
     ("player_id", PayloadSchemaType::Keyword),
+    ("position_key", PayloadSchemaType::Keyword),
+    ("eco", PayloadSchemaType::Keyword),
     ("persona_id", PayloadSchemaType::Keyword),
     ("memory_type", PayloadSchemaType::Keyword),
     ("match_id", PayloadSchemaType::Keyword),
@@ -135,6 +137,16 @@ fn to_filter(f: &SearchFilter) -> Filter {
             Match::from(types),
         )));
     }
+    if let Some(board) = &f.board {
+        let places: Vec<Condition> = [("position_key", &board.position_key), ("eco", &board.eco)]
+            .into_iter()
+            .filter_map(|(field, value)| value.clone().map(|v| keyword(field, v)))
+            .collect();
+        must.push(Condition::Filter(Filter {
+            should: Some(places),
+            ..Default::default()
+        }));
+    }
     if f.created_after.is_some() || f.created_before.is_some() {
         must.push(range("created_at", f.created_after, f.created_before));
     }
@@ -175,6 +187,8 @@ fn to_point(m: IndexedMemory) -> qdrant_edge::PointStructPersisted {
         "lore": m.player_id.is_none(),
         "created_at": m.created_at,
         "recallable": m.recallable,
+        "position_key": m.position_key,
+        "eco": m.eco,
     });
     PointStruct::new(PointId::Uuid(m.id.0), m.vector, payload).into()
 }
@@ -200,8 +214,10 @@ impl VectorStore for EdgeStore {
     }
 
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
-        if filter.player_id.is_none() && !filter.include_lore {
-            // Qdrant reads an empty `should` as "no condition"; we mean "nobody".
+        // Qdrant reads an empty `should` as "no condition"; we mean "nothing".
+        let no_owner = filter.player_id.is_none() && !filter.include_lore;
+        let no_place = filter.board.as_ref().is_some_and(|b| b.is_empty());
+        if no_owner || no_place {
             return Ok(Vec::new());
         }
         let request = SearchRequest {

@@ -4,9 +4,11 @@
 pub mod edge;
 pub mod embed;
 pub mod model;
+mod policy;
 mod review;
 mod service;
+pub mod strength;
 pub mod vector;
 
-pub use model::{CreatedBy, Memory, MemoryType, RecallRecord, Recalled};
-pub use service::{MemoryError, MemoryService, NewMemory};
+pub use model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement};
+pub use service::{MemoryError, MemoryService, NewMemory, Saved, Search};

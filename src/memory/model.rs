@@ -113,12 +113,40 @@ pub struct Memory {
     /// Set when a newer memory superseded this one.
     pub valid_to: Option<DateTime<Utc>>,
     pub superseded_by: Option<MemoryId>,
+    /// 0..=1 as of `decayed_at`; grows when reinforced, decays with time.
+    pub strength: f32,
+    pub decayed_at: Option<DateTime<Utc>>,
+    /// Created or last reinforced.
+    pub last_seen_at: DateTime<Utc>,
+    /// Later sources that said the same thing; the memory keeps them all.
+    pub reinforcements: Vec<Reinforcement>,
+    /// Where in a game it was made, for position-indexed recall.
+    pub position: Option<PositionTag>,
+}
+
+/// A later source of the same memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reinforcement {
+    pub match_id: Option<MatchId>,
+    pub created_by: CreatedBy,
+    pub content: String,
+    pub at: DateTime<Utc>,
+}
+
+/// The board when a memory was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PositionTag {
+    /// Zobrist hash of the position, 16 hex digits.
+    pub key: String,
+    pub eco: Option<String>,
+    pub opening: Option<String>,
 }
 
 impl Memory {
     /// A memory with every optional field at its default: no owner (lore
     /// until a player is set), no match, importance 0.5, never recalled.
     pub fn new(persona_id: &str, memory_type: MemoryType, content: &str, created_by: CreatedBy) -> Memory {
+        let now = Utc::now();
         Memory {
             id: MemoryId::new(),
             player_id: None,
@@ -128,7 +156,7 @@ impl Memory {
             related_match_id: None,
             created_by,
             metadata: serde_json::json!({}),
-            created_at: Utc::now(),
+            created_at: now,
             importance: 0.5,
             pinned: false,
             never_recall: false,
@@ -137,6 +165,11 @@ impl Memory {
             updated_at: None,
             valid_to: None,
             superseded_by: None,
+            strength: 1.0,
+            decayed_at: None,
+            last_seen_at: now,
+            reinforcements: Vec::new(),
+            position: None,
         }
     }
 
@@ -161,4 +194,7 @@ pub struct RecallRecord {
 pub struct Recalled {
     pub memory: Memory,
     pub score: f32,
+    /// Why it was recalled beyond the text match (e.g. the same position).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub why: String,
 }

@@ -64,7 +64,9 @@ impl MemoryService {
 
     /// Gone from SQL (text scrubbed from events, logs and messages) and from the index.
     pub async fn erase(&self, memory: &Memory) -> Result<(), MemoryError> {
-        self.db().erase_memory(memory.id, &memory.content).await?;
+        let mut texts = vec![memory.content.as_str()];
+        texts.extend(memory.reinforcements.iter().map(|r| r.content.as_str()));
+        self.db().erase_memory(memory.id, &texts).await?;
         self.index().delete(vec![memory.id]).await?;
         Ok(())
     }
@@ -84,17 +86,22 @@ impl MemoryService {
         Ok(serde_json::json!({ "player_id": player, "exported_at": chrono::Utc::now(), "memories": items }))
     }
 
-    /// Logs that these memories were handed to the main agent, and why.
+    /// Logs that these memories were handed to the main agent, and why:
+    /// the words searched for, and the board when that mattered.
     pub async fn record_recalls(
         &self,
         recalled: &[Recalled],
         match_id: MatchId,
         trigger: &str,
-        reason: &str,
+        query: &str,
     ) -> Result<(), MemoryError> {
         for r in recalled {
+            let mut reason = format!("matched \"{query}\"");
+            if !r.why.is_empty() {
+                reason = format!("{}; {reason}", r.why);
+            }
             self.db()
-                .record_recall(r.memory.id, match_id, trigger, r.score, reason)
+                .record_recall(r.memory.id, match_id, trigger, r.score, &reason)
                 .await?;
         }
         Ok(())

@@ -3,9 +3,14 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
+
 use super::embed::{EmbedError, Embedder};
-use super::model::{CreatedBy, Memory, MemoryType, Recalled};
-use super::vector::{IndexedMemory, SearchFilter, VectorError, VectorStore};
+use super::model::{CreatedBy, Memory, MemoryType, PositionTag, Recalled, Reinforcement};
+use super::policy::{self, Verdict};
+use super::strength;
+use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
+use crate::config::MemoryConfig;
 use crate::ids::{MatchId, MemoryId, PlayerId};
 use crate::personas::Persona;
 use crate::store::{Db, StoreError};
@@ -36,18 +41,63 @@ pub struct NewMemory {
     pub metadata: serde_json::Value,
     /// 0..=1: how much it matters (clamped).
     pub importance: f32,
+    /// The board, when the memory is made during a game.
+    pub position: Option<PositionTag>,
 }
+
+/// One vector search: which memories, how many, how similar at least.
+#[derive(Debug, Clone)]
+pub struct Search {
+    pub filter: SearchFilter,
+    pub limit: usize,
+    pub min_score: f32,
+}
+
+/// What the write policy did with a new memory.
+#[derive(Debug, Clone)]
+pub struct Saved {
+    /// The stored memory: the new one, or the older one it reinforced.
+    pub memory: Memory,
+    pub reinforced: bool,
+    /// Older memories it contradicted, now superseded by `memory`.
+    pub superseded: Vec<MemoryId>,
+}
+
+impl Saved {
+    pub fn outcome(&self) -> &'static str {
+        match (self.reinforced, self.superseded.is_empty()) {
+            (true, _) => "reinforced",
+            (false, false) => "superseded",
+            (false, true) => "inserted",
+        }
+    }
+}
+
+/// How many of a player's nearest memories the write policy compares against.
+const POLICY_CANDIDATES: usize = 8;
+/// Sources kept on a memory: the first and the latest ones.
+const MAX_REINFORCEMENTS: usize = 32;
 
 #[derive(Clone)]
 pub struct MemoryService {
     db: Db,
     embedder: Embedder,
     index: Arc<dyn VectorStore>,
+    config: MemoryConfig,
 }
 
 impl MemoryService {
-    pub fn new(db: Db, embedder: Embedder, index: Arc<dyn VectorStore>) -> MemoryService {
-        MemoryService { db, embedder, index }
+    pub fn new(db: Db, embedder: Embedder, index: Arc<dyn VectorStore>, config: MemoryConfig) -> MemoryService {
+        MemoryService {
+            db,
+            embedder,
+            index,
+            config,
+        }
+    }
+
+    pub fn config(&self) -> &MemoryConfig {
+        &self.config
     }
 
     pub fn embedder(&self) -> &Embedder {
@@ -62,7 +112,9 @@ impl MemoryService {
         self.index.as_ref()
     }
 
-    pub async fn save(&self, new: NewMemory) -> Result<Memory, MemoryError> {
+    /// Stores a memory under the write policy: a near-duplicate reinforces
+    /// the older memory, a contradiction supersedes it.
+    pub async fn save(&self, new: NewMemory) -> Result<Saved, MemoryError> {
         let content = new.content.trim().to_string();
         if content.is_empty() || content.chars().count() > MAX_CONTENT_CHARS {
             return Err(MemoryError::BadContent);
@@ -72,11 +124,73 @@ impl MemoryService {
             related_match_id: new.related_match_id,
             metadata: new.metadata,
             importance: new.importance.clamp(0.0, 1.0),
+            position: new.position,
             ..Memory::new(&new.persona_id, new.memory_type, &content, new.created_by)
         };
-        self.db.insert_memory(&memory).await?;
-        self.index_memories(std::slice::from_ref(&memory)).await?;
-        Ok(memory)
+        let vector = self.embedder.embed_one(&memory.content).await?;
+        let mut duplicate = None;
+        let mut superseded = Vec::new();
+        for (older, similarity) in self.similar_current(&memory, vector.clone()).await? {
+            match policy::judge(&memory, &older, similarity, &self.config) {
+                Verdict::Duplicate if duplicate.is_none() => duplicate = Some(older),
+                Verdict::Contradicts => superseded.push(older.id),
+                _ => {}
+            }
+        }
+        let now = Utc::now();
+        let reinforced = duplicate.is_some();
+        let stored = match duplicate {
+            Some(older) => self.reinforce(older, &memory, now).await?,
+            None => memory,
+        };
+        let new_row = (!reinforced).then_some(&stored);
+        self.db.insert_superseding(new_row, &superseded, stored.id, now).await?;
+        if new_row.is_some() {
+            self.index.upsert(vec![IndexedMemory::new(&stored, vector)]).await?;
+        }
+        if !superseded.is_empty() {
+            self.index.set_recallable(superseded.clone(), false).await?;
+        }
+        Ok(Saved {
+            memory: stored,
+            reinforced,
+            superseded,
+        })
+    }
+
+    /// The player's current memories nearest to `memory`, with similarity.
+    async fn similar_current(&self, memory: &Memory, vector: Vec<f32>) -> Result<Vec<(Memory, f32)>, MemoryError> {
+        let filter = SearchFilter {
+            persona_id: Some(memory.persona_id.clone()),
+            player_id: memory.player_id,
+            include_unrecallable: true,
+            ..SearchFilter::default()
+        };
+        let hits = self.index.search(vector, filter, POLICY_CANDIDATES).await?;
+        let found = self.rows_in_hit_order(&hits).await?;
+        Ok(found
+            .into_iter()
+            .filter(|r| r.memory.valid_to.is_none())
+            .map(|r| (r.memory, r.score))
+            .collect())
+    }
+
+    async fn reinforce(&self, mut older: Memory, newer: &Memory, now: DateTime<Utc>) -> Result<Memory, MemoryError> {
+        older.strength = strength::reinforced(&older, now, &self.config);
+        older.decayed_at = Some(now);
+        older.last_seen_at = now;
+        older.importance = older.importance.max(newer.importance);
+        if older.reinforcements.len() >= MAX_REINFORCEMENTS {
+            older.reinforcements.remove(1);
+        }
+        older.reinforcements.push(Reinforcement {
+            match_id: newer.related_match_id,
+            created_by: newer.created_by,
+            content: newer.content.clone(),
+            at: now,
+        });
+        self.db.save_reinforcement(&older).await?;
+        Ok(older)
     }
 
     /// Semantic search, best first; memories below `min_score` are dropped.
@@ -87,12 +201,43 @@ impl MemoryService {
         limit: usize,
         min_score: f32,
     ) -> Result<Vec<Recalled>, MemoryError> {
+        self.search_each(
+            query,
+            vec![Search {
+                filter,
+                limit,
+                min_score,
+            }],
+        )
+        .await
+    }
+
+    /// Embeds `query` once and runs each search; results merged best first,
+    /// each memory once. SQL has the last word: a hit whose row is not
+    /// recallable (after a crash between SQL and index) is dropped unless
+    /// the filter asked for those.
+    pub async fn search_each(&self, query: &str, searches: Vec<Search>) -> Result<Vec<Recalled>, MemoryError> {
         let vector = self.embedder.embed_one(query).await?;
-        let hits = self.index.search(vector, filter, limit).await?;
-        let hits: Vec<_> = hits.into_iter().filter(|h| h.score >= min_score).collect();
+        let mut merged: Vec<Recalled> = Vec::new();
+        for search in searches {
+            let include_unrecallable = search.filter.include_unrecallable;
+            let hits = self.index.search(vector.clone(), search.filter, search.limit).await?;
+            let hits: Vec<_> = hits.into_iter().filter(|h| h.score >= search.min_score).collect();
+            for r in self.rows_in_hit_order(&hits).await? {
+                let wanted = include_unrecallable || r.memory.recallable();
+                if wanted && !merged.iter().any(|m| m.memory.id == r.memory.id) {
+                    merged.push(r);
+                }
+            }
+        }
+        merged.sort_by(|a, b| b.score.total_cmp(&a.score));
+        Ok(merged)
+    }
+
+    /// The SQL rows of `hits`, in the index's order; a hit whose row is gone is skipped.
+    async fn rows_in_hit_order(&self, hits: &[Hit]) -> Result<Vec<Recalled>, MemoryError> {
         let ids: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
         let mut found = self.db.memories_by_ids(&ids).await?;
-        // Keep the index's order; a hit whose row is gone (deleted) is skipped.
         Ok(hits
             .iter()
             .filter_map(|h| {
@@ -100,6 +245,7 @@ impl MemoryService {
                 Some(Recalled {
                     memory: found.swap_remove(pos),
                     score: h.score,
+                    why: String::new(),
                 })
             })
             .collect())

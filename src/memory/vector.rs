@@ -26,6 +26,9 @@ pub struct IndexedMemory {
     pub created_at: i64,
     /// False for never-recall and superseded memories.
     pub recallable: bool,
+    /// Zobrist key and ECO code of the board it was made at.
+    pub position_key: Option<String>,
+    pub eco: Option<String>,
 }
 
 impl IndexedMemory {
@@ -39,6 +42,8 @@ impl IndexedMemory {
             match_id: memory.related_match_id,
             created_at: memory.created_at.timestamp(),
             recallable: memory.recallable(),
+            position_key: memory.position.as_ref().map(|p| p.key.clone()),
+            eco: memory.position.as_ref().and_then(|p| p.eco.clone()),
         }
     }
 }
@@ -61,6 +66,21 @@ pub struct SearchFilter {
     pub created_before: Option<i64>,
     /// Also return never-recall and superseded memories (the player's own review).
     pub include_unrecallable: bool,
+    /// Only memories made at this position or in this opening.
+    pub board: Option<BoardFilter>,
+}
+
+/// Matches a memory made at `position_key` or, failing that, in opening `eco`.
+#[derive(Debug, Clone, Default)]
+pub struct BoardFilter {
+    pub position_key: Option<String>,
+    pub eco: Option<String>,
+}
+
+impl BoardFilter {
+    pub fn is_empty(&self) -> bool {
+        self.position_key.is_none() && self.eco.is_none()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

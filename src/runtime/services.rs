@@ -118,7 +118,7 @@ async fn open_memory(config: &Config, db: Db, personas: &[Persona]) -> Result<Me
     let embedder = Embedder::load(&config.models_dir)?;
     let path = config.vectors_dir.display().to_string();
     let index = EdgeStore::open(&config.vectors_dir).map_err(|source| StartError::Vectors { path, source })?;
-    let memory = MemoryService::new(db, embedder, Arc::new(index));
+    let memory = MemoryService::new(db, embedder, Arc::new(index), config.memory.clone());
     memory.sync_lore(personas).await?;
     let repaired = memory
         .repair_index(|done, total| tracing::info!("re-indexing memories: {done}/{total}"))

@@ -1,14 +1,15 @@
 use chrono::{DateTime, Utc};
 use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
 
 use super::{Db, StoreError, StoreResult, parse_id, parse_ts, ts};
 use crate::ids::{MatchId, MemoryId, PlayerId};
-use crate::memory::model::{CreatedBy, Memory, MemoryType, RecallRecord};
+use crate::memory::model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Reinforcement};
 
 const COLUMNS: &str = "id, player_id, persona_id, memory_type, content, related_match_id, created_by, metadata, \
                        created_at, importance, pinned, never_recall, recall_count, last_recalled_at, updated_at, \
-                       valid_to, superseded_by";
+                       valid_to, superseded_by, strength, decayed_at, last_seen_at, reinforcements, position_key, \
+                       eco, opening";
 
 /// Filters for a player's memory list (all optional).
 #[derive(Debug, Clone, Default)]
@@ -25,29 +26,8 @@ pub struct MemoryQuery {
 
 impl Db {
     pub async fn insert_memory(&self, m: &Memory) -> StoreResult<()> {
-        sqlx::query(&format!(
-            "INSERT INTO memories ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        ))
-        .bind(m.id.to_string())
-        .bind(m.player_id.map(|p| p.to_string()))
-        .bind(&m.persona_id)
-        .bind(m.memory_type.as_str())
-        .bind(&m.content)
-        .bind(m.related_match_id.map(|id| id.to_string()))
-        .bind(m.created_by.as_str())
-        .bind(m.metadata.to_string())
-        .bind(ts(m.created_at))
-        .bind(m.importance)
-        .bind(m.pinned)
-        .bind(m.never_recall)
-        .bind(m.recall_count)
-        .bind(m.last_recalled_at.map(ts))
-        .bind(m.updated_at.map(ts))
-        .bind(m.valid_to.map(ts))
-        .bind(m.superseded_by.map(|id| id.to_string()))
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        let mut conn = self.pool.acquire().await?;
+        insert_memory(&mut conn, m).await
     }
 
     pub async fn memory(&self, id: MemoryId) -> StoreResult<Option<Memory>> {
@@ -235,6 +215,8 @@ fn memory_from_row(r: &SqliteRow) -> StoreResult<Memory> {
     let kind: String = r.get("memory_type");
     let by: String = r.get("created_by");
     let metadata: String = r.get("metadata");
+    let reinforcements: String = r.get("reinforcements");
+    let created_at = parse_ts("memories", r.get("created_at"))?;
     Ok(Memory {
         id: parse_id("memories", r.get("id"))?,
         player_id: opt_id("player_id").map(|p| parse_id("memories", &p)).transpose()?,
@@ -246,7 +228,7 @@ fn memory_from_row(r: &SqliteRow) -> StoreResult<Memory> {
             .transpose()?,
         created_by: CreatedBy::parse(&by).ok_or_else(|| corrupt(format!("created_by '{by}'")))?,
         metadata: serde_json::from_str(&metadata).map_err(|e| corrupt(e.to_string()))?,
-        created_at: parse_ts("memories", r.get("created_at"))?,
+        created_at,
         importance: r.get::<f64, _>("importance") as f32,
         pinned: r.get("pinned"),
         never_recall: r.get("never_recall"),
@@ -255,5 +237,51 @@ fn memory_from_row(r: &SqliteRow) -> StoreResult<Memory> {
         updated_at: opt_ts("updated_at")?,
         valid_to: opt_ts("valid_to")?,
         superseded_by: opt_id("superseded_by").map(|m| parse_id("memories", &m)).transpose()?,
+        strength: r.get::<f64, _>("strength") as f32,
+        decayed_at: opt_ts("decayed_at")?,
+        last_seen_at: opt_ts("last_seen_at")?.unwrap_or(created_at),
+        reinforcements: serde_json::from_str(&reinforcements).map_err(|e| corrupt(e.to_string()))?,
+        position: opt_id("position_key").map(|key| PositionTag {
+            key,
+            eco: r.get("eco"),
+            opening: r.get("opening"),
+        }),
     })
+}
+
+pub(super) fn reinforcements_json(list: &[Reinforcement]) -> String {
+    serde_json::to_string(list).expect("reinforcements serialise")
+}
+
+pub(super) async fn insert_memory(conn: &mut SqliteConnection, m: &Memory) -> StoreResult<()> {
+    sqlx::query(&format!(
+            "INSERT INTO memories ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        ))
+        .bind(m.id.to_string())
+        .bind(m.player_id.map(|p| p.to_string()))
+        .bind(&m.persona_id)
+        .bind(m.memory_type.as_str())
+        .bind(&m.content)
+        .bind(m.related_match_id.map(|id| id.to_string()))
+        .bind(m.created_by.as_str())
+        .bind(m.metadata.to_string())
+        .bind(ts(m.created_at))
+        .bind(m.importance)
+        .bind(m.pinned)
+        .bind(m.never_recall)
+        .bind(m.recall_count)
+        .bind(m.last_recalled_at.map(ts))
+        .bind(m.updated_at.map(ts))
+        .bind(m.valid_to.map(ts))
+        .bind(m.superseded_by.map(|id| id.to_string()))
+        .bind(m.strength)
+        .bind(m.decayed_at.map(ts))
+        .bind(ts(m.last_seen_at))
+        .bind(reinforcements_json(&m.reinforcements))
+        .bind(m.position.as_ref().map(|p| p.key.clone()))
+        .bind(m.position.as_ref().and_then(|p| p.eco.clone()))
+        .bind(m.position.as_ref().and_then(|p| p.opening.clone()))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }

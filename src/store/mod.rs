@@ -2,6 +2,7 @@
 //! move, message, emotion, memory and trigger is written here before it is
 //! pushed to anyone.
 
+mod consolidation;
 mod erasure;
 mod matches;
 mod memories;
@@ -14,6 +15,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use sqlx::SqlitePool;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
+pub use consolidation::ConsolidationRow;
 pub use matches::{MatchRow, MoveRow, NewMatch};
 pub use memories::MemoryQuery;
 pub use players::Player;

@@ -6,8 +6,11 @@ use serde::Serialize;
 use shakmaty::Color;
 
 use crate::chess::notation::role_name;
+use crate::chess::openings::{self, Opening};
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::ids::{MatchId, PlayerId};
+use crate::memory::PositionTag;
+use crate::memory::strength::LiveBoard;
 
 /// One move, told from the match's point of view.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -64,7 +67,12 @@ pub struct GameContext {
     pub persona_material: i32,
     pub end: Option<EndFact>,
     pub history: MatchHistory,
+    /// The first moves in numbered SAN.
     pub opening: String,
+    /// The named opening the game passed through, if any.
+    pub opening_name: Option<Opening>,
+    /// Zobrist hash of the current position (16 hex digits).
+    pub position_key: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -125,6 +133,27 @@ impl GameContext {
             end: game.end().map(|e| EndFact::new(e, parts.user_color)),
             history: parts.history.clone(),
             opening: opening_line(game),
+            opening_name: openings::book().classify(game).cloned(),
+            position_key: openings::position_key(game.position()),
+        }
+    }
+
+    /// Where the game stands, as stored with a memory made now.
+    pub fn position_tag(&self) -> Option<PositionTag> {
+        // The start position says nothing about this game.
+        (self.move_count > 0).then(|| PositionTag {
+            key: self.position_key.clone(),
+            eco: self.opening_name.as_ref().map(|o| o.eco.clone()),
+            opening: self.opening_name.as_ref().map(|o| o.name.clone()),
+        })
+    }
+
+    /// The same, as the subconscious compares it with stored memories.
+    pub fn live_board(&self) -> LiveBoard {
+        LiveBoard {
+            position_key: (self.move_count > 0).then(|| self.position_key.clone()),
+            eco: self.opening_name.as_ref().map(|o| o.eco.clone()),
+            opening: self.opening_name.as_ref().map(|o| o.name.clone()),
         }
     }
 

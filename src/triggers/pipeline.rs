@@ -90,6 +90,7 @@ impl Pipeline {
             memory: &self.memory,
             trigger: kind,
             provenance,
+            position: ctx.position_tag(),
         };
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
 

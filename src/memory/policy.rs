@@ -1,0 +1,267 @@
+//! The write policy: what a new memory does to an older one of the same
+//! player. Cosine similarity alone cannot tell "loves the Sicilian" from
+//! "hates the Sicilian" (0.95 with MiniLM) nor two different games from one
+//! (0.99), so a near-duplicate must also agree on the facts that matter:
+//! which opening for which side, which sentiment, which figures.
+
+use std::collections::BTreeSet;
+
+use super::model::{Memory, MemoryType};
+use crate::chess::openings;
+use crate::config::MemoryConfig;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Says the same thing: reinforce the older one.
+    Duplicate,
+    /// Says something else about the same subject: the newer supersedes it.
+    Contradicts,
+    Unrelated,
+}
+
+/// Why two memories disagree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Conflict {
+    /// Different openings for the same choice (Black against 1.e4, ...).
+    Opening,
+    /// "loves" against "hates".
+    Sentiment,
+    /// "won 3 in a row" against "won 4 in a row".
+    Figures,
+}
+
+/// Judges `newer` against `older`, whose cosine similarity is `similarity`.
+pub fn judge(newer: &Memory, older: &Memory, similarity: f32, config: &MemoryConfig) -> Verdict {
+    if newer.player_id.is_none()
+        || newer.player_id != older.player_id
+        || newer.persona_id != older.persona_id
+        || !comparable(newer.memory_type, older.memory_type)
+    {
+        return Verdict::Unrelated;
+    }
+    let conflict = conflict(&newer.content, &older.content);
+    // Each game is its own event: never merged with another game's.
+    if is_event(newer.memory_type) {
+        let same_game = newer.related_match_id == older.related_match_id;
+        return if same_game && conflict.is_none() && similarity >= config.duplicate_threshold {
+            Verdict::Duplicate
+        } else {
+            Verdict::Unrelated
+        };
+    }
+    if similarity >= config.duplicate_threshold && conflict.is_none() {
+        return Verdict::Duplicate;
+    }
+    let same_subject = subject(newer).is_some() && subject(newer) == subject(older);
+    // A streak is one current state per player: a new one replaces the old.
+    let one_state = newer.memory_type == MemoryType::Streak && older.memory_type == MemoryType::Streak;
+    let close = similarity >= config.contradiction_threshold;
+    match conflict {
+        _ if same_subject || one_state => Verdict::Contradicts,
+        Some(Conflict::Opening) => Verdict::Contradicts,
+        Some(Conflict::Sentiment | Conflict::Figures) if close => Verdict::Contradicts,
+        _ => Verdict::Unrelated,
+    }
+}
+
+/// Traits of the player may be compared across these types; other types
+/// only with their own kind.
+fn comparable(a: MemoryType, b: MemoryType) -> bool {
+    use MemoryType::*;
+    let trait_like = |t| matches!(t, PlayerBehavior | PlayerObservation | Pattern);
+    a == b || (trait_like(a) && trait_like(b))
+}
+
+fn is_event(t: MemoryType) -> bool {
+    matches!(t, MemoryType::GameContext | MemoryType::Emotional)
+}
+
+/// An explicit subject the agent gave in the memory's metadata.
+fn subject(m: &Memory) -> Option<&str> {
+    m.metadata
+        .get("subject")
+        .and_then(|s| s.as_str())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+fn conflict(a: &str, b: &str) -> Option<Conflict> {
+    if openings_conflict(a, b) {
+        return Some(Conflict::Opening);
+    }
+    let (sa, sb) = (sentiment(a), sentiment(b));
+    if sa != 0 && sb != 0 && sa != sb {
+        return Some(Conflict::Sentiment);
+    }
+    let (fa, fb) = (figures(a), figures(b));
+    if !fa.is_empty() && !fb.is_empty() && fa != fb {
+        return Some(Conflict::Figures);
+    }
+    None
+}
+
+/// True when both name openings for the same choice, but not the same ones.
+fn openings_conflict(a: &str, b: &str) -> bool {
+    let book = openings::book();
+    let (fa, fb) = (book.mentioned(a), book.mentioned(b));
+    fa.iter().any(|x| {
+        let in_slot = |list: &[&openings::Family]| -> BTreeSet<String> {
+            list.iter()
+                .filter(|f| f.slot() == x.slot())
+                .map(|f| f.name.clone())
+                .collect()
+        };
+        let other = in_slot(&fb);
+        !other.is_empty() && other != in_slot(&fa)
+    })
+}
+
+const POSITIVE: [&str; 16] = [
+    "love",
+    "loves",
+    "loved",
+    "like",
+    "likes",
+    "liked",
+    "enjoy",
+    "enjoys",
+    "favorite",
+    "favourite",
+    "prefer",
+    "prefers",
+    "always",
+    "adores",
+    "fond",
+    "keen",
+];
+const NEGATIVE: [&str; 22] = [
+    "hate", "hates", "hated", "dislike", "dislikes", "avoid", "avoids", "never", "afraid", "fears", "scared",
+    "stopped", "quit", "not", "no", "doesnt", "dont", "didnt", "isnt", "wont", "cant", "longer",
+];
+
+/// +1, -1 or 0: the sentence's leaning, from a small lexicon.
+fn sentiment(text: &str) -> i32 {
+    let mut score = 0i32;
+    for word in words(text) {
+        if POSITIVE.contains(&word.as_str()) {
+            score += 1;
+        } else if NEGATIVE.contains(&word.as_str()) {
+            score -= 1;
+        }
+    }
+    score.signum()
+}
+
+fn figures(text: &str) -> BTreeSet<String> {
+    words(text).filter(|w| w.chars().all(|c| c.is_ascii_digit())).collect()
+}
+
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace(['\'', '’'], ""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{MatchId, PlayerId};
+    use crate::memory::CreatedBy;
+
+    fn memory(player: PlayerId, kind: MemoryType, text: &str) -> Memory {
+        Memory {
+            player_id: Some(player),
+            ..Memory::new("pip", kind, text, CreatedBy::MainAgent)
+        }
+    }
+
+    fn verdict(newer: &str, older: &str, similarity: f32) -> Verdict {
+        let p = PlayerId::new();
+        let kind = MemoryType::PlayerBehavior;
+        judge(
+            &memory(p, kind, newer),
+            &memory(p, kind, older),
+            similarity,
+            &MemoryConfig::default(),
+        )
+    }
+
+    #[test]
+    fn agreeing_near_duplicates_reinforce() {
+        assert_eq!(
+            verdict("Ann loves the Sicilian", "Ann really likes the Sicilian", 0.94),
+            Verdict::Duplicate
+        );
+        assert_eq!(
+            verdict("Ann loves the Sicilian", "Ann likes endgames", 0.6),
+            Verdict::Unrelated
+        );
+    }
+
+    #[test]
+    fn opposite_sentiment_supersedes_even_when_cosine_says_duplicate() {
+        assert_eq!(
+            verdict("Ann hates the Sicilian", "Ann loves the Sicilian", 0.953),
+            Verdict::Contradicts
+        );
+        assert_eq!(
+            verdict("Ann hates blitz", "Ann loves the Sicilian", 0.4),
+            Verdict::Unrelated
+        );
+    }
+
+    #[test]
+    fn another_opening_for_the_same_choice_supersedes() {
+        let v = verdict("Ann plays the Caro-Kann now", "Ann always plays the Sicilian", 0.62);
+        assert_eq!(v, Verdict::Contradicts);
+        // White's Italian and Black's Sicilian are both part of a repertoire.
+        let v = verdict("Ann opens with the Italian Game", "Ann always plays the Sicilian", 0.62);
+        assert_eq!(v, Verdict::Unrelated);
+    }
+
+    #[test]
+    fn games_are_events_never_merged_across_matches() {
+        let p = PlayerId::new();
+        let mut a = memory(p, MemoryType::GameContext, "Ann won in 32 moves with the Sicilian");
+        let mut b = memory(p, MemoryType::GameContext, "Ann won in 40 moves with the Sicilian");
+        a.related_match_id = Some(MatchId::new());
+        b.related_match_id = Some(MatchId::new());
+        assert_eq!(judge(&a, &b, 0.987, &MemoryConfig::default()), Verdict::Unrelated);
+        b.related_match_id = a.related_match_id;
+        b.content = a.content.clone();
+        assert_eq!(judge(&a, &b, 0.999, &MemoryConfig::default()), Verdict::Duplicate);
+    }
+
+    #[test]
+    fn a_new_streak_replaces_the_old_one() {
+        let p = PlayerId::new();
+        let old = memory(p, MemoryType::Streak, "Ann has won 2 games in a row");
+        let new = memory(p, MemoryType::Streak, "Ann has won 3 games in a row");
+        assert_eq!(judge(&new, &old, 0.97, &MemoryConfig::default()), Verdict::Contradicts);
+    }
+
+    #[test]
+    fn an_explicit_subject_decides() {
+        let p = PlayerId::new();
+        let subject = serde_json::json!({ "subject": "time control" });
+        let old = Memory {
+            metadata: subject.clone(),
+            ..memory(p, MemoryType::PersonalNote, "Ann prefers blitz")
+        };
+        let new = Memory {
+            metadata: subject,
+            ..memory(p, MemoryType::PersonalNote, "Ann plays rapid games these days")
+        };
+        assert_eq!(judge(&new, &old, 0.5, &MemoryConfig::default()), Verdict::Contradicts);
+    }
+
+    #[test]
+    fn other_players_and_lore_are_never_touched() {
+        let (p, q) = (PlayerId::new(), PlayerId::new());
+        let kind = MemoryType::PlayerBehavior;
+        let (a, b) = (memory(p, kind, "loves the French"), memory(q, kind, "loves the French"));
+        assert_eq!(judge(&a, &b, 1.0, &MemoryConfig::default()), Verdict::Unrelated);
+        let lore = Memory::new("pip", kind, "loves the French", CreatedBy::PersonaLore);
+        assert_eq!(judge(&a, &lore, 1.0, &MemoryConfig::default()), Verdict::Unrelated);
+    }
+}

@@ -1,0 +1,184 @@
+//! Strength, decay and ranking. Strength is stored as of `decayed_at` and
+//! halves every `half_life_days` after that; a pinned or important memory
+//! never falls below the floor. Recall ranks by cosine similarity plus
+//! weighted importance, strength and recency, plus a boost when the live game
+//! stands where the memory was made.
+
+use chrono::{DateTime, Utc};
+
+use super::model::{Memory, Recalled};
+use crate::config::{MemoryConfig, RecallConfig};
+
+const SECONDS_PER_DAY: f32 = 86_400.0;
+
+fn days_between(from: DateTime<Utc>, to: DateTime<Utc>) -> f32 {
+    ((to - from).num_seconds() as f32 / SECONDS_PER_DAY).max(0.0)
+}
+
+pub fn floor(m: &Memory, config: &MemoryConfig) -> f32 {
+    if m.pinned || m.importance >= config.high_importance {
+        config.decay_floor
+    } else {
+        0.0
+    }
+}
+
+/// The memory's strength now.
+pub fn current_strength(m: &Memory, now: DateTime<Utc>, config: &MemoryConfig) -> f32 {
+    let since = m.decayed_at.unwrap_or(m.last_seen_at);
+    let decayed = m.strength * 0.5f32.powf(days_between(since, now) / config.half_life_days);
+    decayed.max(floor(m, config)).min(1.0)
+}
+
+/// Strength after one more source said the same thing.
+pub fn reinforced(m: &Memory, now: DateTime<Utc>, config: &MemoryConfig) -> f32 {
+    let s = current_strength(m, now, config);
+    s + (1.0 - s) * config.reinforce_gain
+}
+
+/// Where the live game stands, for position-indexed recall.
+#[derive(Debug, Clone, Default)]
+pub struct LiveBoard {
+    pub position_key: Option<String>,
+    pub eco: Option<String>,
+    pub opening: Option<String>,
+}
+
+/// Re-scores `found` (cosine similarity in `score`) and sorts best first.
+pub fn rank(
+    found: &mut [Recalled],
+    board: &LiveBoard,
+    now: DateTime<Utc>,
+    recall: &RecallConfig,
+    memory: &MemoryConfig,
+) {
+    for r in found.iter_mut() {
+        let m = &r.memory;
+        let recency = 0.5f32.powf(days_between(m.last_seen_at, now) / recall.recency_half_life_days);
+        let mut score = r.score
+            + recall.importance_weight * m.importance
+            + recall.strength_weight * current_strength(m, now, memory)
+            + recall.recency_weight * recency;
+        if let Some((boost, why)) = board_match(m, board, recall) {
+            score += boost;
+            r.why = why;
+        }
+        r.score = score;
+    }
+    found.sort_by(|a, b| b.score.total_cmp(&a.score));
+}
+
+fn board_match(m: &Memory, board: &LiveBoard, recall: &RecallConfig) -> Option<(f32, String)> {
+    let tag = m.position.as_ref()?;
+    let when = m.created_at.format("%Y-%m-%d");
+    if board.position_key.as_ref() == Some(&tag.key) {
+        return Some((
+            recall.same_position_boost,
+            format!("we reached this exact position on {when}"),
+        ));
+    }
+    if tag.eco.is_some() && board.eco == tag.eco {
+        let name = tag.opening.as_deref().unwrap_or("this opening");
+        return Some((recall.same_opening_boost, format!("we played {name} on {when}")));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::CreatedBy;
+    use crate::memory::model::{MemoryType, PositionTag};
+    use chrono::Duration;
+
+    fn aged(days: i64, importance: f32, pinned: bool) -> Memory {
+        let then = Utc::now() - Duration::days(days);
+        Memory {
+            importance,
+            pinned,
+            created_at: then,
+            last_seen_at: then,
+            ..Memory::new("pip", MemoryType::PlayerBehavior, "x", CreatedBy::MainAgent)
+        }
+    }
+
+    #[test]
+    fn strength_halves_every_half_life() {
+        let c = MemoryConfig::default();
+        let s = current_strength(&aged(30, 0.5, false), Utc::now(), &c);
+        assert!((s - 0.5).abs() < 0.01, "{s}");
+        let s = current_strength(&aged(300, 0.5, false), Utc::now(), &c);
+        assert!(s < 0.01, "{s}");
+    }
+
+    #[test]
+    fn pinned_and_important_memories_keep_the_floor() {
+        let c = MemoryConfig::default();
+        assert_eq!(current_strength(&aged(3000, 0.5, true), Utc::now(), &c), c.decay_floor);
+        assert_eq!(current_strength(&aged(3000, 0.9, false), Utc::now(), &c), c.decay_floor);
+        assert!(current_strength(&aged(3000, 0.79, false), Utc::now(), &c) < 0.01);
+    }
+
+    #[test]
+    fn reinforcing_moves_strength_towards_one() {
+        let c = MemoryConfig::default();
+        let m = aged(30, 0.5, false);
+        assert!((reinforced(&m, Utc::now(), &c) - 0.75).abs() < 0.01);
+    }
+
+    #[test]
+    fn the_same_position_outranks_a_closer_text_match() {
+        let recall = RecallConfig::default();
+        let mut tagged = aged(30, 0.5, false);
+        tagged.position = Some(PositionTag {
+            key: "00000000000000aa".into(),
+            eco: Some("B20".into()),
+            opening: Some("Sicilian Defense".into()),
+        });
+        let plain = aged(30, 0.5, false);
+        let mut found = vec![
+            Recalled {
+                memory: plain,
+                score: 0.6,
+                why: String::new(),
+            },
+            Recalled {
+                memory: tagged.clone(),
+                score: 0.4,
+                why: String::new(),
+            },
+        ];
+        let board = LiveBoard {
+            position_key: Some("00000000000000aa".into()),
+            ..LiveBoard::default()
+        };
+        rank(&mut found, &board, Utc::now(), &recall, &MemoryConfig::default());
+        assert_eq!(found[0].memory.id, tagged.id);
+        assert!(found[0].why.contains("exact position"), "{}", found[0].why);
+    }
+
+    #[test]
+    fn stronger_and_more_important_memories_rank_higher_at_equal_similarity() {
+        let (weak, strong) = (aged(200, 0.2, false), aged(1, 0.9, false));
+        let mut found = vec![
+            Recalled {
+                memory: weak,
+                score: 0.5,
+                why: String::new(),
+            },
+            Recalled {
+                memory: strong.clone(),
+                score: 0.5,
+                why: String::new(),
+            },
+        ];
+        rank(
+            &mut found,
+            &LiveBoard::default(),
+            Utc::now(),
+            &RecallConfig::default(),
+            &MemoryConfig::default(),
+        );
+        assert_eq!(found[0].memory.id, strong.id);
+    }
+}

@@ -1,0 +1,153 @@
+//! Writes of the memory write policy and the consolidation job: reinforce,
+//! supersede, decay, and the log of what each consolidation run did.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use sqlx::{Row, SqliteConnection};
+
+use super::memories::{insert_memory, reinforcements_json};
+use super::{Db, StoreResult, parse_id, parse_ts, ts};
+use crate::ids::{MemoryId, PlayerId};
+use crate::memory::Memory;
+
+/// One run of the consolidation job, as logged.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConsolidationRow {
+    pub started_at: DateTime<Utc>,
+    pub finished_at: DateTime<Utc>,
+    pub reason: String,
+    pub player_id: Option<PlayerId>,
+    pub merged: i64,
+    pub superseded: i64,
+    pub decayed: i64,
+    /// [{action, kept, retired, score}]
+    pub details: serde_json::Value,
+}
+
+impl Db {
+    /// Inserts `new` and retires `old` as superseded by `successor`, atomically.
+    pub async fn insert_superseding(
+        &self,
+        new: Option<&Memory>,
+        old: &[MemoryId],
+        successor: MemoryId,
+        at: DateTime<Utc>,
+    ) -> StoreResult<()> {
+        let mut tx = self.pool.begin().await?;
+        if let Some(m) = new {
+            insert_memory(&mut tx, m).await?;
+        }
+        retire(&mut tx, old, successor, at).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores a reinforced memory's strength, sources and times.
+    pub async fn save_reinforcement(&self, m: &Memory) -> StoreResult<()> {
+        sqlx::query(
+            "UPDATE memories SET strength = ?, decayed_at = ?, last_seen_at = ?, importance = ?, \
+             reinforcements = ? WHERE id = ?",
+        )
+        .bind(m.strength)
+        .bind(m.decayed_at.map(ts))
+        .bind(ts(m.last_seen_at))
+        .bind(m.importance)
+        .bind(reinforcements_json(&m.reinforcements))
+        .bind(m.id.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Stores decayed strengths as of `at`, in one transaction.
+    pub async fn set_strengths(&self, changes: &[(MemoryId, f32)], at: DateTime<Utc>) -> StoreResult<()> {
+        let mut tx = self.pool.begin().await?;
+        let at = ts(at);
+        for (id, strength) in changes {
+            sqlx::query("UPDATE memories SET strength = ?, decayed_at = ? WHERE id = ?")
+                .bind(strength)
+                .bind(&at)
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// (player, persona) pairs with a memory created or reinforced since `since`.
+    pub async fn owners_touched_since(&self, since: Option<DateTime<Utc>>) -> StoreResult<Vec<(PlayerId, String)>> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT player_id, persona_id FROM memories WHERE player_id IS NOT NULL \
+             AND valid_to IS NULL AND COALESCE(last_seen_at, created_at) >= ? ORDER BY player_id, persona_id",
+        )
+        .bind(since.map(ts).unwrap_or_default())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((parse_id("memories", r.get("player_id"))?, r.get("persona_id"))))
+            .collect()
+    }
+
+    pub async fn log_consolidation(&self, row: &ConsolidationRow) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO consolidation_log (started_at, finished_at, reason, player_id, merged, superseded, decayed, \
+             details) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(ts(row.started_at))
+        .bind(ts(row.finished_at))
+        .bind(&row.reason)
+        .bind(row.player_id.map(|p| p.to_string()))
+        .bind(row.merged)
+        .bind(row.superseded)
+        .bind(row.decayed)
+        .bind(row.details.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The latest runs, newest first.
+    pub async fn consolidations(&self, limit: i64) -> StoreResult<Vec<ConsolidationRow>> {
+        let rows = sqlx::query(
+            "SELECT started_at, finished_at, reason, player_id, merged, superseded, decayed, details \
+             FROM consolidation_log ORDER BY id DESC LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let player: Option<String> = r.get("player_id");
+                let details: String = r.get("details");
+                Ok(ConsolidationRow {
+                    started_at: parse_ts("consolidation_log", r.get("started_at"))?,
+                    finished_at: parse_ts("consolidation_log", r.get("finished_at"))?,
+                    reason: r.get("reason"),
+                    player_id: player.map(|p| parse_id("consolidation_log", &p)).transpose()?,
+                    merged: r.get("merged"),
+                    superseded: r.get("superseded"),
+                    decayed: r.get("decayed"),
+                    details: serde_json::from_str(&details).unwrap_or_default(),
+                })
+            })
+            .collect()
+    }
+}
+
+async fn retire(
+    conn: &mut SqliteConnection,
+    old: &[MemoryId],
+    successor: MemoryId,
+    at: DateTime<Utc>,
+) -> StoreResult<()> {
+    for id in old {
+        sqlx::query("UPDATE memories SET valid_to = ?, superseded_by = ? WHERE id = ? AND valid_to IS NULL")
+            .bind(ts(at))
+            .bind(successor.to_string())
+            .bind(id.to_string())
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
