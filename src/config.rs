@@ -116,7 +116,7 @@ impl MemoryConfig {
                 });
             }
         }
-        if !(self.half_life_days > 0.0) {
+        if self.half_life_days.is_nan() || self.half_life_days <= 0.0 {
             return Err(ConfigError::Invalid {
                 key: "memory.half_life_days",
                 message: format!("must be positive, got {}", self.half_life_days),
