@@ -25,15 +25,28 @@ impl Brain for ScriptedBrain {
     }
 
     async fn decide(&self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
-        Ok(match input.trigger.kind {
+        let mut decision = match input.trigger.kind {
             TriggerKind::BeforeMatch => greet(&input),
             TriggerKind::OnUserMove => on_user_move(&input),
             TriggerKind::BeforeAgentMove => before_agent_move(&input),
             TriggerKind::IdleWait => idle(&input),
-            TriggerKind::OnUserInput => on_user_input(&input),
+            // A chat reply brings up related memories itself.
+            TriggerKind::OnUserInput => return Ok(on_user_input(&input)),
             TriggerKind::AfterMatch => after_match(&input),
-        })
+        };
+        if let Some(reminder) = board_reminder(&input) {
+            let at = decision.actions.iter().position(|a| *a == Action::Stop);
+            decision.actions.insert(at.unwrap_or(decision.actions.len()), reminder);
+        }
+        Ok(decision)
     }
+}
+
+/// The board itself reminded the persona of something: say so.
+fn board_reminder(input: &BrainInput<'_>) -> Option<Action> {
+    let r = input.memories.iter().find(|r| !r.why.is_empty())?;
+    let text = format!("That reminds me, {}: {}", r.why, r.memory.content);
+    Some(Action::say(text, &input.persona.tones[0]))
 }
 
 /// Placeholder values for one line.
@@ -113,7 +126,8 @@ fn player_memories(memories: &[Recalled]) -> impl Iterator<Item = &Recalled> {
 
 fn greet(input: &BrainInput<'_>) -> Decision {
     let s = speaker(input);
-    match player_memories(input.memories).next() {
+    // Memories the board brought back are told separately (board_reminder).
+    match player_memories(input.memories).find(|r| r.why.is_empty()) {
         Some(best) => Decision {
             thinking: Some(format!("I know {}: {}", input.ctx.player_name, best.memory.content)),
             actions: vec![s.line(
@@ -208,12 +222,14 @@ fn on_user_input(input: &BrainInput<'_>) -> Decision {
 
 fn chat_reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str) -> Decision {
     let mut actions = vec![s.line(LineEvent::ChatReply, &Fill::default())];
-    if let Some(related) = input.memories.iter().find(|r| r.score >= MENTION_SCORE) {
+    let worth_mentioning = |r: &&Recalled| r.similarity >= MENTION_SCORE || !r.why.is_empty();
+    if let Some(related) = input.memories.iter().find(worth_mentioning) {
         let tone = &input.persona.tones[0];
-        actions.push(Action::say(
-            format!("That reminds me: {}", related.memory.content),
-            tone,
-        ));
+        let text = match related.why.as_str() {
+            "" => format!("That reminds me: {}", related.memory.content),
+            why => format!("That reminds me, {why}: {}", related.memory.content),
+        };
+        actions.push(Action::say(text, tone));
     }
     if text.split_whitespace().count() >= MEMORABLE_CHAT_WORDS {
         let excerpt: String = text.chars().take(CHAT_EXCERPT_CHARS).collect();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use kibitz::config::Config;
 use kibitz::ids::{MemoryId, PlayerId};
-use kibitz::memory::{Memory, MemoryType};
+use kibitz::memory::{Memory, MemoryType, Scope};
 use kibitz::runtime::MemoryOnly;
 use kibitz::store::{Db, MemoryQuery, Player};
 
@@ -87,6 +87,18 @@ enum MemoriesCommand {
     },
     /// Rebuild the vector index from SQL.
     Reindex,
+    /// Merge near-duplicates, supersede contradictions and apply decay now
+    /// (the server does it on `memory.consolidate_cron` and after each match).
+    Consolidate {
+        /// Only this player's memories (default: everyone's changed since the last run).
+        #[arg(long)]
+        player: Option<String>,
+    },
+    /// The latest consolidation runs and what they did.
+    Consolidations {
+        #[arg(long, default_value_t = 10)]
+        limit: i64,
+    },
 }
 
 pub async fn run(config: &Config, args: MemoriesArgs) -> anyhow::Result<()> {
@@ -119,6 +131,29 @@ pub async fn run(config: &Config, args: MemoriesArgs) -> anyhow::Result<()> {
                 .reindex(|done, total| eprint!("\rre-indexing: {done}/{total}"))
                 .await?;
             eprintln!("\nre-indexed {n} memories");
+            Ok(())
+        }
+        MemoriesCommand::Consolidate { player } => {
+            let scope = match player {
+                Some(key) => Scope::Player(find_player(&m.db, &key).await?.id),
+                None => Scope::Everyone,
+            };
+            let run = m.memory.consolidate(scope, "manual").await?;
+            println!("{}", serde_json::to_string_pretty(&run)?);
+            Ok(())
+        }
+        MemoriesCommand::Consolidations { limit } => {
+            for run in m.db.consolidations(limit).await? {
+                println!(
+                    "{}  {:<11} merged {:>4}  superseded {:>4}  decayed {:>6}  player {}",
+                    run.started_at.format("%Y-%m-%d %H:%M:%S"),
+                    run.reason,
+                    run.merged,
+                    run.superseded,
+                    run.decayed,
+                    run.player_id.map(|p| p.to_string()).unwrap_or_else(|| "all".into())
+                );
+            }
             Ok(())
         }
     }

@@ -1,6 +1,7 @@
 //! Vector memory: what a persona remembers about a player (and its own
 //! lore), stored in SQL and indexed by meaning. Knows nothing of HTTP.
 
+mod consolidate;
 pub mod edge;
 pub mod embed;
 pub mod model;
@@ -10,5 +11,6 @@ mod service;
 pub mod strength;
 pub mod vector;
 
+pub use consolidate::Scope;
 pub use model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement};
 pub use service::{MemoryError, MemoryService, NewMemory, Saved, Search};

@@ -193,6 +193,9 @@ pub struct RecallRecord {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Recalled {
     pub memory: Memory,
+    /// Cosine similarity to the query.
+    pub similarity: f32,
+    /// The ranking score (the similarity until ranked).
     pub score: f32,
     /// Why it was recalled beyond the text match (e.g. the same position).
     #[serde(skip_serializing_if = "String::is_empty")]

@@ -56,6 +56,10 @@ pub fn judge(newer: &Memory, older: &Memory, similarity: f32, config: &MemoryCon
     // A streak is one current state per player: a new one replaces the old.
     let one_state = newer.memory_type == MemoryType::Streak && older.memory_type == MemoryType::Streak;
     let close = similarity >= config.contradiction_threshold;
+    // A pinned memory is the player's own word: only they retire it.
+    if older.pinned {
+        return Verdict::Unrelated;
+    }
     match conflict {
         _ if same_subject || one_state => Verdict::Contradicts,
         Some(Conflict::Opening) => Verdict::Contradicts,

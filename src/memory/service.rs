@@ -244,6 +244,7 @@ impl MemoryService {
                 let pos = found.iter().position(|m| m.id == h.id)?;
                 Some(Recalled {
                     memory: found.swap_remove(pos),
+                    similarity: h.score,
                     score: h.score,
                     why: String::new(),
                 })

@@ -91,6 +91,15 @@ mod tests {
     use crate::memory::model::{MemoryType, PositionTag};
     use chrono::Duration;
 
+    fn candidate(memory: Memory, similarity: f32) -> Recalled {
+        Recalled {
+            memory,
+            similarity,
+            score: similarity,
+            why: String::new(),
+        }
+    }
+
     fn aged(days: i64, importance: f32, pinned: bool) -> Memory {
         let then = Utc::now() - Duration::days(days);
         Memory {
@@ -136,18 +145,7 @@ mod tests {
             opening: Some("Sicilian Defense".into()),
         });
         let plain = aged(30, 0.5, false);
-        let mut found = vec![
-            Recalled {
-                memory: plain,
-                score: 0.6,
-                why: String::new(),
-            },
-            Recalled {
-                memory: tagged.clone(),
-                score: 0.4,
-                why: String::new(),
-            },
-        ];
+        let mut found = vec![candidate(plain, 0.6), candidate(tagged.clone(), 0.4)];
         let board = LiveBoard {
             position_key: Some("00000000000000aa".into()),
             ..LiveBoard::default()
@@ -160,18 +158,7 @@ mod tests {
     #[test]
     fn stronger_and_more_important_memories_rank_higher_at_equal_similarity() {
         let (weak, strong) = (aged(200, 0.2, false), aged(1, 0.9, false));
-        let mut found = vec![
-            Recalled {
-                memory: weak,
-                score: 0.5,
-                why: String::new(),
-            },
-            Recalled {
-                memory: strong.clone(),
-                score: 0.5,
-                why: String::new(),
-            },
-        ];
+        let mut found = vec![candidate(weak, 0.5), candidate(strong.clone(), 0.5)];
         rank(
             &mut found,
             &LiveBoard::default(),

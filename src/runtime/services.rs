@@ -12,6 +12,7 @@ use tokio_cron_scheduler::{Job, JobScheduler};
 use crate::agent::ScriptedBrain;
 use crate::chess::engine::{self, Engine};
 use crate::config::Config;
+use crate::memory::Scope;
 use crate::memory::edge::EdgeStore;
 use crate::memory::embed::{EmbedError, Embedder};
 use crate::memory::vector::VectorError;
@@ -65,7 +66,7 @@ impl Services {
         let memory = open_memory(&config, db.clone(), &personas).await?;
         let engine = engine::start(&config.stockfish_path).await;
         tracing::info!("persona moves come from {}", engine.name());
-        let scheduler = start_scheduler(memory.clone()).await?;
+        let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron).await?;
         let pipeline = Pipeline {
             db: db.clone(),
             memory: memory.clone(),
@@ -129,10 +130,14 @@ async fn open_memory(config: &Config, db: Db, personas: &[Persona]) -> Result<Me
     Ok(memory)
 }
 
-async fn start_scheduler(memory: MemoryService) -> Result<JobScheduler, StartError> {
+async fn start_scheduler(memory: MemoryService, consolidate_cron: &str) -> Result<JobScheduler, StartError> {
     let fail = |e: tokio_cron_scheduler::JobSchedulerError| StartError::Scheduler(e.to_string());
     let scheduler = JobScheduler::new().await.map_err(fail)?;
-    scheduler.add(maintenance_job(memory)?).await.map_err(fail)?;
+    scheduler.add(maintenance_job(memory.clone())?).await.map_err(fail)?;
+    scheduler
+        .add(consolidation_job(memory, consolidate_cron)?)
+        .await
+        .map_err(fail)?;
     scheduler.start().await.map_err(fail)?;
     Ok(scheduler)
 }
@@ -163,4 +168,17 @@ fn maintenance_job(memory: MemoryService) -> Result<Job, StartError> {
         })
     })
     .map_err(|e| StartError::Scheduler(e.to_string()))
+}
+
+/// Merges, supersedes and decays memories on the configured schedule.
+fn consolidation_job(memory: MemoryService, cron: &str) -> Result<Job, StartError> {
+    Job::new_async(cron, move |_, _| {
+        let memory = memory.clone();
+        Box::pin(async move {
+            if let Err(e) = memory.consolidate(Scope::Everyone, "schedule").await {
+                tracing::warn!("memory consolidation failed: {e}");
+            }
+        })
+    })
+    .map_err(|e| StartError::Scheduler(format!("memory.consolidate_cron '{cron}': {e}")))
 }

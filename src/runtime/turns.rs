@@ -8,6 +8,7 @@ use super::error::RuntimeError;
 use crate::chess::GameEnd;
 use crate::chess::engine::{BuiltinEngine, Engine, SearchRequest};
 use crate::events::MatchEvent;
+use crate::memory::Scope;
 use crate::store::DomainWrite;
 use crate::triggers::{MatchHistory, MoveFact, Trigger, TriggerKind};
 
@@ -97,6 +98,13 @@ impl MatchActor {
         self.history = self.load_history().await?;
         self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
         self.done = true;
+        // Tidy this player's memories now, off the match's critical path.
+        let (memory, player) = (self.svc.memory.clone(), self.player.id);
+        tokio::spawn(async move {
+            if let Err(e) = memory.consolidate(Scope::Player(player), "after_match").await {
+                tracing::warn!("memory consolidation after the match failed: {e}");
+            }
+        });
         Ok(())
     }
 

@@ -26,7 +26,7 @@ pub struct AppState {
 }
 
 pub fn router(runtime: Runtime) -> Router {
-    use routes::{matches, memories, personas, players};
+    use routes::{admin, matches, memories, personas, players};
     Router::new()
         .route("/api/health", get(routes::health))
         .route("/api/personas", get(personas::list))
@@ -40,6 +40,8 @@ pub fn router(runtime: Runtime) -> Router {
             "/api/memories/{id}",
             get(memories::show).patch(memories::patch).delete(memories::delete),
         )
+        .route("/api/admin/consolidations", get(admin::consolidations))
+        .route("/api/admin/consolidate", post(admin::consolidate))
         .route("/api/matches", post(matches::create))
         .route("/api/matches/{id}", get(matches::get))
         .route("/api/matches/{id}/pgn", get(matches::pgn))

@@ -75,12 +75,20 @@ impl Db {
         Ok(())
     }
 
-    /// (player, persona) pairs with a memory created or reinforced since `since`.
-    pub async fn owners_touched_since(&self, since: Option<DateTime<Utc>>) -> StoreResult<Vec<(PlayerId, String)>> {
+    /// (player, persona) pairs with a current memory created or reinforced
+    /// since `since`, of one player or of everyone.
+    pub async fn owners_touched_since(
+        &self,
+        player: Option<PlayerId>,
+        since: Option<DateTime<Utc>>,
+    ) -> StoreResult<Vec<(PlayerId, String)>> {
         let rows = sqlx::query(
             "SELECT DISTINCT player_id, persona_id FROM memories WHERE player_id IS NOT NULL \
-             AND valid_to IS NULL AND COALESCE(last_seen_at, created_at) >= ? ORDER BY player_id, persona_id",
+             AND (? IS NULL OR player_id = ?) AND valid_to IS NULL \
+             AND COALESCE(last_seen_at, created_at) >= ? ORDER BY player_id, persona_id",
         )
+        .bind(player.map(|p| p.to_string()))
+        .bind(player.map(|p| p.to_string()))
         .bind(since.map(ts).unwrap_or_default())
         .fetch_all(&self.pool)
         .await?;
@@ -105,6 +113,15 @@ impl Db {
         .execute(&self.pool)
         .await?;
         Ok(())
+    }
+
+    /// When the last run over everyone started.
+    pub async fn last_full_consolidation(&self) -> StoreResult<Option<DateTime<Utc>>> {
+        let row = sqlx::query("SELECT MAX(started_at) AS at FROM consolidation_log WHERE player_id IS NULL")
+            .fetch_one(&self.pool)
+            .await?;
+        let at: Option<String> = row.get("at");
+        at.map(|t| parse_ts("consolidation_log", &t)).transpose()
     }
 
     /// The latest runs, newest first.

@@ -71,8 +71,9 @@ pub struct GameContext {
     pub opening: String,
     /// The named opening the game passed through, if any.
     pub opening_name: Option<Opening>,
-    /// Zobrist hash of the current position (16 hex digits).
-    pub position_key: String,
+    /// Zobrist hash of the current position (16 hex digits); None at the
+    /// standard start, which says nothing about this game.
+    pub position_key: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -134,15 +135,15 @@ impl GameContext {
             history: parts.history.clone(),
             opening: opening_line(game),
             opening_name: openings::book().classify(game).cloned(),
-            position_key: openings::position_key(game.position()),
+            position_key: (!moves.is_empty() || !game.is_standard_start())
+                .then(|| openings::position_key(game.position())),
         }
     }
 
     /// Where the game stands, as stored with a memory made now.
     pub fn position_tag(&self) -> Option<PositionTag> {
-        // The start position says nothing about this game.
-        (self.move_count > 0).then(|| PositionTag {
-            key: self.position_key.clone(),
+        Some(PositionTag {
+            key: self.position_key.clone()?,
             eco: self.opening_name.as_ref().map(|o| o.eco.clone()),
             opening: self.opening_name.as_ref().map(|o| o.name.clone()),
         })
@@ -151,7 +152,7 @@ impl GameContext {
     /// The same, as the subconscious compares it with stored memories.
     pub fn live_board(&self) -> LiveBoard {
         LiveBoard {
-            position_key: (self.move_count > 0).then(|| self.position_key.clone()),
+            position_key: self.position_key.clone(),
             eco: self.opening_name.as_ref().map(|o| o.eco.clone()),
             opening: self.opening_name.as_ref().map(|o| o.name.clone()),
         }

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{MatchId, MemoryId, PlayerId};
-use crate::memory::{Memory, MemoryError, MemoryType, RecallRecord, Recalled};
+use crate::memory::{CreatedBy, Memory, MemoryError, MemoryType, RecallRecord, Recalled};
 use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::{AppState, error::ApiError};
@@ -139,6 +139,18 @@ async fn owned_memory(app: &AppState, caller: Caller, id: &str) -> Result<Memory
     Ok(memory)
 }
 
+/// Lore comes from the persona file; it is changed there, not here.
+fn writable(memory: &Memory) -> Result<(), ApiError> {
+    if memory.created_by == CreatedBy::PersonaLore {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "lore_read_only",
+            "persona lore is read-only: edit the persona file",
+        ));
+    }
+    Ok(())
+}
+
 pub async fn show(
     State(app): State<AppState>,
     caller: Caller,
@@ -164,6 +176,7 @@ pub async fn patch(
     ApiJson(body): ApiJson<Patch>,
 ) -> Result<Json<Memory>, ApiError> {
     let memory = owned_memory(&app, caller, &id).await?;
+    writable(&memory)?;
     let service = &app.runtime.services().memory;
     if body.content.is_none() && body.pinned.is_none() && body.never_recall.is_none() {
         return Err(ApiError::new(
@@ -188,6 +201,7 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let memory = owned_memory(&app, caller, &id).await?;
+    writable(&memory)?;
     app.runtime.services().memory.erase(&memory).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,3 +1,4 @@
+pub mod admin;
 pub mod matches;
 pub mod memories;
 pub mod personas;
