@@ -155,7 +155,10 @@ async fn consolidation_merges_decays_to_the_floor_and_logs() {
         "the older memory keeps the history: {run} a={a} b={b}"
     );
     assert_eq!(run["details"][0]["retired"], b["id"]);
-    assert_eq!(run["decayed"], 1, "only the pinned one decays: A was just reinforced, B retired: {run}");
+    assert_eq!(
+        run["decayed"], 1,
+        "only the pinned one decays: A was just reinforced, B retired: {run}"
+    );
 
     let history = own(&server, &pat, "?superseded=true").await;
     let by_id = |wanted: &str| history.iter().find(|m| m["id"] == wanted).unwrap().clone();

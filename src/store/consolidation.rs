@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use sqlx::{Row, SqliteConnection};
+use sqlx::{AnyConnection, Row};
 
 use super::memories::{insert_memory, reinforcements_json};
 use super::{Db, StoreResult, parse_id, parse_ts, ts};
@@ -45,13 +45,13 @@ impl Db {
     /// Stores a reinforced memory's strength, sources and times.
     pub async fn save_reinforcement(&self, m: &Memory) -> StoreResult<()> {
         sqlx::query(
-            "UPDATE memories SET strength = ?, decayed_at = ?, last_seen_at = ?, importance = ?, \
-             reinforcements = ? WHERE id = ?",
+            "UPDATE memories SET strength = $1, decayed_at = $2, last_seen_at = $3, importance = $4, \
+             reinforcements = $5 WHERE id = $6",
         )
-        .bind(m.strength)
+        .bind(f64::from(m.strength))
         .bind(m.decayed_at.map(ts))
         .bind(ts(m.last_seen_at))
-        .bind(m.importance)
+        .bind(f64::from(m.importance))
         .bind(reinforcements_json(&m.reinforcements))
         .bind(m.id.to_string())
         .execute(&self.pool)
@@ -64,8 +64,8 @@ impl Db {
         let mut tx = self.pool.begin().await?;
         let at = ts(at);
         for (id, strength) in changes {
-            sqlx::query("UPDATE memories SET strength = ?, decayed_at = ? WHERE id = ?")
-                .bind(strength)
+            sqlx::query("UPDATE memories SET strength = $1, decayed_at = $2 WHERE id = $3")
+                .bind(f64::from(*strength))
                 .bind(&at)
                 .bind(id.to_string())
                 .execute(&mut *tx)
@@ -84,8 +84,8 @@ impl Db {
     ) -> StoreResult<Vec<(PlayerId, String)>> {
         let rows = sqlx::query(
             "SELECT DISTINCT player_id, persona_id FROM memories WHERE player_id IS NOT NULL \
-             AND (? IS NULL OR player_id = ?) AND valid_to IS NULL \
-             AND COALESCE(last_seen_at, created_at) >= ? ORDER BY player_id, persona_id",
+             AND ($1 IS NULL OR player_id = $2) AND valid_to IS NULL \
+             AND COALESCE(last_seen_at, created_at) >= $3 ORDER BY player_id, persona_id",
         )
         .bind(player.map(|p| p.to_string()))
         .bind(player.map(|p| p.to_string()))
@@ -100,7 +100,7 @@ impl Db {
     pub async fn log_consolidation(&self, row: &ConsolidationRow) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO consolidation_log (started_at, finished_at, reason, player_id, merged, superseded, decayed, \
-             details) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+             details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(ts(row.started_at))
         .bind(ts(row.finished_at))
@@ -128,7 +128,7 @@ impl Db {
     pub async fn consolidations(&self, limit: i64) -> StoreResult<Vec<ConsolidationRow>> {
         let rows = sqlx::query(
             "SELECT started_at, finished_at, reason, player_id, merged, superseded, decayed, details \
-             FROM consolidation_log ORDER BY id DESC LIMIT ?",
+             FROM consolidation_log ORDER BY id DESC LIMIT $1",
         )
         .bind(limit)
         .fetch_all(&self.pool)
@@ -152,14 +152,9 @@ impl Db {
     }
 }
 
-async fn retire(
-    conn: &mut SqliteConnection,
-    old: &[MemoryId],
-    successor: MemoryId,
-    at: DateTime<Utc>,
-) -> StoreResult<()> {
+async fn retire(conn: &mut AnyConnection, old: &[MemoryId], successor: MemoryId, at: DateTime<Utc>) -> StoreResult<()> {
     for id in old {
-        sqlx::query("UPDATE memories SET valid_to = ?, superseded_by = ? WHERE id = ? AND valid_to IS NULL")
+        sqlx::query("UPDATE memories SET valid_to = $1, superseded_by = $2 WHERE id = $3 AND valid_to IS NULL")
             .bind(ts(at))
             .bind(successor.to_string())
             .bind(id.to_string())

@@ -4,7 +4,7 @@
 
 use sqlx::Row;
 
-use super::{Db, StoreResult};
+use super::{Backend, Db, StoreResult};
 use crate::ids::MemoryId;
 
 const ERASED: &str = "[forgotten]";
@@ -14,44 +14,62 @@ impl Db {
     /// reinforcing source's words) from every stored copy.
     pub async fn erase_memory(&self, id: MemoryId, texts: &[&str]) -> StoreResult<()> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query("UPDATE memories SET superseded_by = NULL WHERE superseded_by = ?")
+        sqlx::query("UPDATE memories SET superseded_by = NULL WHERE superseded_by = $1")
             .bind(id.to_string())
             .execute(&mut *tx)
             .await?;
-        sqlx::query("DELETE FROM memories WHERE id = ?")
+        sqlx::query("DELETE FROM memories WHERE id = $1")
             .bind(id.to_string())
             .execute(&mut *tx)
             .await?;
+        // SQLite spells "contains" instr(), PostgreSQL strpos().
+        let contains = match self.backend {
+            Backend::Sqlite => "instr",
+            Backend::Postgres => "strpos",
+        };
         for content in texts {
-            sqlx::query("UPDATE messages SET content = REPLACE(content, ?, ?) WHERE instr(content, ?) > 0")
-                .bind(content)
-                .bind(ERASED)
-                .bind(content)
-                .execute(&mut *tx)
-                .await?;
             // Events and the trigger log hold JSON; the text appears JSON-escaped there.
             let escaped = serde_json::to_string(content).unwrap_or_default();
             let inner = escaped.trim_matches('"').to_string();
-            for table in ["events", "trigger_log"] {
-                let column = if table == "events" { "payload" } else { "actions" };
+            let places = [
+                ("messages", "content", content.to_string()),
+                ("events", "payload", inner.clone()),
+                ("trigger_log", "actions", inner),
+            ];
+            for (table, column, text) in places {
                 sqlx::query(&format!(
-                    "UPDATE {table} SET {column} = REPLACE({column}, ?, ?) WHERE instr({column}, ?) > 0"
+                    "UPDATE {table} SET {column} = REPLACE({column}, $1, $2) WHERE {contains}({column}, $3) > 0"
                 ))
-                .bind(&inner)
+                .bind(&text)
                 .bind(ERASED)
-                .bind(&inner)
+                .bind(&text)
                 .execute(&mut *tx)
                 .await?;
             }
         }
         tx.commit().await?;
-        // Push the change out of the WAL so old pages are overwritten (secure_delete is on).
-        let row = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .fetch_one(&self.pool)
-            .await?;
-        let busy: i64 = row.get(0);
-        if busy != 0 {
-            tracing::warn!("WAL checkpoint after erasure was partial; it completes at the next checkpoint");
+        self.purge_old_versions().await
+    }
+
+    /// Makes sure no old copy of erased text stays in the file: SQLite
+    /// checkpoints the WAL (secure_delete overwrites freed pages);
+    /// PostgreSQL vacuums away the dead row versions.
+    async fn purge_old_versions(&self) -> StoreResult<()> {
+        match self.backend {
+            Backend::Sqlite => {
+                let row = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+                    .fetch_one(&self.pool)
+                    .await?;
+                let busy: i64 = row.get(0);
+                if busy != 0 {
+                    tracing::warn!("WAL checkpoint after erasure was partial; it completes at the next checkpoint");
+                }
+            }
+            Backend::Postgres => {
+                sqlx::query("VACUUM memories, messages, events, trigger_log")
+                    .execute(&self.pool)
+                    .await?;
+            }
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
+use sqlx::any::AnyRow;
 
 use super::{Db, StoreResult, parse_id, parse_ts, ts};
 use crate::ids::{MatchId, PlayerId};
@@ -50,7 +50,7 @@ impl Db {
         let now = Utc::now();
         sqlx::query(
             "INSERT INTO matches (id, player_id, persona_id, user_color, start_fen, status, emotion, created_at) \
-             VALUES (?, ?, ?, ?, ?, 'active', ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, 'active', $6, $7)",
         )
         .bind(m.id.to_string())
         .bind(m.player_id.to_string())
@@ -65,7 +65,7 @@ impl Db {
     }
 
     pub async fn match_row(&self, id: MatchId) -> StoreResult<Option<MatchRow>> {
-        let row = sqlx::query(&format!("SELECT {MATCH_COLUMNS} FROM matches WHERE id = ?"))
+        let row = sqlx::query(&format!("SELECT {MATCH_COLUMNS} FROM matches WHERE id = $1"))
             .bind(id.to_string())
             .fetch_optional(&self.pool)
             .await?;
@@ -82,7 +82,7 @@ impl Db {
     /// The newest unfinished match of a player against a persona.
     pub async fn active_match(&self, player: PlayerId, persona: &str) -> StoreResult<Option<MatchId>> {
         let row = sqlx::query(
-            "SELECT id FROM matches WHERE player_id = ? AND persona_id = ? AND status = 'active' \
+            "SELECT id FROM matches WHERE player_id = $1 AND persona_id = $2 AND status = 'active' \
              ORDER BY created_at DESC LIMIT 1",
         )
         .bind(player.to_string())
@@ -95,8 +95,8 @@ impl Db {
     /// Finished matches of a player against a persona, newest first.
     pub async fn finished_matches(&self, player: PlayerId, persona: &str, limit: i64) -> StoreResult<Vec<MatchRow>> {
         let rows = sqlx::query(&format!(
-            "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = ? AND persona_id = ? AND status = 'finished' \
-             ORDER BY created_at DESC LIMIT ?"
+            "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = $1 AND persona_id = $2 AND status = 'finished' \
+             ORDER BY created_at DESC LIMIT $3"
         ))
         .bind(player.to_string())
         .bind(persona)
@@ -108,7 +108,7 @@ impl Db {
 
     pub async fn moves(&self, id: MatchId) -> StoreResult<Vec<MoveRow>> {
         let rows = sqlx::query(
-            "SELECT ply, uci, san, side, fen_after, win_pct_white, created_at FROM moves WHERE match_id = ? ORDER BY ply",
+            "SELECT ply, uci, san, side, fen_after, win_pct_white, created_at FROM moves WHERE match_id = $1 ORDER BY ply",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)
@@ -129,7 +129,7 @@ impl Db {
     }
 }
 
-fn match_from_row(r: &SqliteRow) -> StoreResult<MatchRow> {
+fn match_from_row(r: &AnyRow) -> StoreResult<MatchRow> {
     let ended: Option<String> = r.get("ended_at");
     Ok(MatchRow {
         id: parse_id("matches", r.get("id"))?,

@@ -1,8 +1,8 @@
 use chrono::{DateTime, Utc};
-use sqlx::sqlite::SqliteRow;
-use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection};
+use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, Row};
 
-use super::{Db, StoreError, StoreResult, parse_id, parse_ts, ts};
+use super::{Db, Numbered, StoreError, StoreResult, flag, parse_id, parse_ts, ts};
 use crate::ids::{MatchId, MemoryId, PlayerId};
 use crate::memory::model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Reinforcement};
 
@@ -31,7 +31,7 @@ impl Db {
     }
 
     pub async fn memory(&self, id: MemoryId) -> StoreResult<Option<Memory>> {
-        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM memories WHERE id = ?"))
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM memories WHERE id = $1"))
             .bind(id.to_string())
             .fetch_optional(&self.pool)
             .await?;
@@ -39,7 +39,7 @@ impl Db {
     }
 
     pub async fn delete_memory(&self, id: MemoryId) -> StoreResult<()> {
-        sqlx::query("DELETE FROM memories WHERE id = ?")
+        sqlx::query("DELETE FROM memories WHERE id = $1")
             .bind(id.to_string())
             .execute(&self.pool)
             .await?;
@@ -47,7 +47,7 @@ impl Db {
     }
 
     pub async fn update_memory_content(&self, id: MemoryId, content: &str) -> StoreResult<()> {
-        sqlx::query("UPDATE memories SET content = ?, updated_at = ? WHERE id = ?")
+        sqlx::query("UPDATE memories SET content = $1, updated_at = $2 WHERE id = $3")
             .bind(content)
             .bind(ts(Utc::now()))
             .bind(id.to_string())
@@ -63,11 +63,11 @@ impl Db {
         never_recall: Option<bool>,
     ) -> StoreResult<()> {
         sqlx::query(
-            "UPDATE memories SET pinned = COALESCE(?, pinned), never_recall = COALESCE(?, never_recall), \
-             updated_at = ? WHERE id = ?",
+            "UPDATE memories SET pinned = COALESCE($1, pinned), never_recall = COALESCE($2, never_recall), \
+             updated_at = $3 WHERE id = $4",
         )
-        .bind(pinned)
-        .bind(never_recall)
+        .bind(pinned.map(flag))
+        .bind(never_recall.map(flag))
         .bind(ts(Utc::now()))
         .bind(id.to_string())
         .execute(&self.pool)
@@ -77,37 +77,37 @@ impl Db {
 
     /// A player's memories, newest first, filtered.
     pub async fn player_memories(&self, player: PlayerId, q: &MemoryQuery) -> StoreResult<Vec<Memory>> {
-        let mut sql = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS} FROM memories WHERE player_id = "));
-        sql.push_bind(player.to_string());
+        let mut sql = Numbered::new(format!("SELECT {COLUMNS} FROM memories WHERE player_id = "));
+        sql.text(player.to_string());
         if let Some(persona) = &q.persona {
-            sql.push(" AND persona_id = ").push_bind(persona.clone());
+            sql.push(" AND persona_id = ").text(persona.clone());
         }
         if let Some(kind) = q.memory_type {
-            sql.push(" AND memory_type = ").push_bind(kind.as_str());
+            sql.push(" AND memory_type = ").text(kind.as_str());
         }
         if let Some(m) = q.match_id {
-            sql.push(" AND related_match_id = ").push_bind(m.to_string());
+            sql.push(" AND related_match_id = ").text(m.to_string());
         }
         if let Some(from) = q.created_from {
-            sql.push(" AND created_at >= ").push_bind(ts(from));
+            sql.push(" AND created_at >= ").text(ts(from));
         }
         if let Some(to) = q.created_to {
-            sql.push(" AND created_at < ").push_bind(ts(to));
+            sql.push(" AND created_at < ").text(ts(to));
         }
         if let Some(pinned) = q.pinned {
-            sql.push(" AND pinned = ").push_bind(pinned);
+            sql.push(" AND pinned = ").int(flag(pinned));
         }
         if !q.include_superseded {
             sql.push(" AND valid_to IS NULL");
         }
         sql.push(" ORDER BY created_at DESC, id");
-        let rows = sql.build().fetch_all(&self.pool).await?;
+        let rows = sql.query().fetch_all(&self.pool).await?;
         rows.iter().map(memory_from_row).collect()
     }
 
     pub async fn lore(&self, persona: &str) -> StoreResult<Vec<Memory>> {
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM memories WHERE player_id IS NULL AND persona_id = ? AND created_by = 'persona_lore'"
+            "SELECT {COLUMNS} FROM memories WHERE player_id IS NULL AND persona_id = $1 AND created_by = 'persona_lore'"
         ))
         .bind(persona)
         .fetch_all(&self.pool)
@@ -120,20 +120,19 @@ impl Db {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut sql = QueryBuilder::<Sqlite>::new(format!("SELECT {COLUMNS} FROM memories WHERE id IN ("));
-        let mut list = sql.separated(", ");
-        for id in ids {
-            list.push_bind(id.to_string());
+        let mut sql = Numbered::new(format!("SELECT {COLUMNS} FROM memories WHERE id IN ("));
+        for (i, id) in ids.iter().enumerate() {
+            sql.push(if i == 0 { "" } else { ", " }).text(id.to_string());
         }
         sql.push(")");
-        let rows = sql.build().fetch_all(&self.pool).await?;
+        let rows = sql.query().fetch_all(&self.pool).await?;
         rows.iter().map(memory_from_row).collect()
     }
 
     /// One page of all memories in id order, for rebuilding the vector index.
     pub async fn memory_page(&self, after: Option<MemoryId>, limit: i64) -> StoreResult<Vec<Memory>> {
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM memories WHERE id > ? ORDER BY id LIMIT ?"
+            "SELECT {COLUMNS} FROM memories WHERE id > $1 ORDER BY id LIMIT $2"
         ))
         .bind(after.map(|a| a.to_string()).unwrap_or_default())
         .bind(limit)
@@ -161,17 +160,17 @@ impl Db {
         let now = ts(Utc::now());
         let mut tx = self.pool.begin().await?;
         sqlx::query(
-            "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(id.to_string())
         .bind(match_id.to_string())
         .bind(trigger)
-        .bind(score)
+        .bind(f64::from(score))
         .bind(reason)
         .bind(&now)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id = ?")
+        sqlx::query("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = $1 WHERE id = $2")
             .bind(&now)
             .bind(id.to_string())
             .execute(&mut *tx)
@@ -182,7 +181,7 @@ impl Db {
 
     pub async fn recalls(&self, id: MemoryId) -> StoreResult<Vec<RecallRecord>> {
         let rows = sqlx::query(
-            "SELECT match_id, trigger, score, reason, recalled_at FROM recall_log WHERE memory_id = ? ORDER BY id",
+            "SELECT match_id, trigger, score, reason, recalled_at FROM recall_log WHERE memory_id = $1 ORDER BY id",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)
@@ -201,7 +200,7 @@ impl Db {
     }
 }
 
-fn memory_from_row(r: &SqliteRow) -> StoreResult<Memory> {
+fn memory_from_row(r: &AnyRow) -> StoreResult<Memory> {
     let corrupt = |detail: String| StoreError::Corrupt {
         table: "memories",
         detail,
@@ -230,8 +229,8 @@ fn memory_from_row(r: &SqliteRow) -> StoreResult<Memory> {
         metadata: serde_json::from_str(&metadata).map_err(|e| corrupt(e.to_string()))?,
         created_at,
         importance: r.get::<f64, _>("importance") as f32,
-        pinned: r.get("pinned"),
-        never_recall: r.get("never_recall"),
+        pinned: r.get::<i64, _>("pinned") != 0,
+        never_recall: r.get::<i64, _>("never_recall") != 0,
         recall_count: r.get("recall_count"),
         last_recalled_at: opt_ts("last_recalled_at")?,
         updated_at: opt_ts("updated_at")?,
@@ -253,9 +252,9 @@ pub(super) fn reinforcements_json(list: &[Reinforcement]) -> String {
     serde_json::to_string(list).expect("reinforcements serialise")
 }
 
-pub(super) async fn insert_memory(conn: &mut SqliteConnection, m: &Memory) -> StoreResult<()> {
+pub(super) async fn insert_memory(conn: &mut AnyConnection, m: &Memory) -> StoreResult<()> {
     sqlx::query(&format!(
-            "INSERT INTO memories ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            "INSERT INTO memories ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
         ))
         .bind(m.id.to_string())
         .bind(m.player_id.map(|p| p.to_string()))
@@ -266,15 +265,15 @@ pub(super) async fn insert_memory(conn: &mut SqliteConnection, m: &Memory) -> St
         .bind(m.created_by.as_str())
         .bind(m.metadata.to_string())
         .bind(ts(m.created_at))
-        .bind(m.importance)
-        .bind(m.pinned)
-        .bind(m.never_recall)
+        .bind(f64::from(m.importance))
+        .bind(flag(m.pinned))
+        .bind(flag(m.never_recall))
         .bind(m.recall_count)
         .bind(m.last_recalled_at.map(ts))
         .bind(m.updated_at.map(ts))
         .bind(m.valid_to.map(ts))
         .bind(m.superseded_by.map(|id| id.to_string()))
-        .bind(m.strength)
+        .bind(f64::from(m.strength))
         .bind(m.decayed_at.map(ts))
         .bind(ts(m.last_seen_at))
         .bind(reinforcements_json(&m.reinforcements))

@@ -12,8 +12,9 @@ mod timeline;
 use std::str::FromStr;
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use sqlx::SqlitePool;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
+use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use consolidation::ConsolidationRow;
 pub use matches::{MatchRow, MoveRow, NewMatch};
@@ -29,43 +30,132 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("corrupt row in {table}: {detail}")]
     Corrupt { table: &'static str, detail: String },
-    #[error("unsupported database URL '{0}': use sqlite://PATH")]
+    #[error("unsupported database URL '{0}': use sqlite://PATH or postgres://USER:PASSWORD@HOST/DB")]
     UnsupportedUrl(String),
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
+/// Which SQL engine is behind the pool; the SQL is shared, a few
+/// maintenance statements are not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
 #[derive(Clone)]
 pub struct Db {
-    pool: SqlitePool,
+    pool: AnyPool,
+    backend: Backend,
 }
+
+/// Per-connection SQLite settings. WAL + NORMAL survives a killed process
+/// (only power loss may drop the last commit); secure_delete overwrites
+/// deleted content instead of leaving it in free pages.
+const SQLITE_PRAGMAS: &str =
+    "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON; PRAGMA busy_timeout = 5000;";
 
 impl Db {
     /// Opens (creating if needed) the database and applies migrations.
+    /// Placeholders are written `$1, $2, ...`, which both engines accept.
     pub async fn connect(url: &str) -> StoreResult<Db> {
-        if !url.starts_with("sqlite:") {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
             return Err(StoreError::UnsupportedUrl(url.to_string()));
+        };
+        if backend == Backend::Sqlite {
+            // Create the file and switch it to WAL once; the mode is stored in the file.
+            let options = SqliteConnectOptions::from_str(url)?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal);
+            options.connect().await?.close().await?;
         }
-        let options = SqliteConnectOptions::from_str(url)?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // WAL + NORMAL survives a killed process; only power loss may drop the last commit.
-            .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true)
-            // Deleted content is overwritten, not left in free pages.
-            .pragma("secure_delete", "ON")
-            .busy_timeout(std::time::Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new()
+        let options = AnyConnectOptions::from_str(url)?;
+        let pool = AnyPoolOptions::new()
             .max_connections(8)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        conn.execute(SQLITE_PRAGMAS).await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect_with(options)
             .await?;
-        sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Db { pool })
+        match backend {
+            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite").run(&pool).await?,
+            Backend::Postgres => sqlx::migrate!("./migrations/postgres").run(&pool).await?,
+        }
+        Ok(Db { pool, backend })
     }
 
-    pub fn pool(&self) -> &SqlitePool {
+    pub fn pool(&self) -> &AnyPool {
         &self.pool
     }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+}
+
+/// SQL built piece by piece, with `$n` placeholders numbered as values are
+/// bound (sqlx's QueryBuilder writes `?` for the Any driver, which
+/// PostgreSQL rejects).
+pub(crate) struct Numbered {
+    sql: String,
+    args: Vec<Arg>,
+}
+
+enum Arg {
+    Text(String),
+    Int(i64),
+}
+
+impl Numbered {
+    pub(crate) fn new(sql: impl Into<String>) -> Numbered {
+        Numbered {
+            sql: sql.into(),
+            args: Vec::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, sql: &str) -> &mut Numbered {
+        self.sql.push_str(sql);
+        self
+    }
+
+    pub(crate) fn text(&mut self, value: impl Into<String>) -> &mut Numbered {
+        self.args.push(Arg::Text(value.into()));
+        self.placeholder()
+    }
+
+    pub(crate) fn int(&mut self, value: i64) -> &mut Numbered {
+        self.args.push(Arg::Int(value));
+        self.placeholder()
+    }
+
+    fn placeholder(&mut self) -> &mut Numbered {
+        self.sql.push_str(&format!("${}", self.args.len()));
+        self
+    }
+
+    pub(crate) fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+        self.args.iter().fold(sqlx::query(&self.sql), |q, arg| match arg {
+            Arg::Text(t) => q.bind(t.as_str()),
+            Arg::Int(i) => q.bind(*i),
+        })
+    }
+}
+
+/// Flags are stored as 0/1 integers in both engines.
+pub fn flag(on: bool) -> i64 {
+    i64::from(on)
 }
 
 /// Timestamps are stored as fixed-width RFC 3339 text so they sort as text.

@@ -20,7 +20,7 @@ impl Db {
             name: name.to_string(),
             created_at: Utc::now(),
         };
-        sqlx::query("INSERT INTO players (id, name, created_at, token_hash) VALUES (?, ?, ?, ?)")
+        sqlx::query("INSERT INTO players (id, name, created_at, token_hash) VALUES ($1, $2, $3, $4)")
             .bind(player.id.to_string())
             .bind(&player.name)
             .bind(ts(player.created_at))
@@ -31,7 +31,7 @@ impl Db {
     }
 
     pub async fn player(&self, id: PlayerId) -> StoreResult<Option<Player>> {
-        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE id = ?")
+        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE id = $1")
             .bind(id.to_string())
             .fetch_optional(&self.pool)
             .await?;
@@ -39,7 +39,7 @@ impl Db {
     }
 
     pub async fn player_by_token_hash(&self, token_hash: &str) -> StoreResult<Option<Player>> {
-        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE token_hash = ?")
+        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE token_hash = $1")
             .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
@@ -48,7 +48,7 @@ impl Db {
 
     /// The oldest player with this exact name (used by `kibitz play --player`).
     pub async fn player_by_name(&self, name: &str) -> StoreResult<Option<Player>> {
-        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE name = ? ORDER BY created_at LIMIT 1")
+        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE name = $1 ORDER BY created_at LIMIT 1")
             .bind(name)
             .fetch_optional(&self.pool)
             .await?;
@@ -56,7 +56,7 @@ impl Db {
     }
 }
 
-fn player_from_row(r: &sqlx::sqlite::SqliteRow) -> StoreResult<Player> {
+fn player_from_row(r: &sqlx::any::AnyRow) -> StoreResult<Player> {
     Ok(Player {
         id: parse_id("players", r.get("id"))?,
         name: r.get("name"),

@@ -92,7 +92,7 @@ impl Db {
                 fen_after,
             } => {
                 sqlx::query(
-                    "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 )
                 .bind(&mid)
                 .bind(ply as i64)
@@ -106,7 +106,7 @@ impl Db {
             }
             DomainWrite::Message { sender, content, tone } => {
                 sqlx::query(
-                    "INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES ($1, $2, $3, $4, $5)",
                 )
                 .bind(&mid)
                 .bind(sender)
@@ -117,21 +117,21 @@ impl Db {
                 .await?;
             }
             DomainWrite::Emotion { emotion, reason } => {
-                sqlx::query("INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES (?, ?, ?, ?)")
+                sqlx::query("INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES ($1, $2, $3, $4)")
                     .bind(&mid)
                     .bind(emotion)
                     .bind(reason)
                     .bind(ts(now))
                     .execute(&mut *tx)
                     .await?;
-                sqlx::query("UPDATE matches SET emotion = ? WHERE id = ?")
+                sqlx::query("UPDATE matches SET emotion = $1 WHERE id = $2")
                     .bind(emotion)
                     .bind(&mid)
                     .execute(&mut *tx)
                     .await?;
             }
             DomainWrite::DrawOffer { by } => {
-                sqlx::query("UPDATE matches SET draw_offer = ? WHERE id = ?")
+                sqlx::query("UPDATE matches SET draw_offer = $1 WHERE id = $2")
                     .bind(by)
                     .bind(&mid)
                     .execute(&mut *tx)
@@ -139,8 +139,8 @@ impl Db {
             }
             DomainWrite::Finish { result, termination } => {
                 sqlx::query(
-                    "UPDATE matches SET status = 'finished', result = ?, termination = ?, draw_offer = NULL, \
-                     ended_at = ? WHERE id = ?",
+                    "UPDATE matches SET status = 'finished', result = $1, termination = $2, draw_offer = NULL, \
+                     ended_at = $3 WHERE id = $4",
                 )
                 .bind(result)
                 .bind(termination)
@@ -151,7 +151,7 @@ impl Db {
             }
             DomainWrite::Nothing => {}
         }
-        sqlx::query("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)")
+        sqlx::query("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(&mid)
             .bind(seq)
             .bind(kind)
@@ -164,7 +164,7 @@ impl Db {
     }
 
     pub async fn last_event_seq(&self, id: MatchId) -> StoreResult<i64> {
-        let row = sqlx::query("SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE match_id = ?")
+        let row = sqlx::query("SELECT COALESCE(MAX(seq), 0) AS seq FROM events WHERE match_id = $1")
             .bind(id.to_string())
             .fetch_one(&self.pool)
             .await?;
@@ -173,7 +173,7 @@ impl Db {
 
     pub async fn events_since(&self, id: MatchId, after: i64) -> StoreResult<Vec<EventRow>> {
         let rows = sqlx::query(
-            "SELECT seq, kind, payload, created_at FROM events WHERE match_id = ? AND seq > ? ORDER BY seq",
+            "SELECT seq, kind, payload, created_at FROM events WHERE match_id = $1 AND seq > $2 ORDER BY seq",
         )
         .bind(id.to_string())
         .bind(after)
@@ -194,7 +194,7 @@ impl Db {
 
     pub async fn messages(&self, id: MatchId) -> StoreResult<Vec<MessageRow>> {
         let rows =
-            sqlx::query("SELECT id, sender, content, tone, created_at FROM messages WHERE match_id = ? ORDER BY id")
+            sqlx::query("SELECT id, sender, content, tone, created_at FROM messages WHERE match_id = $1 ORDER BY id")
                 .bind(id.to_string())
                 .fetch_all(&self.pool)
                 .await?;
@@ -212,7 +212,7 @@ impl Db {
     }
 
     pub async fn emotions(&self, id: MatchId) -> StoreResult<Vec<EmotionRow>> {
-        let rows = sqlx::query("SELECT emotion, reason, created_at FROM emotions WHERE match_id = ? ORDER BY id")
+        let rows = sqlx::query("SELECT emotion, reason, created_at FROM emotions WHERE match_id = $1 ORDER BY id")
             .bind(id.to_string())
             .fetch_all(&self.pool)
             .await?;
@@ -237,7 +237,7 @@ impl Db {
         duration_us: i64,
     ) -> StoreResult<()> {
         sqlx::query(
-            "INSERT INTO trigger_log (match_id, trigger, fired_at, recalled_ids, actions, duration_us) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO trigger_log (match_id, trigger, fired_at, recalled_ids, actions, duration_us) VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(id.to_string())
         .bind(trigger)
@@ -252,7 +252,7 @@ impl Db {
 
     pub async fn triggers(&self, id: MatchId) -> StoreResult<Vec<TriggerRow>> {
         let rows = sqlx::query(
-            "SELECT trigger, fired_at, recalled_ids, actions, duration_us FROM trigger_log WHERE match_id = ? ORDER BY id",
+            "SELECT trigger, fired_at, recalled_ids, actions, duration_us FROM trigger_log WHERE match_id = $1 ORDER BY id",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)
