@@ -132,6 +132,13 @@ pub struct Config {
     pub data_dir: PathBuf,
     pub database_url: String,
     pub vectors_dir: PathBuf,
+    /// A Qdrant server (gRPC URL, e.g. http://qdrant:6334) instead of the
+    /// embedded index in `vectors_dir`.
+    pub qdrant_url: Option<String>,
+    pub qdrant_collection: String,
+    /// Never printed.
+    #[serde(skip_serializing)]
+    pub qdrant_api_key: Option<String>,
     pub models_dir: PathBuf,
     pub personas_dir: PathBuf,
     pub stockfish_path: PathBuf,
@@ -156,6 +163,9 @@ struct FileConfig {
     data_dir: Option<PathBuf>,
     database_url: Option<String>,
     vectors_dir: Option<PathBuf>,
+    qdrant_url: Option<String>,
+    qdrant_collection: Option<String>,
+    qdrant_api_key: Option<String>,
     models_dir: Option<PathBuf>,
     personas_dir: Option<PathBuf>,
     stockfish_path: Option<PathBuf>,
@@ -206,6 +216,13 @@ impl Config {
         Ok(Config {
             listen: listen.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
             vectors_dir: vectors_dir.unwrap_or_else(|| data_dir.join("vectors")),
+            qdrant_url: env("KIBITZ_QDRANT_URL").or(file.qdrant_url).filter(|u| !u.is_empty()),
+            qdrant_collection: env("KIBITZ_QDRANT_COLLECTION")
+                .or(file.qdrant_collection)
+                .unwrap_or_else(|| "kibitz_memories".into()),
+            qdrant_api_key: env("KIBITZ_QDRANT_API_KEY")
+                .or(file.qdrant_api_key)
+                .filter(|k| !k.is_empty()),
             models_dir: env("KIBITZ_MODELS_DIR")
                 .map(PathBuf::from)
                 .or(file.models_dir)

@@ -5,6 +5,7 @@ use chrono::Utc;
 use kibitz::ids::{MatchId, MemoryId, PlayerId};
 use kibitz::memory::MemoryType;
 use kibitz::memory::edge::EdgeStore;
+use kibitz::memory::qdrant::QdrantStore;
 use kibitz::memory::vector::{BoardFilter, IndexedMemory, SearchFilter, VectorStore};
 
 const DIM: usize = 384;
@@ -210,4 +211,28 @@ async fn ids(store: &dyn VectorStore, query: &[f32], f: SearchFilter) -> Vec<Mem
         .iter()
         .map(|h| h.id)
         .collect()
+}
+
+/// The Qdrant server backend, against a real server when QDRANT_URL names
+/// one (no Qdrant server binary exists in the registries this project uses).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn qdrant_server_keeps_the_contract() {
+    let Some(url) = std::env::var("QDRANT_URL").ok().filter(|u| !u.is_empty()) else {
+        eprintln!("skipped: set QDRANT_URL (e.g. http://localhost:6334) to run the contract against a Qdrant server");
+        return;
+    };
+    let key = std::env::var("QDRANT_API_KEY").ok();
+    let collection = format!("kibitz_test_{}", uuid::Uuid::new_v4().simple());
+    let store = QdrantStore::connect(&url, key.as_deref(), &collection).await.unwrap();
+    check_contract(&store).await;
+}
+
+#[tokio::test]
+async fn an_unreachable_qdrant_server_is_a_clear_error() {
+    // Port 9 (discard) on loopback: nothing listens there.
+    let err = QdrantStore::connect("http://127.0.0.1:9", None, "kibitz")
+        .await
+        .err()
+        .expect("no server");
+    assert!(err.to_string().contains("qdrant server"), "{err}");
 }

@@ -6,6 +6,7 @@ pub mod edge;
 pub mod embed;
 pub mod model;
 mod policy;
+pub mod qdrant;
 mod review;
 mod service;
 pub mod strength;

@@ -15,7 +15,8 @@ use crate::config::Config;
 use crate::memory::Scope;
 use crate::memory::edge::EdgeStore;
 use crate::memory::embed::{EmbedError, Embedder};
-use crate::memory::vector::VectorError;
+use crate::memory::qdrant::QdrantStore;
+use crate::memory::vector::{VectorError, VectorStore};
 use crate::memory::{MemoryError, MemoryService};
 use crate::personas::{self, Persona, PersonaError};
 use crate::store::{Db, StoreError};
@@ -117,9 +118,8 @@ impl MemoryOnly {
 /// Embedder + vector index + SQL, with lore synced and the index repaired.
 async fn open_memory(config: &Config, db: Db, personas: &[Persona]) -> Result<MemoryService, StartError> {
     let embedder = Embedder::load(&config.models_dir)?;
-    let path = config.vectors_dir.display().to_string();
-    let index = EdgeStore::open(&config.vectors_dir).map_err(|source| StartError::Vectors { path, source })?;
-    let memory = MemoryService::new(db, embedder, Arc::new(index), config.memory.clone());
+    let index = open_index(config).await?;
+    let memory = MemoryService::new(db, embedder, index, config.memory.clone());
     memory.sync_lore(personas).await?;
     let repaired = memory
         .repair_index(|done, total| tracing::info!("re-indexing memories: {done}/{total}"))
@@ -128,6 +128,30 @@ async fn open_memory(config: &Config, db: Db, personas: &[Persona]) -> Result<Me
         tracing::info!("vector index repaired: {repaired} memories re-indexed from SQL");
     }
     Ok(memory)
+}
+
+/// The embedded shard in the data dir, or a Qdrant server if one is configured.
+async fn open_index(config: &Config) -> Result<Arc<dyn VectorStore>, StartError> {
+    match &config.qdrant_url {
+        Some(url) => {
+            let store = QdrantStore::connect(url, config.qdrant_api_key.as_deref(), &config.qdrant_collection)
+                .await
+                .map_err(|source| StartError::Vectors {
+                    path: url.clone(),
+                    source,
+                })?;
+            tracing::info!(
+                "vector index: Qdrant server at {url}, collection {}",
+                config.qdrant_collection
+            );
+            Ok(Arc::new(store))
+        }
+        None => {
+            let path = config.vectors_dir.display().to_string();
+            let store = EdgeStore::open(&config.vectors_dir).map_err(|source| StartError::Vectors { path, source })?;
+            Ok(Arc::new(store))
+        }
+    }
 }
 
 async fn start_scheduler(memory: MemoryService, consolidate_cron: &str) -> Result<JobScheduler, StartError> {

@@ -1,0 +1,208 @@
+//! `VectorStore` on a Qdrant server (gRPC, qdrant-client): the scale-out
+//! alternative to the embedded shard. The collection and its payload indexes
+//! are created on start; payloads and filters mean what they mean in
+//! `edge.rs`, so both pass the same contract tests.
+
+use async_trait::async_trait;
+use qdrant_client::qdrant::{
+    Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder,
+    Distance, FieldType, Filter, PointId, PointStruct, PointsIdsList, Range, SearchPointsBuilder,
+    SetPayloadPointsBuilder, UpsertPointsBuilder, VectorParamsBuilder, point_id::PointIdOptions,
+};
+use qdrant_client::{Payload, Qdrant};
+use serde_json::json;
+
+use super::embed::DIMENSIONS;
+use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
+use crate::ids::MemoryId;
+
+const INDEXED_FIELDS: [(&str, FieldType); 9] = [
+    ("player_id", FieldType::Keyword),
+    ("position_key", FieldType::Keyword),
+    ("eco", FieldType::Keyword),
+    ("persona_id", FieldType::Keyword),
+    ("memory_type", FieldType::Keyword),
+    ("match_id", FieldType::Keyword),
+    ("lore", FieldType::Bool),
+    ("created_at", FieldType::Integer),
+    ("recallable", FieldType::Bool),
+];
+
+pub struct QdrantStore {
+    client: Qdrant,
+    collection: String,
+}
+
+fn err(e: impl std::fmt::Display) -> VectorError {
+    VectorError::Store(format!("qdrant server: {e}"))
+}
+
+impl QdrantStore {
+    /// Connects and makes sure the collection and its payload indexes exist.
+    pub async fn connect(url: &str, api_key: Option<&str>, collection: &str) -> Result<QdrantStore, VectorError> {
+        let client = Qdrant::from_url(url)
+            .api_key(api_key.map(str::to_string))
+            // Server versions differ across deployments; the calls used here are stable.
+            .skip_compatibility_check()
+            .build()
+            .map_err(err)?;
+        if !client.collection_exists(collection).await.map_err(err)? {
+            let vectors = VectorParamsBuilder::new(DIMENSIONS as u64, Distance::Cosine);
+            client
+                .create_collection(CreateCollectionBuilder::new(collection).vectors_config(vectors))
+                .await
+                .map_err(err)?;
+        }
+        for (field, kind) in INDEXED_FIELDS {
+            let index = CreateFieldIndexCollectionBuilder::new(collection, field, kind).wait(true);
+            client.create_field_index(index).await.map_err(err)?;
+        }
+        Ok(QdrantStore {
+            client,
+            collection: collection.to_string(),
+        })
+    }
+
+    fn ids(ids: &[MemoryId]) -> PointsIdsList {
+        PointsIdsList {
+            ids: ids.iter().map(|id| PointId::from(id.to_string())).collect(),
+        }
+    }
+}
+
+fn keyword(field: &str, value: String) -> Condition {
+    Condition::matches(field, value)
+}
+
+fn to_filter(f: &SearchFilter) -> Filter {
+    let mut must: Vec<Condition> = f.persona_id.iter().map(|p| keyword("persona_id", p.clone())).collect();
+    let mut owners: Vec<Condition> = f
+        .player_id
+        .iter()
+        .map(|p| keyword("player_id", p.to_string()))
+        .collect();
+    if f.include_lore {
+        owners.push(Condition::matches("lore", true));
+    }
+    must.push(Filter::should(owners).into());
+    if let Some(board) = &f.board {
+        let places = [("position_key", &board.position_key), ("eco", &board.eco)]
+            .into_iter()
+            .filter_map(|(field, value)| value.clone().map(|v| keyword(field, v)));
+        must.push(Filter::should(places).into());
+    }
+    if !f.types.is_empty() {
+        let types: Vec<String> = f.types.iter().map(|t| t.as_str().to_string()).collect();
+        must.push(Condition::matches("memory_type", types));
+    }
+    if f.created_after.is_some() || f.created_before.is_some() {
+        let range = Range {
+            gte: f.created_after.map(|t| t as f64),
+            lt: f.created_before.map(|t| t as f64),
+            ..Range::default()
+        };
+        must.push(Condition::range("created_at", range));
+    }
+    let mut must_not = Vec::new();
+    if !f.include_unrecallable {
+        // Points indexed before the flag existed lack it and stay recallable.
+        must_not.push(Condition::matches("recallable", false));
+    }
+    if !f.exclude_ids.is_empty() {
+        must_not.push(Condition::has_id(
+            f.exclude_ids.iter().map(|id| PointId::from(id.to_string())),
+        ));
+    }
+    if let Some((match_id, since)) = f.exclude_created_in_match_since {
+        let recent = Range {
+            gte: Some(since as f64),
+            ..Range::default()
+        };
+        let this_match = Filter::must([
+            keyword("match_id", match_id.to_string()),
+            Condition::range("created_at", recent),
+        ]);
+        must_not.push(this_match.into());
+    }
+    Filter {
+        must,
+        must_not,
+        ..Filter::default()
+    }
+}
+
+fn to_point(m: IndexedMemory) -> PointStruct {
+    let payload = json!({
+        "player_id": m.player_id.map(|p| p.to_string()),
+        "persona_id": m.persona_id,
+        "memory_type": m.memory_type.as_str(),
+        "match_id": m.match_id.map(|id| id.to_string()),
+        "lore": m.player_id.is_none(),
+        "created_at": m.created_at,
+        "recallable": m.recallable,
+        "position_key": m.position_key,
+        "eco": m.eco,
+    });
+    let payload = Payload::try_from(payload).expect("a JSON object is a payload");
+    PointStruct::new(m.id.to_string(), m.vector, payload)
+}
+
+#[async_trait]
+impl VectorStore for QdrantStore {
+    async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError> {
+        let points: Vec<PointStruct> = points.into_iter().map(to_point).collect();
+        let request = UpsertPointsBuilder::new(&self.collection, points).wait(true);
+        self.client.upsert_points(request).await.map_err(err)?;
+        Ok(())
+    }
+
+    async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError> {
+        let request = DeletePointsBuilder::new(&self.collection)
+            .points(Self::ids(&ids))
+            .wait(true);
+        self.client.delete_points(request).await.map_err(err)?;
+        Ok(())
+    }
+
+    async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
+        // Qdrant reads an empty `should` as "no condition"; we mean "nothing".
+        let no_owner = filter.player_id.is_none() && !filter.include_lore;
+        let no_place = filter.board.as_ref().is_some_and(|b| b.is_empty());
+        if no_owner || no_place || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let request = SearchPointsBuilder::new(&self.collection, vector, limit as u64).filter(to_filter(&filter));
+        let found = self.client.search_points(request).await.map_err(err)?;
+        Ok(found
+            .result
+            .into_iter()
+            .filter_map(|p| match p.id?.point_id_options? {
+                PointIdOptions::Uuid(u) => Some(Hit {
+                    id: u.parse().ok()?,
+                    score: p.score,
+                }),
+                PointIdOptions::Num(_) => None,
+            })
+            .collect())
+    }
+
+    async fn count(&self) -> Result<u64, VectorError> {
+        let request = CountPointsBuilder::new(&self.collection).exact(true);
+        let counted = self.client.count(request).await.map_err(err)?;
+        Ok(counted.result.map(|r| r.count).unwrap_or(0))
+    }
+
+    async fn set_recallable(&self, ids: Vec<MemoryId>, recallable: bool) -> Result<(), VectorError> {
+        let payload = Payload::try_from(json!({ "recallable": recallable })).expect("a JSON object is a payload");
+        let request = SetPayloadPointsBuilder::new(&self.collection, payload)
+            .points_selector(Self::ids(&ids))
+            .wait(true);
+        self.client.set_payload(request).await.map_err(err)?;
+        Ok(())
+    }
+
+    /// The server optimises and persists by itself.
+    async fn maintain(&self) -> Result<(), VectorError> {
+        Ok(())
+    }
+}
