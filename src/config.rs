@@ -140,6 +140,8 @@ pub struct Config {
     #[serde(skip_serializing)]
     pub qdrant_api_key: Option<String>,
     pub models_dir: PathBuf,
+    /// ONNX Runtime threads per embedding (default: cores, at most 4).
+    pub embed_threads: usize,
     pub personas_dir: PathBuf,
     pub stockfish_path: PathBuf,
     /// Time the engine may think per persona move.
@@ -167,6 +169,7 @@ struct FileConfig {
     qdrant_collection: Option<String>,
     qdrant_api_key: Option<String>,
     models_dir: Option<PathBuf>,
+    embed_threads: Option<usize>,
     personas_dir: Option<PathBuf>,
     stockfish_path: Option<PathBuf>,
     engine_movetime_ms: Option<u64>,
@@ -227,6 +230,9 @@ impl Config {
                 .map(PathBuf::from)
                 .or(file.models_dir)
                 .unwrap_or_else(|| "models".into()),
+            embed_threads: parse_env(&env, "KIBITZ_EMBED_THREADS")?
+                .or(file.embed_threads)
+                .unwrap_or_else(crate::memory::embed::default_threads),
             personas_dir: env("KIBITZ_PERSONAS_DIR")
                 .map(PathBuf::from)
                 .or(file.personas_dir)

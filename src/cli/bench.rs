@@ -39,6 +39,9 @@ enum BenchWhat {
         /// Labelled retrieval set.
         #[arg(long, default_value = "bench/recall_set.json")]
         set: PathBuf,
+        /// Labelled pairs for the write policy (duplicate / contradicts / unrelated).
+        #[arg(long, default_value = "bench/write_policy.json")]
+        pairs: PathBuf,
         /// Optimise the index (build HNSW, merge segments) before timing searches.
         #[arg(long)]
         optimize: bool,
@@ -53,17 +56,25 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
         sizes,
         queries,
         set,
+        pairs,
         optimize,
         json: out,
     } = args.what;
-    let embedder = Embedder::load(&config.models_dir)?;
+    let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let embedding = bench_embedding(&embedder).await?;
+    let write_policy = super::bench_policy::bench_write_policy(&embedder, &pairs).await?;
     let mut search = Vec::new();
     for size in sizes {
         search.push(bench_search(size, queries, optimize).await?);
     }
     let quality = bench_quality(config, &embedder, &set).await?;
-    let report = json!({ "at": Utc::now(), "embedding": embedding, "search": search, "retrieval": quality });
+    let report = json!({
+        "at": Utc::now(),
+        "embedding": embedding,
+        "search": search,
+        "retrieval": quality,
+        "write_policy": write_policy,
+    });
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).ok();
     }
@@ -148,6 +159,8 @@ struct Stored {
 
 const PLAYERS: usize = 1000;
 const PERSONAS: [&str; 3] = ["margot", "viktor", "pip"];
+/// Lore lines per persona, as in a persona file (the rest belongs to players).
+const LORE_PER_PERSONA: usize = 30;
 
 async fn bench_search(size: usize, queries: usize, optimize: bool) -> anyhow::Result<serde_json::Value> {
     let dir = tempfile::tempdir()?;
@@ -160,10 +173,15 @@ async fn bench_search(size: usize, queries: usize, optimize: bool) -> anyhow::Re
     while stored.len() < size {
         let batch: Vec<IndexedMemory> = (0..2000.min(size - stored.len()))
             .map(|_| {
+                let lore = stored.len() < LORE_PER_PERSONA * PERSONAS.len();
                 let s = Stored {
                     vector: random_unit(&mut rng),
-                    player: (rng.r#gen::<f32>() > 0.05).then(|| rng.gen_range(0..PLAYERS)),
-                    persona: rng.gen_range(0..PERSONAS.len()),
+                    player: (!lore).then(|| rng.gen_range(0..PLAYERS)),
+                    persona: if lore {
+                        stored.len() % PERSONAS.len()
+                    } else {
+                        rng.gen_range(0..PERSONAS.len())
+                    },
                 };
                 let point = IndexedMemory {
                     id: MemoryId::new(),

@@ -1,6 +1,7 @@
 //! The non-server commands, printed for people.
 
 pub mod bench;
+mod bench_policy;
 pub mod memories;
 pub mod play;
 

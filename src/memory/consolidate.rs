@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
+use super::embed::cosine;
 use super::model::{Memory, Reinforcement};
 use super::policy::{self, Verdict};
 use super::service::{MemoryError, MemoryService};
@@ -180,10 +181,4 @@ fn absorb(mut older: Memory, newer: &Memory, now: DateTime<Utc>, service: &Memor
     });
     older.reinforcements.extend(newer.reinforcements.iter().cloned());
     older
-}
-
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    dot / (norm(a) * norm(b)).max(f32::EPSILON)
 }

@@ -58,7 +58,14 @@ pub fn check_models(models_dir: &Path) -> Result<(), EmbedError> {
 }
 
 impl Embedder {
+    /// Loads the model with the default thread count (see `load_with_threads`).
     pub fn load(models_dir: &Path) -> Result<Embedder, EmbedError> {
+        Embedder::load_with_threads(models_dir, default_threads())
+    }
+
+    /// `threads`: ONNX Runtime intra-op threads for one inference. More cut
+    /// a single query's latency; inferences never overlap (one session).
+    pub fn load_with_threads(models_dir: &Path, threads: usize) -> Result<Embedder, EmbedError> {
         check_models(models_dir)?;
         let expected = ort_library(models_dir);
         let selected = std::env::var_os("ORT_DYLIB_PATH").map(PathBuf::from);
@@ -81,7 +88,9 @@ impl Embedder {
             .with_pooling(Pooling::Mean)
             // int8 weights are baked into the file; batching stays consistent.
             .with_quantization(QuantizationMode::Static);
-        let options = InitOptionsUserDefined::new().with_max_length(256).with_intra_threads(1);
+        let options = InitOptionsUserDefined::new()
+            .with_max_length(256)
+            .with_intra_threads(threads.max(1));
         let model =
             TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| EmbedError::Model(e.to_string()))?;
         Ok(Embedder {
@@ -107,4 +116,17 @@ impl Embedder {
         let mut v = self.embed(vec![text.to_string()]).await?;
         v.pop().ok_or_else(|| EmbedError::Model("no embedding returned".into()))
     }
+}
+
+/// All cores, up to four: a query is a few milliseconds of work, and beyond
+/// four threads the split costs more than it saves.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
+/// Cosine similarity of two vectors of the same length.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    dot / (norm(a) * norm(b)).max(f32::EPSILON)
 }

@@ -5,7 +5,7 @@ mod consolidate;
 pub mod edge;
 pub mod embed;
 pub mod model;
-mod policy;
+pub mod policy;
 pub mod qdrant;
 mod review;
 mod service;

@@ -93,8 +93,7 @@ fn conflict(a: &str, b: &str) -> Option<Conflict> {
     if openings_conflict(a, b) {
         return Some(Conflict::Opening);
     }
-    let (sa, sb) = (sentiment(a), sentiment(b));
-    if sa != 0 && sb != 0 && sa != sb {
+    if sentiments_clash(sentiment(a), sentiment(b)) {
         return Some(Conflict::Sentiment);
     }
     let (fa, fb) = (figures(a), figures(b));
@@ -138,22 +137,55 @@ const POSITIVE: [&str; 16] = [
     "fond",
     "keen",
 ];
-const NEGATIVE: [&str; 22] = [
-    "hate", "hates", "hated", "dislike", "dislikes", "avoid", "avoids", "never", "afraid", "fears", "scared",
-    "stopped", "quit", "not", "no", "doesnt", "dont", "didnt", "isnt", "wont", "cant", "longer",
+const NEGATIVE: [&str; 11] = [
+    "hate", "hates", "hated", "dislike", "dislikes", "avoid", "avoids", "afraid", "fears", "scared", "stopped",
 ];
+/// Words that turn the next few words around ("does not like").
+const NEGATORS: [&str; 10] = [
+    "not", "no", "never", "doesnt", "dont", "didnt", "isnt", "wont", "cant", "quit",
+];
+const NEGATION_REACH: usize = 3;
 
-/// +1, -1 or 0: the sentence's leaning, from a small lexicon.
+/// +1, -1 or 0: the sentence's leaning, from a small lexicon with negation.
+/// A negator with no sentiment word after it ("never resigns") leans -1.
 fn sentiment(text: &str) -> i32 {
-    let mut score = 0i32;
+    let (mut score, mut reach) = (0i32, 0usize);
     for word in words(text) {
-        if POSITIVE.contains(&word.as_str()) {
-            score += 1;
-        } else if NEGATIVE.contains(&word.as_str()) {
-            score -= 1;
+        let w = word.as_str();
+        let sign = if POSITIVE.contains(&w) {
+            1
+        } else if NEGATIVE.contains(&w) {
+            -1
+        } else {
+            0
+        };
+        if NEGATORS.contains(&w) {
+            if reach > 0 {
+                score -= 1;
+            }
+            reach = NEGATION_REACH;
+            continue;
+        }
+        if sign != 0 {
+            score += if reach > 0 { -sign } else { sign };
+            reach = 0;
+        } else if reach > 0 {
+            reach -= 1;
+            if reach == 0 {
+                score -= 1;
+            }
         }
     }
+    if reach > 0 {
+        score -= 1;
+    }
     score.signum()
+}
+
+/// Opposite leanings, or a negation against a plain statement
+/// ("likes blitz" / "no longer likes blitz", "resigns early" / "never resigns").
+fn sentiments_clash(a: i32, b: i32) -> bool {
+    a != b && a.min(b) < 0
 }
 
 fn figures(text: &str) -> BTreeSet<String> {
@@ -212,6 +244,17 @@ mod tests {
             verdict("Ann hates blitz", "Ann loves the Sicilian", 0.4),
             Verdict::Unrelated
         );
+    }
+
+    #[test]
+    fn negation_turns_sentiment_around() {
+        assert_eq!(sentiment("Ann likes blitz"), 1);
+        assert_eq!(sentiment("Ann does not like blitz any more"), -1);
+        assert_eq!(sentiment("Ann never resigns"), -1);
+        assert_eq!(sentiment("Ann doesn't hate the French"), 1);
+        assert_eq!(sentiment("Ann plays blitz"), 0);
+        assert!(sentiments_clash(1, -1) && sentiments_clash(0, -1));
+        assert!(!sentiments_clash(1, 0), "liking is not contradicted by a plain fact");
     }
 
     #[test]

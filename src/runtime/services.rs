@@ -117,7 +117,7 @@ impl MemoryOnly {
 
 /// Embedder + vector index + SQL, with lore synced and the index repaired.
 async fn open_memory(config: &Config, db: Db, personas: &[Persona]) -> Result<MemoryService, StartError> {
-    let embedder = Embedder::load(&config.models_dir)?;
+    let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let index = open_index(config).await?;
     let memory = MemoryService::new(db, embedder, index, config.memory.clone());
     memory.sync_lore(personas).await?;
