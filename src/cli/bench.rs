@@ -62,7 +62,7 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     } = args.what;
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let embedding = bench_embedding(&embedder).await?;
-    let write_policy = super::bench_policy::bench_write_policy(&embedder, &pairs).await?;
+    let write_policy = super::bench_policy::bench_write_policy(&embedder, &pairs, &config.memory).await?;
     let mut search = Vec::new();
     for size in sizes {
         search.push(bench_search(size, queries, optimize).await?);

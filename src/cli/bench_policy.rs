@@ -33,7 +33,11 @@ struct Pair {
 
 const THRESHOLDS: [f32; 7] = [0.80, 0.85, 0.88, 0.90, 0.92, 0.94, 0.96];
 
-pub async fn bench_write_policy(embedder: &Embedder, path: &Path) -> anyhow::Result<serde_json::Value> {
+pub async fn bench_write_policy(
+    embedder: &Embedder,
+    path: &Path,
+    config: &MemoryConfig,
+) -> anyhow::Result<serde_json::Value> {
     let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let set: PolicySet = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
     let player = PlayerId::new();
@@ -56,7 +60,7 @@ pub async fn bench_write_policy(embedder: &Embedder, path: &Path) -> anyhow::Res
     for threshold in THRESHOLDS {
         let config = MemoryConfig {
             duplicate_threshold: threshold,
-            ..MemoryConfig::default()
+            ..config.clone()
         };
         let right = cases
             .iter()
@@ -64,25 +68,26 @@ pub async fn bench_write_policy(embedder: &Embedder, path: &Path) -> anyhow::Res
             .count();
         by_threshold.push(json!({ "duplicate_threshold": threshold, "accuracy": right as f64 / cases.len() as f64 }));
     }
-    let config = MemoryConfig::default();
     let wrong: Vec<serde_json::Value> = cases
         .iter()
         .filter_map(|(older, newer, similarity, expect)| {
-            let got = name(judge(newer, older, *similarity, &config));
+            let got = name(judge(newer, older, *similarity, config));
             (got != *expect).then(|| json!({ "older": older.content, "newer": newer.content, "similarity": similarity, "expected": expect, "got": got }))
         })
         .collect();
     let accuracy = 1.0 - wrong.len() as f64 / cases.len() as f64;
     println!(
-        "write policy: {:.3} of {} labelled pairs right at the default threshold {}",
+        "write policy: {:.3} of {} labelled pairs right at duplicate_threshold {:.2}",
         accuracy,
         cases.len(),
         config.duplicate_threshold
     );
     for t in &by_threshold {
+        let (threshold, accuracy) = (t["duplicate_threshold"].as_f64(), t["accuracy"].as_f64());
         println!(
             "  duplicate_threshold {:.2}: accuracy {:.3}",
-            t["duplicate_threshold"], t["accuracy"]
+            threshold.unwrap_or_default(),
+            accuracy.unwrap_or_default()
         );
     }
     for w in &wrong {

@@ -10,6 +10,9 @@ use super::model::{Memory, MemoryType};
 use crate::chess::openings;
 use crate::config::MemoryConfig;
 
+/// Similarity at which two texts say the same thing even about a named subject.
+const NEAR_IDENTICAL: f32 = 0.97;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     /// Says the same thing: reinforce the older one.
@@ -49,10 +52,17 @@ pub fn judge(newer: &Memory, older: &Memory, similarity: f32, config: &MemoryCon
             Verdict::Unrelated
         };
     }
-    if similarity >= config.duplicate_threshold && conflict.is_none() {
+    let same_subject = subject(newer).is_some() && subject(newer) == subject(older);
+    // The agent named the subject: a new value replaces the old unless the
+    // words are all but identical.
+    let bar = if same_subject {
+        NEAR_IDENTICAL
+    } else {
+        config.duplicate_threshold
+    };
+    if similarity >= bar && conflict.is_none() {
         return Verdict::Duplicate;
     }
-    let same_subject = subject(newer).is_some() && subject(newer) == subject(older);
     // A streak is one current state per player: a new one replaces the old.
     let one_state = newer.memory_type == MemoryType::Streak && older.memory_type == MemoryType::Streak;
     let close = similarity >= config.contradiction_threshold;
@@ -90,10 +100,12 @@ fn subject(m: &Memory) -> Option<&str> {
 }
 
 fn conflict(a: &str, b: &str) -> Option<Conflict> {
-    if openings_conflict(a, b) {
+    let (sa, sb) = (sentiment(a), sentiment(b));
+    // Fearing two openings is no contradiction; playing two for one choice is.
+    if sa >= 0 && sb >= 0 && openings_conflict(a, b) {
         return Some(Conflict::Opening);
     }
-    if sentiments_clash(sentiment(a), sentiment(b)) {
+    if sentiments_clash(sa, sb) {
         return Some(Conflict::Sentiment);
     }
     let (fa, fb) = (figures(a), figures(b));
@@ -188,8 +200,35 @@ fn sentiments_clash(a: i32, b: i32) -> bool {
     a != b && a.min(b) < 0
 }
 
+const CALENDAR: [&str; 19] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Numbers, days and months: "3 in a row" vs "4 in a row", "on Tuesdays" vs
+/// "on Thursdays" are different facts however alike the sentences are.
 fn figures(text: &str) -> BTreeSet<String> {
-    words(text).filter(|w| w.chars().all(|c| c.is_ascii_digit())).collect()
+    words(text)
+        .map(|w| w.trim_end_matches('s').to_string())
+        .filter(|w| w.chars().all(|c| c.is_ascii_digit()) || CALENDAR.contains(&w.as_str()))
+        .collect()
 }
 
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
@@ -277,6 +316,22 @@ mod tests {
         b.related_match_id = a.related_match_id;
         b.content = a.content.clone();
         assert_eq!(judge(&a, &b, 0.999, &MemoryConfig::default()), Verdict::Duplicate);
+    }
+
+    #[test]
+    fn other_days_and_months_are_other_facts() {
+        assert_eq!(
+            verdict(
+                "Ann plays at her club on Thursdays now",
+                "Ann plays at her club on Tuesdays",
+                0.95
+            ),
+            Verdict::Contradicts
+        );
+        assert_eq!(
+            figures("won 3 games since May"),
+            BTreeSet::from(["3".to_string(), "may".to_string()])
+        );
     }
 
     #[test]
