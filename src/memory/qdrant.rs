@@ -13,20 +13,8 @@ use qdrant_client::{Payload, Qdrant};
 use serde_json::json;
 
 use super::embed::DIMENSIONS;
-use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
+use super::vector::{FieldKind, Hit, INDEXED_FIELDS, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::ids::MemoryId;
-
-const INDEXED_FIELDS: [(&str, FieldType); 9] = [
-    ("player_id", FieldType::Keyword),
-    ("position_key", FieldType::Keyword),
-    ("eco", FieldType::Keyword),
-    ("persona_id", FieldType::Keyword),
-    ("memory_type", FieldType::Keyword),
-    ("match_id", FieldType::Keyword),
-    ("lore", FieldType::Bool),
-    ("created_at", FieldType::Integer),
-    ("recallable", FieldType::Bool),
-];
 
 pub struct QdrantStore {
     client: Qdrant,
@@ -54,6 +42,11 @@ impl QdrantStore {
                 .map_err(err)?;
         }
         for (field, kind) in INDEXED_FIELDS {
+            let kind = match kind {
+                FieldKind::Keyword => FieldType::Keyword,
+                FieldKind::Bool => FieldType::Bool,
+                FieldKind::Integer => FieldType::Integer,
+            };
             let index = CreateFieldIndexCollectionBuilder::new(collection, field, kind).wait(true);
             client.create_field_index(index).await.map_err(err)?;
         }

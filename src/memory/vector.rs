@@ -13,6 +13,27 @@ pub enum VectorError {
     Store(String),
 }
 
+/// How a payload field is indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    Keyword,
+    Bool,
+    Integer,
+}
+
+/// The payload fields every backend indexes, so filters stay fast.
+pub const INDEXED_FIELDS: [(&str, FieldKind); 9] = [
+    ("player_id", FieldKind::Keyword),
+    ("persona_id", FieldKind::Keyword),
+    ("memory_type", FieldKind::Keyword),
+    ("match_id", FieldKind::Keyword),
+    ("position_key", FieldKind::Keyword),
+    ("eco", FieldKind::Keyword),
+    ("lore", FieldKind::Bool),
+    ("created_at", FieldKind::Integer),
+    ("recallable", FieldKind::Bool),
+];
+
 /// What the index keeps per memory, for filtering.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IndexedMemory {
