@@ -180,17 +180,7 @@ fn to_filter(f: &SearchFilter) -> Filter {
 }
 
 fn to_point(m: IndexedMemory) -> qdrant_edge::PointStructPersisted {
-    let payload = json!({
-        "player_id": m.player_id.map(|p| p.to_string()),
-        "persona_id": m.persona_id,
-        "memory_type": m.memory_type.as_str(),
-        "match_id": m.match_id.map(|id| id.to_string()),
-        "lore": m.player_id.is_none(),
-        "created_at": m.created_at,
-        "recallable": m.recallable,
-        "position_key": m.position_key,
-        "eco": m.eco,
-    });
+    let payload = m.payload();
     PointStruct::new(PointId::Uuid(m.id.0), m.vector, payload).into()
 }
 

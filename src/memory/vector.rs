@@ -53,6 +53,21 @@ pub struct IndexedMemory {
 }
 
 impl IndexedMemory {
+    /// The payload every backend stores with the vector (the fields filters use).
+    pub fn payload(&self) -> serde_json::Value {
+        serde_json::json!({
+            "player_id": self.player_id.map(|p| p.to_string()),
+            "persona_id": self.persona_id,
+            "memory_type": self.memory_type.as_str(),
+            "match_id": self.match_id.map(|id| id.to_string()),
+            "lore": self.player_id.is_none(),
+            "created_at": self.created_at,
+            "recallable": self.recallable,
+            "position_key": self.position_key,
+            "eco": self.eco,
+        })
+    }
+
     pub fn new(memory: &Memory, vector: Vec<f32>) -> IndexedMemory {
         IndexedMemory {
             id: memory.id,
