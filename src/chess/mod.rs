@@ -3,6 +3,7 @@
 pub mod engine;
 pub mod game;
 pub mod notation;
+pub mod odds;
 pub mod openings;
 pub mod pgn;
 
