@@ -54,3 +54,24 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
     let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
     assert!(engine.choose_move(&request(mated, 1500)).await.is_err());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evaluation_scores_the_side_to_move_and_sees_mates() {
+    use kibitz::chess::engine::{BuiltinEngine, Score};
+    use kibitz::chess::odds::win_pct;
+    let engine = StockfishEngine::start(Path::new(STOCKFISH)).await.unwrap();
+    // White is a queen up; Black to move sees it from Black's side.
+    let queen_up_black_to_move = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3";
+    let score = engine.evaluate(queen_up_black_to_move, 20_000).await.unwrap();
+    assert!(win_pct(&score) < 10.0, "{score:?}");
+    let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+    assert_eq!(engine.evaluate(mate_in_one, 20_000).await.unwrap(), Score::Mate(1));
+    // The engine's full strength comes back after a limited search, and vice versa.
+    let mv = engine.choose_move(&request(mate_in_one, 1400)).await.unwrap();
+    assert!(is_legal(mate_in_one, &mv), "{mv}");
+    assert_eq!(engine.evaluate(mate_in_one, 20_000).await.unwrap(), Score::Mate(1));
+    // The fallback engine agrees on the obvious.
+    let builtin = BuiltinEngine.evaluate(queen_up_black_to_move, 0).await.unwrap();
+    assert!(win_pct(&builtin) < 10.0, "{builtin:?}");
+    assert_eq!(BuiltinEngine.evaluate(mate_in_one, 0).await.unwrap(), Score::Mate(1));
+}

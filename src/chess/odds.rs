@@ -60,7 +60,11 @@ impl MoveOdds {
     pub fn new(before_white: f64, after_to_move: &Score, white_moved: bool) -> MoveOdds {
         let to_move = win_pct(after_to_move);
         let white = if white_moved { 100.0 - to_move } else { to_move };
-        let delta = if white_moved { white - before_white } else { before_white - white };
+        let delta = if white_moved {
+            white - before_white
+        } else {
+            before_white - white
+        };
         MoveOdds {
             white,
             delta,
@@ -83,8 +87,16 @@ mod tests {
     fn the_lichess_curve() {
         assert!((win_pct(&Score::Cp(0)) - 50.0).abs() < 1e-9);
         // Lichess shows about 59% for +1.00 and 75% for +3.00.
-        assert!((win_pct(&Score::Cp(100)) - 59.1).abs() < 0.1, "{}", win_pct(&Score::Cp(100)));
-        assert!((win_pct(&Score::Cp(300)) - 75.1).abs() < 0.2, "{}", win_pct(&Score::Cp(300)));
+        assert!(
+            (win_pct(&Score::Cp(100)) - 59.1).abs() < 0.1,
+            "{}",
+            win_pct(&Score::Cp(100))
+        );
+        assert!(
+            (win_pct(&Score::Cp(300)) - 75.1).abs() < 0.2,
+            "{}",
+            win_pct(&Score::Cp(300))
+        );
         assert_eq!(win_pct(&Score::Cp(5000)), win_pct(&Score::Cp(1000)), "capped");
         assert!((win_pct(&Score::Cp(-100)) + win_pct(&Score::Cp(100)) - 100.0).abs() < 1e-9);
         assert_eq!(win_pct(&Score::Mate(3)), 100.0);

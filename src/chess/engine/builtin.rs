@@ -8,7 +8,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
 
-use super::{Engine, EngineError, SearchRequest, Style};
+use super::{Engine, EngineError, Score, SearchRequest, Style};
 
 const MATE: i32 = 100_000;
 
@@ -26,16 +26,37 @@ impl Engine for BuiltinEngine {
             .await
             .map_err(|e| EngineError::Process(e.to_string()))?
     }
+
+    /// A depth-2 search: the node budget is Stockfish's notion; this engine
+    /// is only the fallback, so a shallow, predictable score is enough.
+    async fn evaluate(&self, fen: &str, _nodes: u64) -> Result<Score, EngineError> {
+        let pos = position(fen)?;
+        tokio::task::spawn_blocking(move || {
+            let s = negamax(&pos, 2, -MATE, MATE);
+            let near_mate = MATE - 1000;
+            Ok(if s >= near_mate {
+                Score::Mate(1)
+            } else if s <= -near_mate {
+                Score::Mate(-1)
+            } else {
+                Score::Cp(s)
+            })
+        })
+        .await
+        .map_err(|e| EngineError::Process(e.to_string()))?
+    }
+}
+
+fn position(fen: &str) -> Result<Chess, EngineError> {
+    let fen: Fen = fen
+        .parse()
+        .map_err(|e| EngineError::Protocol(format!("bad FEN: {e}")))?;
+    fen.into_position(CastlingMode::Standard)
+        .map_err(|e| EngineError::Protocol(format!("bad position: {e}")))
 }
 
 fn choose(req: &SearchRequest) -> Result<String, EngineError> {
-    let fen: Fen = req
-        .fen
-        .parse()
-        .map_err(|e| EngineError::Protocol(format!("bad FEN: {e}")))?;
-    let pos: Chess = fen
-        .into_position(CastlingMode::Standard)
-        .map_err(|e| EngineError::Protocol(format!("bad position: {e}")))?;
+    let pos = position(&req.fen)?;
     let depth = match req.elo {
         0..=999 => 1,
         1000..=1799 => 2,

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 pub use builtin::BuiltinEngine;
 pub use stockfish::StockfishEngine;
+pub use uci::Score;
 
 /// How a persona likes to play; engines use it to pick among near-equal moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +49,9 @@ pub trait Engine: Send + Sync {
     fn name(&self) -> String;
     /// The best move for the side to move, in UCI, played at `elo`.
     async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError>;
+    /// The position's score for the side to move, at full strength, searching
+    /// about `nodes` nodes (a fixed budget, so the cost is predictable).
+    async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError>;
 }
 
 /// Stockfish if the binary exists and answers, else the built-in engine.
@@ -93,6 +97,19 @@ impl Engine for WithFallback {
                     self.primary.name()
                 );
                 self.fallback.choose_move(req).await
+            }
+        }
+    }
+
+    async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError> {
+        match self.primary.evaluate(fen, nodes).await {
+            Ok(s) => Ok(s),
+            Err(e) => {
+                tracing::warn!(
+                    "{} could not evaluate ({e}); the built-in engine does",
+                    self.primary.name()
+                );
+                self.fallback.evaluate(fen, nodes).await
             }
         }
     }

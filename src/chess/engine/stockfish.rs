@@ -11,16 +11,29 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::{mpsc, oneshot};
 
-use super::uci::{EngineLine, parse_line};
+use super::uci::{EngineLine, Score, parse_line};
 use super::{Engine, EngineError, SearchRequest};
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Slack on top of the requested movetime before a search counts as hung.
 const SEARCH_SLACK: Duration = Duration::from_secs(5);
 
+/// Longest a fixed-node evaluation may take before it counts as hung.
+const EVAL_LIMIT: Duration = Duration::from_secs(10);
+
+enum Work {
+    Choose(SearchRequest),
+    Evaluate { fen: String, nodes: u64 },
+}
+
+enum Answer {
+    Move(String),
+    Score(Score),
+}
+
 struct Job {
-    req: SearchRequest,
-    reply: oneshot::Sender<Result<String, EngineError>>,
+    work: Work,
+    reply: oneshot::Sender<Result<Answer, EngineError>>,
 }
 
 pub struct StockfishEngine {
@@ -45,13 +58,29 @@ impl Engine for StockfishEngine {
     }
 
     async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError> {
-        let (reply, rx) = oneshot::channel();
-        let job = Job {
-            req: req.clone(),
-            reply,
+        match self.ask(Work::Choose(req.clone())).await? {
+            Answer::Move(m) => Ok(m),
+            Answer::Score(_) => Err(EngineError::Protocol("a score where a move was due".into())),
+        }
+    }
+
+    async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError> {
+        let work = Work::Evaluate {
+            fen: fen.to_string(),
+            nodes,
         };
+        match self.ask(work).await? {
+            Answer::Score(s) => Ok(s),
+            Answer::Move(_) => Err(EngineError::Protocol("a move where a score was due".into())),
+        }
+    }
+}
+
+impl StockfishEngine {
+    async fn ask(&self, work: Work) -> Result<Answer, EngineError> {
+        let (reply, rx) = oneshot::channel();
         let gone = || EngineError::Process("engine actor stopped".into());
-        self.jobs.send(job).await.map_err(|_| gone())?;
+        self.jobs.send(Job { work, reply }).await.map_err(|_| gone())?;
         rx.await.map_err(|_| gone())?
     }
 }
@@ -67,7 +96,10 @@ async fn serve(path: PathBuf, mut process: Option<Process>, mut jobs: mpsc::Rece
                     .ok();
             }
             let Some(p) = process.as_mut() else { continue };
-            result = p.search(&job.req).await;
+            result = match &job.work {
+                Work::Choose(req) => p.search(req).await.map(Answer::Move),
+                Work::Evaluate { fen, nodes } => p.evaluate(fen, *nodes).await.map(Answer::Score),
+            };
             if matches!(result, Ok(_) | Err(EngineError::NoMove)) {
                 break;
             }
@@ -149,6 +181,30 @@ impl Process {
             })
             .await?;
         best.ok_or(EngineError::NoMove)
+    }
+
+    /// Full strength, fixed nodes; the last exact score of the main line.
+    async fn evaluate(&mut self, fen: &str, nodes: u64) -> Result<Score, EngineError> {
+        if self.elo_range.is_some() {
+            self.send("setoption name UCI_LimitStrength value false").await?;
+        }
+        self.send(&format!("position fen {fen}")).await?;
+        self.send(&format!("go nodes {nodes}")).await?;
+        let mut last = None;
+        self.read_until(EVAL_LIMIT, |line| match line {
+            EngineLine::Info {
+                score: Some(score),
+                multipv: None | Some(1),
+                ..
+            } => {
+                last = Some(score);
+                None
+            }
+            EngineLine::BestMove { .. } => Some(()),
+            _ => None,
+        })
+        .await?;
+        last.ok_or_else(|| EngineError::Protocol("no score before bestmove".into()))
     }
 
     async fn send(&mut self, cmd: &str) -> Result<(), EngineError> {
