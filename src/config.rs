@@ -146,6 +146,10 @@ pub struct Config {
     pub stockfish_path: PathBuf,
     /// Time the engine may think per persona move.
     pub engine_movetime_ms: u64,
+    /// Nodes per move evaluation (the odds); fixed, so the cost is predictable.
+    pub eval_nodes: u64,
+    /// Longest the odds may hold up a reply; past it the move has no odds.
+    pub eval_budget_ms: u64,
     /// Multiplies every persona's idle delays (0.01 makes tests fast).
     pub idle_time_scale: f64,
     /// Longest chat message accepted, in characters.
@@ -173,6 +177,8 @@ struct FileConfig {
     personas_dir: Option<PathBuf>,
     stockfish_path: Option<PathBuf>,
     engine_movetime_ms: Option<u64>,
+    eval_nodes: Option<u64>,
+    eval_budget_ms: Option<u64>,
     idle_time_scale: Option<f64>,
     max_chat_chars: Option<usize>,
     recall: Option<RecallConfig>,
@@ -244,6 +250,12 @@ impl Config {
             engine_movetime_ms: parse_env(&env, "KIBITZ_ENGINE_MOVETIME_MS")?
                 .or(file.engine_movetime_ms)
                 .unwrap_or(200),
+            eval_nodes: parse_env(&env, "KIBITZ_EVAL_NODES")?
+                .or(file.eval_nodes)
+                .unwrap_or(20_000),
+            eval_budget_ms: parse_env(&env, "KIBITZ_EVAL_BUDGET_MS")?
+                .or(file.eval_budget_ms)
+                .unwrap_or(300),
             idle_time_scale: parse_env(&env, "KIBITZ_IDLE_TIME_SCALE")?
                 .or(file.idle_time_scale)
                 .unwrap_or(1.0),

@@ -144,6 +144,7 @@ mod tests {
             user_color: shakmaty::Color::White,
             started_at: Utc::now(),
             history: &history,
+            odds: &[],
         };
         GameContext::build(parts, &game)
     }

@@ -342,6 +342,7 @@ mod tests {
             user_color: shakmaty::Color::White,
             started_at: chrono::Utc::now(),
             history,
+            odds: &[],
         };
         let ctx = GameContext::build(parts, &game);
         (game, ctx)

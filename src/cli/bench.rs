@@ -361,6 +361,7 @@ async fn score_cases(
             user_color: shakmaty::Color::White,
             started_at: Utc::now(),
             history: &history,
+            odds: &[],
         };
         let ctx = GameContext::build(parts, &game);
         let mut state = kibitz::subconscious::RecallState::default();

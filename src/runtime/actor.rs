@@ -12,6 +12,7 @@ use super::Services;
 use super::error::RuntimeError;
 use super::idle::IdleTimer;
 use super::state::{MatchState, StateParts};
+use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MatchId;
@@ -74,6 +75,8 @@ pub struct MatchActor {
     pub(super) inbox: mpsc::WeakSender<Command>,
     /// after_match has run; the actor stops.
     pub(super) done: bool,
+    /// Per ply: the engine's odds after the move (None where it had no time).
+    pub(super) odds: Vec<Option<MoveOdds>>,
 }
 
 type Events = Vec<MatchEvent>;
@@ -250,13 +253,19 @@ impl MatchActor {
         events: &mut Events,
     ) -> Result<(), RuntimeError> {
         let ply = self.game.moves().len();
-        let data = json!({ "ply": ply, "uci": played.uci, "san": played.san, "side": side, "fen": played.fen_after });
+        let odds = self.odds_after_last_move().await;
+        self.odds.resize(ply - 1, None);
+        self.odds.push(odds);
+        let data = json!({
+            "ply": ply, "uci": played.uci, "san": played.san, "side": side, "fen": played.fen_after, "odds": odds,
+        });
         let write = DomainWrite::Move {
             ply,
             uci: &played.uci,
             san: &played.san,
             side,
             fen_after: &played.fen_after,
+            odds,
         };
         events.push(self.emitter.emit("move", data, write).await?);
         Ok(())
@@ -295,6 +304,7 @@ impl MatchActor {
             user_color: self.user_color,
             started_at: self.started_at,
             history: &self.history,
+            odds: &self.odds,
         };
         GameContext::build(parts, &self.game)
     }
@@ -312,6 +322,7 @@ impl MatchActor {
             emotion: &self.emotion,
             draw_offer: self.draw_offer.as_deref(),
             last_seq: self.emitter.last_seq(),
+            odds: &self.odds,
         };
         MatchState::build(parts, &self.game)
     }

@@ -5,6 +5,7 @@
 mod actor;
 mod error;
 mod idle;
+mod odds;
 mod services;
 mod state;
 mod turns;
@@ -26,10 +27,11 @@ use idle::IdleTimer;
 use state::StateParts;
 
 use crate::chess::Game;
+use crate::chess::odds::MoveOdds;
 use crate::config::Config;
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::{MatchId, PlayerId};
-use crate::store::{MatchRow, NewMatch, Player};
+use crate::store::{MatchRow, MoveRow, NewMatch, Player};
 use crate::subconscious::RecallState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
@@ -192,7 +194,7 @@ impl Runtime {
     }
 
     async fn stored_state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
-        let (row, game) = self.stored_game(id).await?;
+        let (row, game, odds) = self.stored_game(id).await?;
         let player = self.player(row.player_id).await?;
         let persona = self.svc.persona(&row.persona_id);
         let parts = StateParts {
@@ -207,13 +209,16 @@ impl Runtime {
             emotion: &row.emotion,
             draw_offer: row.draw_offer.as_deref(),
             last_seq: self.svc.db.last_event_seq(id).await?,
+            odds: &odds,
         };
         Ok(MatchState::build(parts, &game))
     }
 
-    async fn stored_game(&self, id: MatchId) -> Result<(MatchRow, Game), RuntimeError> {
+    async fn stored_game(&self, id: MatchId) -> Result<(MatchRow, Game, Vec<Option<MoveOdds>>), RuntimeError> {
         let row = self.match_row(id).await?;
-        let ucis: Vec<String> = self.svc.db.moves(id).await?.into_iter().map(|m| m.uci).collect();
+        let moves = self.svc.db.moves(id).await?;
+        let odds = moves.iter().map(MoveRow::odds).collect();
+        let ucis: Vec<String> = moves.into_iter().map(|m| m.uci).collect();
         let mut game = Game::replay(&row.start_fen, &ucis)?;
         if let Some(end) = row
             .termination
@@ -222,12 +227,12 @@ impl Runtime {
         {
             game.finish(end);
         }
-        Ok((row, game))
+        Ok((row, game, odds))
     }
 
     /// Loads a match from SQL into a new actor task and registers it.
     async fn spawn(&self, id: MatchId) -> Result<mpsc::Sender<Command>, RuntimeError> {
-        let (row, game) = self.stored_game(id).await?;
+        let (row, game, odds) = self.stored_game(id).await?;
         let persona = self
             .svc
             .persona(&row.persona_id)
@@ -249,6 +254,7 @@ impl Runtime {
             idle: IdleTimer::new(self.svc.scheduler.clone()),
             inbox: inbox.downgrade(),
             done: false,
+            odds,
             player,
             persona,
             game,

@@ -4,6 +4,7 @@ use serde::Serialize;
 use shakmaty::Color;
 
 use crate::chess::Game;
+use crate::chess::odds::MoveOdds;
 use crate::chess::pgn::{self, PgnHeaders};
 use crate::ids::{MatchId, PlayerId};
 
@@ -13,6 +14,9 @@ pub struct MoveView {
     pub uci: String,
     pub san: String,
     pub side: &'static str,
+    /// Win% after the move and what it cost its player, when evaluated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub odds: Option<MoveOdds>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -55,6 +59,8 @@ pub struct StateParts<'a> {
     pub emotion: &'a str,
     pub draw_offer: Option<&'a str>,
     pub last_seq: i64,
+    /// Per ply, as stored with each move.
+    pub odds: &'a [Option<MoveOdds>],
 }
 
 pub fn color_name(c: Color) -> &'static str {
@@ -73,6 +79,7 @@ impl MatchState {
                 uci: m.uci.clone(),
                 san: m.san.clone(),
                 side: if m.mover == p.user_color { "user" } else { "persona" },
+                odds: p.odds.get(i).copied().flatten(),
             })
             .collect();
         MatchState {

@@ -4,6 +4,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::{Db, StoreResult, parse_id, parse_ts, ts};
+use crate::chess::odds::{MoveClass, MoveOdds};
 use crate::ids::{MatchId, PlayerId};
 
 pub struct NewMatch {
@@ -39,7 +40,20 @@ pub struct MoveRow {
     pub side: String,
     pub fen_after: String,
     pub win_pct_white: Option<f64>,
+    /// What the move changed for its player, in win% points.
+    pub win_pct_delta: Option<f64>,
     pub created_at: DateTime<Utc>,
+}
+
+impl MoveRow {
+    pub fn odds(&self) -> Option<MoveOdds> {
+        let (white, delta) = (self.win_pct_white?, self.win_pct_delta?);
+        Some(MoveOdds {
+            white,
+            delta,
+            class: MoveClass::from_delta(delta),
+        })
+    }
 }
 
 const MATCH_COLUMNS: &str = "id, player_id, persona_id, user_color, start_fen, status, result, termination, \
@@ -108,7 +122,7 @@ impl Db {
 
     pub async fn moves(&self, id: MatchId) -> StoreResult<Vec<MoveRow>> {
         let rows = sqlx::query(
-            "SELECT ply, uci, san, side, fen_after, win_pct_white, created_at FROM moves WHERE match_id = $1 ORDER BY ply",
+            "SELECT ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, created_at FROM moves WHERE match_id = $1 ORDER BY ply",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)
@@ -122,6 +136,7 @@ impl Db {
                     side: r.get("side"),
                     fen_after: r.get("fen_after"),
                     win_pct_white: r.get("win_pct_white"),
+                    win_pct_delta: r.get("win_pct_delta"),
                     created_at: parse_ts("moves", r.get("created_at"))?,
                 })
             })

@@ -6,6 +6,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 use super::{Db, StoreResult, parse_ts, ts};
+use crate::chess::odds::MoveOdds;
 use crate::ids::MatchId;
 
 /// The domain row an event stands for, written in the same transaction.
@@ -16,6 +17,7 @@ pub enum DomainWrite<'a> {
         san: &'a str,
         side: &'a str,
         fen_after: &'a str,
+        odds: Option<MoveOdds>,
     },
     Message {
         sender: &'a str,
@@ -90,9 +92,11 @@ impl Db {
                 san,
                 side,
                 fen_after,
+                odds,
             } => {
                 sqlx::query(
-                    "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
+                     created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                 )
                 .bind(&mid)
                 .bind(ply as i64)
@@ -100,6 +104,8 @@ impl Db {
                 .bind(san)
                 .bind(side)
                 .bind(fen_after)
+                .bind(odds.map(|o| o.white))
+                .bind(odds.map(|o| o.delta))
                 .bind(ts(now))
                 .execute(&mut *tx)
                 .await?;

@@ -6,6 +6,7 @@ use serde::Serialize;
 use shakmaty::Color;
 
 use crate::chess::notation::role_name;
+use crate::chess::odds::MoveOdds;
 use crate::chess::openings::{self, Opening};
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::ids::{MatchId, PlayerId};
@@ -22,6 +23,9 @@ pub struct MoveFact {
     /// The captured piece's name, if any.
     pub captured: Option<String>,
     pub check: bool,
+    /// The engine's verdict, when the move was evaluated in time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub odds: Option<MoveOdds>,
 }
 
 impl MoveFact {
@@ -33,6 +37,7 @@ impl MoveFact {
             by_user: m.mover == user_color,
             captured: m.capture.map(|r| role_name(r).to_string()),
             check: m.check,
+            odds: None,
         }
     }
 }
@@ -107,6 +112,8 @@ pub struct ContextParts<'a> {
     pub user_color: Color,
     pub started_at: DateTime<Utc>,
     pub history: &'a MatchHistory,
+    /// Per ply (may be shorter than the game).
+    pub odds: &'a [Option<MoveOdds>],
 }
 
 impl GameContext {
@@ -127,7 +134,10 @@ impl GameContext {
             last_moves: moves[first..]
                 .iter()
                 .enumerate()
-                .map(|(i, m)| MoveFact::new(first + i + 1, m, parts.user_color))
+                .map(|(i, m)| MoveFact {
+                    odds: parts.odds.get(first + i).copied().flatten(),
+                    ..MoveFact::new(first + i + 1, m, parts.user_color)
+                })
                 .collect(),
             planned_move: None,
             persona_material: game.material_balance(!parts.user_color),

@@ -1,0 +1,58 @@
+//! The engine's verdict on each move: stored, pushed, and shown in the state,
+//! and never allowed to hold a reply past its budget.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// White mates with Qxd8#; Qd4 instead hangs the queen to the rook.
+const MATE_OR_BLUNDER: &str = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
+
+async fn start(server: &Server) -> String {
+    let pat = server.new_player("Pat").await;
+    let body = json!({ "player_id": pat, "persona_id": "margot", "color": "white", "fen": MATE_OR_BLUNDER });
+    let (status, out) = server.post("/api/matches", body).await;
+    assert_eq!(status, 201, "{out}");
+    out["state"]["id"].as_str().unwrap().to_string()
+}
+
+fn first_move(state: &Value) -> Value {
+    state["moves"][0].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_queen_is_a_blunder_and_the_odds_are_kept() {
+    let server = Server::start().await;
+    let m = start(&server).await;
+    let (status, out) = server.post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qd4" })).await;
+    assert_eq!(status, 200, "{out}");
+    let pushed = out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "move" && e["data"]["san"] == "Qd4")
+        .expect("the move event")
+        .clone();
+    let odds = &pushed["data"]["odds"];
+    assert_eq!(odds["class"], "blunder", "{pushed}");
+    assert!(odds["white"].as_f64().unwrap() < 20.0, "{odds}");
+    assert!(odds["delta"].as_f64().unwrap() < -50.0, "from a mate in one to a lost queen: {odds}");
+
+    // Stored with the move: the state of a reloaded match shows it too.
+    let (_, state) = server.get(&format!("/api/matches/{m}")).await;
+    assert_eq!(first_move(&state)["odds"]["class"], "blunder", "{state}");
+    let persona_reply = &state["moves"][1];
+    assert!(persona_reply["odds"]["white"].is_number(), "{persona_reply}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_time_for_it_a_move_simply_has_no_odds() {
+    let server = Server::start_with(&[("KIBITZ_EVAL_BUDGET_MS", "0")]).await;
+    let m = start(&server).await;
+    let (status, out) = server.post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qxd8#" })).await;
+    assert_eq!(status, 200, "{out}");
+    let (_, state) = server.get(&format!("/api/matches/{m}")).await;
+    assert_eq!(state["status"], "finished");
+    assert!(first_move(&state).get("odds").is_none(), "{state}");
+}
