@@ -141,4 +141,9 @@ async fn a_full_game_over_http_and_websocket() {
         (Some(stored.len() as i64 - 1), Some(stored.len() as i64))
     );
     assert!(ws_next(&mut again, Duration::from_millis(500)).await.is_none());
+
+    // The persona's own lines are true: the claim checker never had to cut one.
+    let log = serde_json::to_string(&server.triggers(&m).await).unwrap();
+    assert!(!log.contains("false claim"), "a scripted line made a false claim: {log}");
+    assert!(log.contains("\"executed\""), "the check above reads the executed actions");
 }

@@ -25,7 +25,9 @@ fn first_move(state: &Value) -> Value {
 async fn a_hung_queen_is_a_blunder_and_the_odds_are_kept() {
     let server = Server::start().await;
     let m = start(&server).await;
-    let (status, out) = server.post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qd4" })).await;
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qd4" }))
+        .await;
     assert_eq!(status, 200, "{out}");
     let pushed = out["events"]
         .as_array()
@@ -37,7 +39,10 @@ async fn a_hung_queen_is_a_blunder_and_the_odds_are_kept() {
     let odds = &pushed["data"]["odds"];
     assert_eq!(odds["class"], "blunder", "{pushed}");
     assert!(odds["white"].as_f64().unwrap() < 20.0, "{odds}");
-    assert!(odds["delta"].as_f64().unwrap() < -50.0, "from a mate in one to a lost queen: {odds}");
+    assert!(
+        odds["delta"].as_f64().unwrap() < -50.0,
+        "from a mate in one to a lost queen: {odds}"
+    );
 
     // Stored with the move: the state of a reloaded match shows it too.
     let (_, state) = server.get(&format!("/api/matches/{m}")).await;
@@ -50,7 +55,9 @@ async fn a_hung_queen_is_a_blunder_and_the_odds_are_kept() {
 async fn without_time_for_it_a_move_simply_has_no_odds() {
     let server = Server::start_with(&[("KIBITZ_EVAL_BUDGET_MS", "0")]).await;
     let m = start(&server).await;
-    let (status, out) = server.post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qxd8#" })).await;
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qxd8#" }))
+        .await;
     assert_eq!(status, 200, "{out}");
     let (_, state) = server.get(&format!("/api/matches/{m}")).await;
     assert_eq!(state["status"], "finished");

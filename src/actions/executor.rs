@@ -5,17 +5,21 @@
 use serde::Serialize;
 use serde_json::json;
 
+use super::claims::{self, Checked};
 use super::{Action, Decision};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::PlayerId;
 use crate::memory::{CreatedBy, MemoryService, NewMemory, PositionTag};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, StoreError};
+use crate::triggers::GameContext;
 
 pub const MAX_MESSAGE_CHARS: usize = 2000;
 
 pub struct ExecContext<'a> {
     pub persona: &'a Persona,
+    /// The board as the brain saw it: what the persona says is checked against it.
+    pub game: &'a GameContext,
     pub player_id: PlayerId,
     pub memory: &'a MemoryService,
     pub trigger: &'a str,
@@ -33,6 +37,25 @@ pub struct Executed {
     /// None if it was carried out; otherwise why it was skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// What was changed before it was carried out (e.g. a false claim cut).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corrected: Option<String>,
+}
+
+/// What became of one action, as `run` reports it.
+#[derive(Default)]
+struct Outcome {
+    skipped: Option<String>,
+    corrected: Option<String>,
+}
+
+impl Outcome {
+    fn skipped(why: String) -> Outcome {
+        Outcome {
+            skipped: Some(why),
+            corrected: None,
+        }
+    }
 }
 
 pub async fn execute(
@@ -44,11 +67,18 @@ pub async fn execute(
     let mut done = Vec::new();
     for action in decision.actions {
         let stop = action == Action::Stop;
-        let skipped = run(&action, cx, emitter, events).await?;
+        let Outcome { skipped, corrected } = run(&action, cx, emitter, events).await?;
         if let Some(why) = &skipped {
             tracing::warn!(trigger = cx.trigger, "action skipped: {why}");
         }
-        done.push(Executed { action, skipped });
+        if let Some(what) = &corrected {
+            tracing::info!(trigger = cx.trigger, "action corrected: {what}");
+        }
+        done.push(Executed {
+            action,
+            skipped,
+            corrected,
+        });
         if stop {
             break;
         }
@@ -61,13 +91,28 @@ async fn run(
     cx: &ExecContext<'_>,
     emitter: &mut Emitter,
     events: &mut Vec<MatchEvent>,
-) -> Result<Option<String>, StoreError> {
+) -> Result<Outcome, StoreError> {
+    let mut outcome = Outcome::default();
     match action {
         Action::SendMessage { content, tone, .. } => {
             let content = content.trim();
             if content.is_empty() || content.chars().count() > MAX_MESSAGE_CHARS {
-                return Ok(Some(format!("message must be 1..={MAX_MESSAGE_CHARS} characters")));
+                return Ok(Outcome::skipped(format!(
+                    "message must be 1..={MAX_MESSAGE_CHARS} characters"
+                )));
             }
+            // Words about the board must be true on the board.
+            let checked = claims::check(content, cx.game);
+            let content = match &checked {
+                Checked::True => content,
+                Checked::Trimmed { text, cut } => {
+                    outcome.corrected = Some(format!("false claims cut: {}", cut.join("; ")));
+                    text.as_str()
+                }
+                Checked::False { cut } => {
+                    return Ok(Outcome::skipped(format!("false claims: {}", cut.join("; "))));
+                }
+            };
             // An unknown tone is replaced, not fatal: the message still matters.
             let tone = if cx.persona.tones.contains(tone) {
                 tone.as_str()
@@ -84,7 +129,7 @@ async fn run(
         }
         Action::SetEmotion { content, .. } => {
             if !cx.persona.emotions.contains(content) {
-                return Ok(Some(format!(
+                return Ok(Outcome::skipped(format!(
                     "'{content}' is not one of {}'s emotions",
                     cx.persona.name
                 )));
@@ -124,12 +169,12 @@ async fn run(
                     });
                     events.push(emitter.emit("memory_saved", data, DomainWrite::Nothing).await?);
                 }
-                Err(e) => return Ok(Some(format!("memory not saved: {e}"))),
+                Err(e) => return Ok(Outcome::skipped(format!("memory not saved: {e}"))),
             }
         }
         Action::Stop => {}
     }
-    Ok(None)
+    Ok(outcome)
 }
 
 /// The brain's metadata, plus where the memory came from.

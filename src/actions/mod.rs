@@ -1,6 +1,7 @@
 //! The main agent's output (seed 002's JSON actions) and the executor that
 //! validates, persists and pushes each one.
 
+pub mod claims;
 mod executor;
 
 use serde::{Deserialize, Serialize};

@@ -86,6 +86,7 @@ impl Pipeline {
         });
         let cx = ExecContext {
             persona: side.persona,
+            game: ctx,
             player_id: ctx.player_id,
             memory: &self.memory,
             trigger: kind,

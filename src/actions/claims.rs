@@ -1,0 +1,334 @@
+//! Engine-checked words. Before the persona says something about the board,
+//! each sentence's claims are checked against the game: a move it names was
+//! played or is legal now, a capture / check / mate happened, a "blunder" is
+//! one by the engine's odds. A sentence with a false or unverifiable claim is
+//! dropped; a message with nothing true left is not sent.
+
+use crate::chess::Game;
+use crate::chess::odds::MoveClass;
+use crate::triggers::{GameContext, MoveFact};
+
+/// What the checker made of one message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Checked {
+    /// Every claim holds (or there were none).
+    True,
+    /// Only these sentences hold; the reasons for what was cut.
+    Trimmed { text: String, cut: Vec<String> },
+    /// Nothing true left to say.
+    False { cut: Vec<String> },
+}
+
+pub fn check(text: &str, ctx: &GameContext) -> Checked {
+    let facts = Facts::of(ctx);
+    let mut kept = Vec::new();
+    let mut cut = Vec::new();
+    for sentence in sentences(text) {
+        match facts.falsehood(sentence) {
+            Some(why) => cut.push(format!("\"{}\": {why}", sentence.trim())),
+            None => kept.push(sentence.trim()),
+        }
+    }
+    match (cut.is_empty(), kept.is_empty()) {
+        (true, _) => Checked::True,
+        (false, true) => Checked::False { cut },
+        (false, false) => Checked::Trimmed {
+            text: kept.join(" "),
+            cut,
+        },
+    }
+}
+
+/// What is true on the board now, in the terms claims use.
+struct Facts<'a> {
+    /// The last move played and the one about to be played, if any.
+    recent: Vec<&'a MoveFact>,
+    /// SANs (without +/#) of the moves played lately.
+    played: Vec<String>,
+    /// SANs (without +/#) legal in the current position.
+    legal: Vec<String>,
+    mated: bool,
+}
+
+impl<'a> Facts<'a> {
+    fn of(ctx: &'a GameContext) -> Facts<'a> {
+        let recent: Vec<&MoveFact> = ctx
+            .last_moves
+            .last()
+            .into_iter()
+            .chain(ctx.planned_move.as_ref())
+            .collect();
+        let played = ctx
+            .last_moves
+            .iter()
+            .chain(&ctx.planned_move)
+            .map(|m| bare(&m.san))
+            .collect();
+        let legal = Game::new(Some(&ctx.fen))
+            .map(|g| g.legal_moves().into_iter().map(|(_, san)| bare(&san)).collect())
+            .unwrap_or_default();
+        let mated = ctx.end.as_ref().is_some_and(|e| e.termination == "checkmate");
+        Facts {
+            recent,
+            played,
+            legal,
+            mated,
+        }
+    }
+
+    /// Why `sentence` is not true, if it is not.
+    fn falsehood(&self, sentence: &str) -> Option<String> {
+        for san in san_tokens(sentence) {
+            if !self.played.contains(&san) && !self.legal.contains(&san) {
+                return Some(format!("{san} was not played and is not legal here"));
+            }
+        }
+        let words = words(sentence);
+        let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+        let mate = words.iter().any(|w| w == "checkmate") || sentence.contains('#');
+        if mate && !self.mated && !self.recent.iter().any(|m| m.san.ends_with('#')) {
+            return Some("no checkmate on the board".into());
+        }
+        if !mate && claims_check(&words) && !self.recent.iter().any(|m| m.check) {
+            return Some("no check on the board".into());
+        }
+        if has(&["took", "takes", "captured", "captures", "grabbed", "snatched"])
+            && !self.recent.iter().any(|m| m.captured.is_some())
+        {
+            return Some("nothing was captured".into());
+        }
+        for (word, at_least) in [
+            ("blunder", MoveClass::Blunder),
+            ("mistake", MoveClass::Mistake),
+            ("inaccuracy", MoveClass::Inaccuracy),
+        ] {
+            if words.iter().any(|w| w.starts_with(word)) && !self.last_move_at_least(at_least) {
+                return Some(format!("the engine does not call the last move a {word}"));
+            }
+        }
+        None
+    }
+
+    fn last_move_at_least(&self, class: MoveClass) -> bool {
+        let rank = |c: MoveClass| c as u8;
+        self.recent
+            .first()
+            .and_then(|m| m.odds)
+            .is_some_and(|o| rank(o.class) >= rank(class))
+    }
+}
+
+/// "check" as a claim ("Check!", "in check", ", check."), not "let me check".
+fn claims_check(words: &[String]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
+        w == "check" && (i == 0 || i + 1 == words.len() || words[i - 1] == "in" || words[i - 1] == "gives")
+    })
+}
+
+fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        // "1. e4": a move number's dot ends no sentence.
+        let move_number = c == '.'
+            && text[..i]
+                .rsplit(char::is_whitespace)
+                .next()
+                .is_some_and(is_move_number_body);
+        let end_of_sentence =
+            matches!(c, '.' | '!' | '?') && !move_number && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace());
+        if end_of_sentence {
+            out.push(&text[start..=i]);
+            start = i + 1;
+        }
+    }
+    if !text[start..].trim().is_empty() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Tokens written like a move in SAN ("Nf3", "exd5", "O-O", "e8=Q+") that
+/// speak of this board. Quoted words and numbered lines ("opened with 1. e4
+/// e5") tell of other games and are not claims about this one.
+fn san_tokens(text: &str) -> Vec<String> {
+    let unquoted: String = text
+        .split(['"', '“', '”'])
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(_, part)| part)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut out = Vec::new();
+    for token in unquoted.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '!' | '?')) {
+        if is_move_number(token) {
+            break;
+        }
+        let token = token.trim_end_matches('.');
+        if looks_like_san(token) {
+            out.push(bare(token));
+        }
+    }
+    out
+}
+
+/// The word before a dot is a bare move number ("12" in "12.", "12..").
+fn is_move_number_body(word: &str) -> bool {
+    let digits = word.trim_end_matches('.');
+    !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
+}
+
+/// "1.", "12...", "1.e4": the start of a numbered line.
+fn is_move_number(token: &str) -> bool {
+    let digits = token.chars().take_while(char::is_ascii_digit).count();
+    digits > 0 && token[digits..].starts_with('.')
+}
+
+fn looks_like_san(t: &str) -> bool {
+    let t = t.trim_end_matches(['+', '#']);
+    if t == "O-O" || t == "O-O-O" {
+        return true;
+    }
+    let body = t.split('=').next().unwrap_or(t);
+    let b = body.as_bytes();
+    let square = |i: usize| b.len() >= i + 2 && (b'a'..=b'h').contains(&b[i]) && (b'1'..=b'8').contains(&b[i + 1]);
+    match b.first() {
+        Some(b'K' | b'Q' | b'R' | b'B' | b'N') => b.len() >= 3 && square(b.len() - 2),
+        Some(b'a'..=b'h') => (b.len() == 2 && square(0)) || (b.len() == 4 && b[1] == b'x' && square(2)),
+        _ => false,
+    }
+}
+
+/// A SAN without its check/mate marks and annotations.
+fn bare(san: &str) -> String {
+    san.trim_end_matches(['+', '#', '!', '?']).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::odds::MoveOdds;
+    use crate::ids::{MatchId, PlayerId};
+    use crate::triggers::{ContextParts, MatchHistory};
+
+    fn ctx(moves: &str, last_class: Option<MoveClass>) -> GameContext {
+        let mut game = Game::new(None).unwrap();
+        for m in moves.split_whitespace() {
+            let mv = game.parse(m).unwrap();
+            game.play(mv);
+        }
+        let mut odds = vec![None; game.moves().len()];
+        if let (Some(class), Some(last)) = (last_class, odds.last_mut()) {
+            *last = Some(MoveOdds {
+                white: 50.0,
+                delta: -20.0,
+                class,
+            });
+        }
+        let history = MatchHistory::default();
+        let parts = ContextParts {
+            match_id: MatchId::new(),
+            player_id: PlayerId::new(),
+            player_name: "Ann",
+            persona_id: "pip",
+            persona_elo: 1200,
+            user_color: shakmaty::Color::White,
+            started_at: chrono::Utc::now(),
+            history: &history,
+            odds: &odds,
+        };
+        GameContext::build(parts, &game)
+    }
+
+    fn cut(c: &Checked) -> usize {
+        match c {
+            Checked::True => 0,
+            Checked::Trimmed { cut, .. } | Checked::False { cut } => cut.len(),
+        }
+    }
+
+    #[test]
+    fn a_capture_that_did_not_happen_is_not_said() {
+        let quiet = ctx("e4 e5 Nf3", None);
+        assert!(matches!(
+            check("You took my pawn. Rude!", &quiet),
+            Checked::Trimmed { .. }
+        ));
+        assert!(matches!(check("You took my pawn.", &quiet), Checked::False { .. }));
+        let capture = ctx("e4 d5 exd5", None);
+        assert_eq!(check("You took my pawn. Rude!", &capture), Checked::True);
+    }
+
+    #[test]
+    fn named_moves_must_be_played_or_legal() {
+        let c = ctx("e4 e5 Nf3", None);
+        assert_eq!(check("Nf3, a classic. I like Nc6 here.", &c), Checked::True);
+        let out = check("Nf3, a classic. Next comes Bxf7+ for me.", &c);
+        assert_eq!(
+            out,
+            Checked::Trimmed {
+                text: "Nf3, a classic.".into(),
+                cut: vec!["\"Next comes Bxf7+ for me.\": Bxf7 was not played and is not legal here".into()],
+            }
+        );
+    }
+
+    #[test]
+    fn check_and_mate_must_be_on_the_board() {
+        let c = ctx("e4 e5 Nf3", None);
+        assert_eq!(cut(&check("Check! Mind your king.", &c)), 1);
+        assert_eq!(
+            check("Let me check the clock.", &c),
+            Checked::True,
+            "the verb is no claim"
+        );
+        let mated = ctx("f3 e5 g4 Qh4#", None);
+        assert_eq!(check("Qh4#, checkmate!", &mated), Checked::True);
+        assert_eq!(cut(&check("Checkmate!", &c)), 1);
+    }
+
+    #[test]
+    fn blunders_are_the_engines_word_not_the_personas() {
+        let unjudged = ctx("e4 e5 Qh5", None);
+        assert_eq!(
+            cut(&check("That was a blunder.", &unjudged)),
+            1,
+            "no odds: cannot say it"
+        );
+        let good = ctx("e4 e5 Qh5", Some(MoveClass::Good));
+        assert_eq!(cut(&check("What a blunder!", &good)), 1);
+        let blunder = ctx("e4 e5 Qh5", Some(MoveClass::Blunder));
+        assert_eq!(check("What a blunder! That was a mistake.", &blunder), Checked::True);
+        let inaccuracy = ctx("e4 e5 Qh5", Some(MoveClass::Inaccuracy));
+        assert_eq!(cut(&check("A blunder.", &inaccuracy)), 1, "an inaccuracy is no blunder");
+    }
+
+    #[test]
+    fn quotes_and_numbered_lines_tell_of_other_games() {
+        let c = ctx("e4 e5 Nf3", None);
+        assert_eq!(
+            check("Last time you opened with 1. d4 d5 2. c4 against me.", &c),
+            Checked::True
+        );
+        assert_eq!(check("You told me: \"I love Bb5 and Qxf7\".", &c), Checked::True);
+        assert_eq!(cut(&check("Now Qxf7 wins.", &c)), 1);
+    }
+
+    #[test]
+    fn san_is_told_from_words() {
+        for t in ["Nf3", "exd5", "O-O", "e8=Q+", "Qh4#", "Rxe1"] {
+            assert!(looks_like_san(t), "{t}");
+        }
+        for t in ["Bad", "I", "Ann", "a", "e9", "Knight", "Be"] {
+            assert!(!looks_like_san(t), "{t}");
+        }
+    }
+}
