@@ -144,6 +144,12 @@ async fn a_full_game_over_http_and_websocket() {
 
     // The persona's own lines are true: the claim checker never had to cut one.
     let log = serde_json::to_string(&server.triggers(&m).await).unwrap();
-    assert!(!log.contains("false claim"), "a scripted line made a false claim: {log}");
-    assert!(log.contains("\"executed\""), "the check above reads the executed actions");
+    assert!(
+        !log.contains("false claim"),
+        "a scripted line made a false claim: {log}"
+    );
+    assert!(
+        log.contains("\"executed\""),
+        "the check above reads the executed actions"
+    );
 }

@@ -1,0 +1,216 @@
+//! Board tools (seed 000): deterministic answers a brain asks for instead of
+//! guessing. Every tool is reached through one call, `analyze_board {action,
+//! ...}`, as an LLM would make it; results are typed and also render as
+//! compact text for prompts. This first set covers perception (legal_moves,
+//! captures, score) and move safety (eval).
+
+mod perception;
+mod safety;
+
+use serde::{Deserialize, Serialize};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move, Role};
+
+pub use perception::{Capture, LegalMoves, Material, PieceMoves};
+pub use safety::{MoveSafety, see};
+#[cfg(test)]
+use shakmaty::{Color, Position, Square};
+
+use super::notation;
+
+/// One `analyze_board` call.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ToolCall {
+    LegalMoves,
+    Captures,
+    Score,
+    /// Safety of each candidate move (UCI or SAN).
+    Eval {
+        moves: Vec<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "action", content = "result", rename_all = "snake_case")]
+pub enum ToolResult {
+    LegalMoves(LegalMoves),
+    Captures(Vec<Capture>),
+    Score(Material),
+    Eval(Vec<MoveSafety>),
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ToolError {
+    #[error("'{0}' is not a legal move here")]
+    BadMove(String),
+    #[error("give at least one move to evaluate")]
+    NoMoves,
+}
+
+/// Runs one tool on `pos`.
+pub fn analyze_board(pos: &Chess, call: &ToolCall) -> Result<ToolResult, ToolError> {
+    Ok(match call {
+        ToolCall::LegalMoves => ToolResult::LegalMoves(perception::legal_moves(pos)),
+        ToolCall::Captures => ToolResult::Captures(perception::captures(pos)),
+        ToolCall::Score => ToolResult::Score(perception::material(pos)),
+        ToolCall::Eval { moves } if moves.is_empty() => return Err(ToolError::NoMoves),
+        ToolCall::Eval { moves } => ToolResult::Eval(
+            moves
+                .iter()
+                .map(|m| parse_move(pos, m).map(|mv| safety::eval(pos, mv)))
+                .collect::<Result<_, _>>()?,
+        ),
+    })
+}
+
+impl ToolResult {
+    /// Compact text for a prompt: one fact a line.
+    pub fn to_text(&self) -> String {
+        match self {
+            ToolResult::LegalMoves(l) => l.to_text(),
+            ToolResult::Captures(c) if c.is_empty() => "no captures".into(),
+            ToolResult::Captures(c) => c.iter().map(Capture::to_text).collect::<Vec<_>>().join("\n"),
+            ToolResult::Score(m) => m.to_text(),
+            ToolResult::Eval(e) => e.iter().map(MoveSafety::to_text).collect::<Vec<_>>().join("\n"),
+        }
+    }
+}
+
+/// A move in UCI or SAN, checked for legality.
+fn parse_move(pos: &Chess, text: &str) -> Result<Move, ToolError> {
+    notation::parse_move(pos, text).map_err(|_| ToolError::BadMove(text.chars().take(12).collect()))
+}
+
+fn san(pos: &Chess, m: Move) -> String {
+    shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string()
+}
+
+fn uci(m: Move) -> String {
+    UciMove::from_move(m, CastlingMode::Standard).to_string()
+}
+
+/// Material values of seed 000: P=1, N=3, B=3, R=5, Q=9.
+pub fn value(role: Role) -> i32 {
+    match role {
+        Role::Pawn => 1,
+        Role::Knight | Role::Bishop => 3,
+        Role::Rook => 5,
+        Role::Queen => 9,
+        // Never traded: capturing into a defended square with the king is illegal.
+        Role::King => 100,
+    }
+}
+
+fn name(role: Role) -> &'static str {
+    notation::role_name(role)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    fn eval(fen: &str, mv: &str) -> MoveSafety {
+        let call = ToolCall::Eval { moves: vec![mv.into()] };
+        match analyze_board(&pos(fen), &call).unwrap() {
+            ToolResult::Eval(mut e) => e.remove(0),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn calls_arrive_as_json_with_an_action() {
+        let call: ToolCall = serde_json::from_str(r#"{"action":"eval","moves":["e2e4","Nf3"]}"#).unwrap();
+        assert_eq!(
+            call,
+            ToolCall::Eval {
+                moves: vec!["e2e4".into(), "Nf3".into()]
+            }
+        );
+        assert!(serde_json::from_str::<ToolCall>(r#"{"action":"dance"}"#).is_err());
+        let start = Chess::default();
+        let bad = ToolCall::Eval {
+            moves: vec!["e5".into()],
+        };
+        assert_eq!(analyze_board(&start, &bad), Err(ToolError::BadMove("e5".into())));
+    }
+
+    #[test]
+    fn perception_at_the_start() {
+        let start = Chess::default();
+        let ToolResult::LegalMoves(l) = analyze_board(&start, &ToolCall::LegalMoves).unwrap() else {
+            panic!()
+        };
+        let count = |g: &[PieceMoves]| g.iter().map(|p| p.moves.len()).sum::<usize>();
+        assert_eq!((count(&l.to_move), count(&l.opponent)), (20, 20));
+        assert!(
+            l.to_move
+                .iter()
+                .any(|g| g.piece == "knight" && g.square == "g1" && g.moves == ["Nf3", "Nh3"])
+        );
+        let ToolResult::Score(m) = analyze_board(&start, &ToolCall::Score).unwrap() else {
+            panic!()
+        };
+        assert_eq!((m.white, m.black, m.balance), (39, 39, 0));
+        let ToolResult::Captures(c) = analyze_board(&start, &ToolCall::Captures).unwrap() else {
+            panic!()
+        };
+        assert!(c.is_empty());
+    }
+
+    #[test]
+    fn captures_name_the_victim() {
+        // 1.e4 d5: exd5 is on offer.
+        let p = pos("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 2");
+        let ToolResult::Captures(c) = analyze_board(&p, &ToolCall::Captures).unwrap() else {
+            panic!()
+        };
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].san.as_str(), c[0].captured), ("exd5", "pawn"));
+    }
+
+    #[test]
+    fn a_hanging_queen_and_a_missed_mate() {
+        let fen = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
+        let blunder = eval(fen, "Qd4");
+        assert!(blunder.hangs && blunder.see == 9, "{blunder:?}");
+        assert_eq!(blunder.attackers, ["rook"]);
+        let mate = eval(fen, "Qxd8#");
+        assert!(mate.mates && !mate.hangs, "{mate:?}");
+        assert!(mate.to_text().contains("checkmate"));
+    }
+
+    #[test]
+    fn fools_mate_is_seen_coming() {
+        // 1.f3 e5: 2.g4?? allows Qh4#.
+        let fen = "rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - 0 2";
+        assert_eq!(eval(fen, "g4").allows_mate_in_one.as_deref(), Some("Qh4#"));
+        assert_eq!(eval(fen, "e4").allows_mate_in_one, None);
+    }
+
+    #[test]
+    fn static_exchange_counts_recaptures_and_x_rays() {
+        // A knight on d5 defended by the e4 pawn, attacked by the c6 pawn: N for P.
+        let p = pos("4k3/8/2p5/3N4/4P3/8/8/4K3 b - - 0 1");
+        assert_eq!(see(p.board(), Square::D5, Color::Black), 2);
+        // A pawn on e5 attacked by a rook, defended by a rook behind a rook (x-ray): no gain.
+        let p = pos("4k3/8/8/4p3/8/8/8/R3KR2 w - - 0 1");
+        assert_eq!(see(p.board(), Square::E5, Color::White), 0, "nothing attacks e5");
+        let p = pos("4r1k1/4r3/8/4p3/8/8/4R3/4RK2 w - - 0 1");
+        assert_eq!(see(p.board(), Square::E5, Color::White), 0, "RxP, RxR, RxR, RxR: loses");
+        let p = pos("6k1/4r3/8/4p3/8/8/4R3/4RK2 w - - 0 1");
+        assert_eq!(
+            see(p.board(), Square::E5, Color::White),
+            1,
+            "two rooks against one: wins the pawn"
+        );
+    }
+}
