@@ -28,6 +28,14 @@ pub struct BenchArgs {
 
 #[derive(clap::Subcommand)]
 enum BenchWhat {
+    /// The board tools against Lichess puzzles: the share of each theme detected.
+    Tools {
+        /// Lichess puzzle CSV (scripts/fetch-puzzles.sh puts it here).
+        #[arg(long, default_value = "bench/data/lichess_db_puzzle.csv")]
+        puzzles: PathBuf,
+        #[arg(long, default_value = "bench/last-tools.json")]
+        json: PathBuf,
+    },
     /// Embedding, vector search and retrieval quality.
     Memory {
         /// Stored-memory counts for the search benchmark.
@@ -52,6 +60,9 @@ enum BenchWhat {
 }
 
 pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
+    if let BenchWhat::Tools { puzzles, json } = &args.what {
+        return super::bench_tools::run(puzzles, json);
+    }
     let BenchWhat::Memory {
         sizes,
         queries,
@@ -59,7 +70,10 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
         pairs,
         optimize,
         json: out,
-    } = args.what;
+    } = args.what
+    else {
+        unreachable!("handled above")
+    };
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let embedding = bench_embedding(&embedder).await?;
     let write_policy = super::bench_policy::bench_write_policy(&embedder, &pairs, &config.memory).await?;

@@ -6,6 +6,7 @@
 
 mod perception;
 mod safety;
+pub mod themes;
 
 use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
