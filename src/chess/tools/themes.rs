@@ -1,26 +1,29 @@
 //! Which tactical themes a position offers the side to move, as Lichess tags
 //! its puzzles. Used to check the tools against puzzles nobody on the team
 //! wrote (`kibitz bench tools`). Detectors exist for mate in one and a
-//! hanging piece so far; the others come with find_threats and deep_threats.
+//! hanging piece and fork so far; the others come with find_threats and deep_threats.
 
-use shakmaty::{Chess, Position};
+use shakmaty::{Chess, Move, Position, Role};
 
 use super::safety::see;
+use super::value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Theme {
     MateIn1,
     HangingPiece,
+    Fork,
 }
 
 impl Theme {
-    pub const DETECTED: [Theme; 2] = [Theme::MateIn1, Theme::HangingPiece];
+    pub const DETECTED: [Theme; 3] = [Theme::MateIn1, Theme::HangingPiece, Theme::Fork];
 
     /// Lichess's tag for the theme.
     pub fn tag(self) -> &'static str {
         match self {
             Theme::MateIn1 => "mateIn1",
             Theme::HangingPiece => "hangingPiece",
+            Theme::Fork => "fork",
         }
     }
 
@@ -28,6 +31,7 @@ impl Theme {
         match self {
             Theme::MateIn1 => mate_in_one(pos),
             Theme::HangingPiece => wins_material(pos),
+            Theme::Fork => !forks(pos).is_empty(),
         }
     }
 }
@@ -38,6 +42,35 @@ fn mate_in_one(pos: &Chess) -> bool {
         next.play_unchecked(m);
         next.is_checkmate()
     })
+}
+
+/// Moves after which the moved piece, not lost itself, attacks two or more
+/// targets worth attacking: the king, a piece worth more than it, or one
+/// that is simply lost.
+pub fn forks(pos: &Chess) -> Vec<Move> {
+    let me = pos.turn();
+    pos.legal_moves()
+        .into_iter()
+        .filter(|&m| {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let board = after.board();
+            let to = m.to();
+            if see(board, to, !me) > 0 {
+                return false;
+            }
+            let mover = value(m.promotion().unwrap_or(m.role()));
+            let targets = (board.attacks_from(to) & board.by_color(!me))
+                .into_iter()
+                .filter(|&sq| {
+                    board
+                        .role_at(sq)
+                        .is_some_and(|r| r == Role::King || value(r) > mover || see(board, sq, me) > 0)
+                })
+                .count();
+            targets >= 2
+        })
+        .collect()
 }
 
 /// A capture the side to move can make that wins material outright.
@@ -74,5 +107,9 @@ mod tests {
         // defended pawn attacked by a knight does not hang.
         let defended_pawn = pos("4k3/8/2p5/3p4/8/4N3/8/4K3 w - - 0 1");
         assert!(!Theme::HangingPiece.present(&defended_pawn));
+        // Nc7+ forks the king on e8 and the rook on a8.
+        let fork = pos("r3k3/8/8/3N4/8/8/8/4K3 w - - 0 1");
+        assert_eq!(forks(&fork).len(), 1);
+        assert!(!Theme::Fork.present(&Chess::default()));
     }
 }
