@@ -3,7 +3,7 @@
 //! wrote (`kibitz bench tools`). Detectors exist for mate in one and a
 //! hanging piece and fork so far; the others come with find_threats and deep_threats.
 
-use shakmaty::{Chess, Move, Position, Role};
+use shakmaty::{Chess, Color, Move, Position, Role, attacks};
 
 use super::safety::see;
 use super::value;
@@ -13,10 +13,18 @@ pub enum Theme {
     MateIn1,
     HangingPiece,
     Fork,
+    Pin,
+    MateIn2,
 }
 
 impl Theme {
-    pub const DETECTED: [Theme; 3] = [Theme::MateIn1, Theme::HangingPiece, Theme::Fork];
+    pub const DETECTED: [Theme; 5] = [
+        Theme::MateIn1,
+        Theme::HangingPiece,
+        Theme::Fork,
+        Theme::Pin,
+        Theme::MateIn2,
+    ];
 
     /// Lichess's tag for the theme.
     pub fn tag(self) -> &'static str {
@@ -24,6 +32,8 @@ impl Theme {
             Theme::MateIn1 => "mateIn1",
             Theme::HangingPiece => "hangingPiece",
             Theme::Fork => "fork",
+            Theme::Pin => "pin",
+            Theme::MateIn2 => "mateIn2",
         }
     }
 
@@ -32,6 +42,8 @@ impl Theme {
             Theme::MateIn1 => mate_in_one(pos),
             Theme::HangingPiece => wins_material(pos),
             Theme::Fork => !forks(pos).is_empty(),
+            Theme::Pin => pins(pos, pos.turn()) > 0 || pos.legal_moves().into_iter().any(|m| pin_after(pos, m)),
+            Theme::MateIn2 => mate_in_two(pos),
         }
     }
 }
@@ -73,6 +85,58 @@ pub fn forks(pos: &Chess) -> Vec<Move> {
         .collect()
 }
 
+/// How many of `by`'s opponent pieces stand pinned by `by`'s sliders: to
+/// the king, or to a piece worth more behind them on the same line.
+pub fn pins(pos: &Chess, by: Color) -> usize {
+    let board = pos.board();
+    let theirs = board.by_color(!by);
+    let sliders = board.by_color(by) & (board.bishops() | board.rooks() | board.queens());
+    let mut count = 0;
+    for slider in sliders {
+        for front in board.attacks_from(slider) & theirs {
+            // Look through the attacked piece along the same line.
+            let behind = (attacks::ray(slider, front) & theirs)
+                .into_iter()
+                .filter(|&sq| sq != front && attacks::between(slider, sq).contains(front))
+                .min_by_key(|&sq| attacks::between(front, sq).count());
+            let Some(behind) = behind else { continue };
+            let clear = (attacks::between(front, behind) & board.occupied()).is_empty();
+            let (Some(f), Some(b)) = (board.role_at(front), board.role_at(behind)) else {
+                continue;
+            };
+            if clear && (b == Role::King || value(b) > value(f)) {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// The move creates a pin and its piece is not simply lost.
+fn pin_after(pos: &Chess, m: Move) -> bool {
+    let me = pos.turn();
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    see(after.board(), m.to(), !me) == 0 && pins(&after, me) > pins(pos, me)
+}
+
+/// The shortest mate takes two moves: none mates at once, and one move
+/// leaves every reply open to mate (as Lichess tags mateIn2).
+fn mate_in_two(pos: &Chess) -> bool {
+    !mate_in_one(pos)
+        && pos.legal_moves().into_iter().any(|m| {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let replies = after.legal_moves();
+            !replies.is_empty()
+                && replies.into_iter().all(|r| {
+                    let mut next = after.clone();
+                    next.play_unchecked(r);
+                    mate_in_one(&next)
+                })
+        })
+}
+
 /// A capture the side to move can make that wins material outright.
 fn wins_material(pos: &Chess) -> bool {
     let me = pos.turn();
@@ -111,5 +175,15 @@ mod tests {
         let fork = pos("r3k3/8/8/3N4/8/8/8/4K3 w - - 0 1");
         assert_eq!(forks(&fork).len(), 1);
         assert!(!Theme::Fork.present(&Chess::default()));
+        // The bishop on b5 pins the c6 knight to the e8 king.
+        let pinned = pos("4k3/8/2n5/1B6/8/8/8/4K3 b - - 0 1");
+        assert_eq!(pins(&pinned, Color::White), 1);
+        assert_eq!(pins(&Chess::default(), Color::White), 0);
+        // Back-rank mate in two: Re8+ Rxe8, Rxe8#.
+        let two = pos("3r2k1/5ppp/8/8/8/8/4RPPP/4R1K1 w - - 0 1");
+        assert!(Theme::MateIn2.present(&two));
+        let one = pos("3r2k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1");
+        assert!(!Theme::MateIn2.present(&one), "a mate in one is not a mate in two");
+        assert!(!Theme::MateIn2.present(&Chess::default()));
     }
 }
