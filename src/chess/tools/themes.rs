@@ -1,7 +1,7 @@
 //! Which tactical themes a position offers the side to move, as Lichess tags
 //! its puzzles. Used to check the tools against puzzles nobody on the team
-//! wrote (`kibitz bench tools`). Detectors exist for mate in one and a
-//! hanging piece and fork so far; the others come with find_threats and deep_threats.
+//! wrote (`kibitz bench tools`): mate in one and two, hanging piece, fork,
+//! pin and discovered attack. They are the seed of find_threats and deep_threats.
 
 use shakmaty::{Chess, Color, Move, Position, Role, attacks};
 
@@ -14,15 +14,17 @@ pub enum Theme {
     HangingPiece,
     Fork,
     Pin,
+    DiscoveredAttack,
     MateIn2,
 }
 
 impl Theme {
-    pub const DETECTED: [Theme; 5] = [
+    pub const DETECTED: [Theme; 6] = [
         Theme::MateIn1,
         Theme::HangingPiece,
         Theme::Fork,
         Theme::Pin,
+        Theme::DiscoveredAttack,
         Theme::MateIn2,
     ];
 
@@ -33,6 +35,7 @@ impl Theme {
             Theme::HangingPiece => "hangingPiece",
             Theme::Fork => "fork",
             Theme::Pin => "pin",
+            Theme::DiscoveredAttack => "discoveredAttack",
             Theme::MateIn2 => "mateIn2",
         }
     }
@@ -43,6 +46,7 @@ impl Theme {
             Theme::HangingPiece => wins_material(pos),
             Theme::Fork => !forks(pos).is_empty(),
             Theme::Pin => pins(pos, pos.turn()) > 0 || pos.legal_moves().into_iter().any(|m| pin_after(pos, m)),
+            Theme::DiscoveredAttack => pos.legal_moves().into_iter().any(|m| discovers(pos, m)),
             Theme::MateIn2 => mate_in_two(pos),
         }
     }
@@ -120,6 +124,27 @@ fn pin_after(pos: &Chess, m: Move) -> bool {
     see(after.board(), m.to(), !me) == 0 && pins(&after, me) > pins(pos, me)
 }
 
+/// Moving this piece out of the way lets one of our sliders attack the king
+/// or a target worth attacking (worth more than the slider, or simply lost).
+fn discovers(pos: &Chess, m: Move) -> bool {
+    let Some(from) = m.from() else { return false };
+    let me = pos.turn();
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let (before, board) = (pos.board(), after.board());
+    let sliders = board.by_color(me) & (board.bishops() | board.rooks() | board.queens());
+    sliders.into_iter().filter(|&s| s != m.to()).any(|s| {
+        let newly = board.attacks_from(s) & !before.attacks_from(s) & board.by_color(!me);
+        newly.into_iter().any(|t| {
+            attacks::between(s, t).contains(from)
+                && board.role_at(t).is_some_and(|r| {
+                    let slider = board.role_at(s).map_or(0, value);
+                    r == Role::King || value(r) > slider || see(board, t, me) > 0
+                })
+        })
+    })
+}
+
 /// The shortest mate takes two moves: none mates at once, and one move
 /// leaves every reply open to mate (as Lichess tags mateIn2).
 fn mate_in_two(pos: &Chess) -> bool {
@@ -182,6 +207,10 @@ mod tests {
         // Back-rank mate in two: Re8+ Rxe8, Rxe8#.
         let two = pos("3r2k1/5ppp/8/8/8/8/4RPPP/4R1K1 w - - 0 1");
         assert!(Theme::MateIn2.present(&two));
+        // Moving the e4 knight uncovers the e1 rook on the e8 king.
+        let discovered = pos("4k3/8/8/8/4N3/8/8/4R1K1 w - - 0 1");
+        assert!(Theme::DiscoveredAttack.present(&discovered));
+        assert!(!Theme::DiscoveredAttack.present(&Chess::default()));
         let one = pos("3r2k1/5ppp/8/8/8/8/5PPP/3RR1K1 w - - 0 1");
         assert!(!Theme::MateIn2.present(&one), "a mate in one is not a mate in two");
         assert!(!Theme::MateIn2.present(&Chess::default()));
