@@ -124,29 +124,9 @@ pub fn query_for(trigger: &Trigger, ctx: &GameContext) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::Game;
-    use crate::ids::{MatchId, PlayerId};
-    use crate::triggers::{ContextParts, MatchHistory};
 
     fn ctx(moves: &[&str]) -> GameContext {
-        let mut game = Game::new(None).unwrap();
-        for m in moves {
-            let mv = game.parse(m).unwrap();
-            game.play(mv);
-        }
-        let history = MatchHistory::default();
-        let parts = ContextParts {
-            match_id: MatchId::new(),
-            player_id: PlayerId::new(),
-            player_name: "Ann",
-            persona_id: "pip",
-            persona_elo: 1200,
-            user_color: shakmaty::Color::White,
-            started_at: Utc::now(),
-            history: &history,
-            odds: &[],
-        };
-        GameContext::build(parts, &game)
+        crate::triggers::test_context(moves, &[])
     }
 
     #[test]

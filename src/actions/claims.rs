@@ -216,16 +216,10 @@ fn bare(san: &str) -> String {
 mod tests {
     use super::*;
     use crate::chess::odds::MoveOdds;
-    use crate::ids::{MatchId, PlayerId};
-    use crate::triggers::{ContextParts, MatchHistory};
 
     fn ctx(moves: &str, last_class: Option<MoveClass>) -> GameContext {
-        let mut game = Game::new(None).unwrap();
-        for m in moves.split_whitespace() {
-            let mv = game.parse(m).unwrap();
-            game.play(mv);
-        }
-        let mut odds = vec![None; game.moves().len()];
+        let sans: Vec<&str> = moves.split_whitespace().collect();
+        let mut odds = vec![None; sans.len()];
         if let (Some(class), Some(last)) = (last_class, odds.last_mut()) {
             *last = Some(MoveOdds {
                 white: 50.0,
@@ -233,19 +227,7 @@ mod tests {
                 class,
             });
         }
-        let history = MatchHistory::default();
-        let parts = ContextParts {
-            match_id: MatchId::new(),
-            player_id: PlayerId::new(),
-            player_name: "Ann",
-            persona_id: "pip",
-            persona_elo: 1200,
-            user_color: shakmaty::Color::White,
-            started_at: chrono::Utc::now(),
-            history: &history,
-            odds: &odds,
-        };
-        GameContext::build(parts, &game)
+        crate::triggers::test_context(&sans, &odds)
     }
 
     fn cut(c: &Checked) -> usize {

@@ -212,6 +212,29 @@ impl MatchHistory {
     }
 }
 
+/// A context for tests: Ann (White) against Pip after `sans`, with `odds` per ply.
+#[cfg(test)]
+pub fn test_context(sans: &[&str], odds: &[Option<MoveOdds>]) -> GameContext {
+    let mut game = Game::new(None).unwrap();
+    for san in sans {
+        let mv = game.parse(san).unwrap();
+        game.play(mv);
+    }
+    let history = MatchHistory::default();
+    let parts = ContextParts {
+        match_id: MatchId::new(),
+        player_id: PlayerId::new(),
+        player_name: "Ann",
+        persona_id: "pip",
+        persona_elo: 1200,
+        user_color: Color::White,
+        started_at: Utc::now(),
+        history: &history,
+        odds,
+    };
+    GameContext::build(parts, &game)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

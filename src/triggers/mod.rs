@@ -6,6 +6,8 @@ mod pipeline;
 
 use serde::Serialize;
 
+#[cfg(test)]
+pub use context::test_context;
 pub use context::{ContextParts, EndFact, GameContext, MatchHistory, MoveFact};
 pub use pipeline::{MatchSide, Pipeline, TriggerOutcome};
 
