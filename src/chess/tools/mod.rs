@@ -2,7 +2,7 @@
 //! guessing. Every tool is reached through one call, `analyze_board {action,
 //! ...}`, as an LLM would make it; results are typed and also render as
 //! compact text for prompts. This first set covers perception (legal_moves,
-//! captures, score) and move safety (eval).
+//! captures, score), move safety (eval) and projection (project).
 
 mod perception;
 mod safety;
@@ -10,12 +10,12 @@ pub mod themes;
 
 use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move, Role};
+use shakmaty::{CastlingMode, Chess, Move, Position, Role};
 
 pub use perception::{Capture, LegalMoves, Material, PieceMoves};
 pub use safety::{MoveSafety, see};
 #[cfg(test)]
-use shakmaty::{Color, Position, Square};
+use shakmaty::{Color, Square};
 
 use super::notation;
 
@@ -30,6 +30,10 @@ pub enum ToolCall {
     Eval {
         moves: Vec<String>,
     },
+    /// Play up to six moves (both sides, in order) and describe the result.
+    Project {
+        moves: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -39,7 +43,23 @@ pub enum ToolResult {
     Captures(Vec<Capture>),
     Score(Material),
     Eval(Vec<MoveSafety>),
+    Project(Projection),
 }
+
+/// Where a line of moves leads.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Projection {
+    /// The moves as played, in SAN.
+    pub line: Vec<String>,
+    pub fen: String,
+    pub material: Material,
+    pub check: bool,
+    pub checkmate: bool,
+    pub stalemate: bool,
+}
+
+/// The longest line `project` plays (seed 000).
+pub const MAX_PROJECTION: usize = 6;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ToolError {
@@ -47,6 +67,8 @@ pub enum ToolError {
     BadMove(String),
     #[error("give at least one move to evaluate")]
     NoMoves,
+    #[error("project plays at most {MAX_PROJECTION} moves")]
+    TooLong,
 }
 
 /// Runs one tool on `pos`.
@@ -62,6 +84,31 @@ pub fn analyze_board(pos: &Chess, call: &ToolCall) -> Result<ToolResult, ToolErr
                 .map(|m| parse_move(pos, m).map(|mv| safety::eval(pos, mv)))
                 .collect::<Result<_, _>>()?,
         ),
+        ToolCall::Project { moves } => ToolResult::Project(project(pos, moves)?),
+    })
+}
+
+fn project(pos: &Chess, moves: &[String]) -> Result<Projection, ToolError> {
+    if moves.is_empty() {
+        return Err(ToolError::NoMoves);
+    }
+    if moves.len() > MAX_PROJECTION {
+        return Err(ToolError::TooLong);
+    }
+    let mut at = pos.clone();
+    let mut line = Vec::new();
+    for text in moves {
+        let m = parse_move(&at, text)?;
+        line.push(san(&at, m));
+        at.play_unchecked(m);
+    }
+    Ok(Projection {
+        line,
+        fen: shakmaty::fen::Fen::from_position(&at, shakmaty::EnPassantMode::Legal).to_string(),
+        material: perception::material(&at),
+        check: at.is_check(),
+        checkmate: at.is_checkmate(),
+        stalemate: at.is_stalemate(),
     })
 }
 
@@ -74,6 +121,20 @@ impl ToolResult {
             ToolResult::Captures(c) => c.iter().map(Capture::to_text).collect::<Vec<_>>().join("\n"),
             ToolResult::Score(m) => m.to_text(),
             ToolResult::Eval(e) => e.iter().map(MoveSafety::to_text).collect::<Vec<_>>().join("\n"),
+            ToolResult::Project(p) => {
+                let state = match (p.checkmate, p.stalemate, p.check) {
+                    (true, _, _) => "checkmate",
+                    (_, true, _) => "stalemate",
+                    (_, _, true) => "check",
+                    _ => "play on",
+                };
+                format!(
+                    "after {}: {state}; {}; FEN {}",
+                    p.line.join(" "),
+                    p.material.to_text(),
+                    p.fen
+                )
+            }
         }
     }
 }
@@ -195,6 +256,33 @@ mod tests {
         let fen = "rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - 0 2";
         assert_eq!(eval(fen, "g4").allows_mate_in_one.as_deref(), Some("Qh4#"));
         assert_eq!(eval(fen, "e4").allows_mate_in_one, None);
+    }
+
+    #[test]
+    fn projection_plays_a_line_for_both_sides() {
+        let line = ["f3", "e7e5", "g4", "Qh4"].map(String::from).to_vec();
+        let ToolResult::Project(p) = analyze_board(&Chess::default(), &ToolCall::Project { moves: line }).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(p.line, ["f3", "e5", "g4", "Qh4#"]);
+        assert!(p.checkmate && p.check && !p.stalemate);
+        assert!(
+            ToolResult::Project(p)
+                .to_text()
+                .starts_with("after f3 e5 g4 Qh4#: checkmate")
+        );
+        let long = ToolCall::Project {
+            moves: vec!["e4".into(); 7],
+        };
+        assert_eq!(analyze_board(&Chess::default(), &long), Err(ToolError::TooLong));
+        let illegal = ToolCall::Project {
+            moves: vec!["e4".into(), "e4".into()],
+        };
+        assert_eq!(
+            analyze_board(&Chess::default(), &illegal),
+            Err(ToolError::BadMove("e4".into()))
+        );
     }
 
     #[test]
