@@ -2,8 +2,10 @@
 //! guessing. Every tool is reached through one call, `analyze_board {action,
 //! ...}`, as an LLM would make it; results are typed and also render as
 //! compact text for prompts. This first set covers perception (legal_moves,
-//! captures, score), move safety (eval) and projection (project).
+//! captures, score), move safety (eval), projection (project) and the
+//! opponent's last move (classify_last_move, which needs the game).
 
+mod last_move;
 mod perception;
 mod safety;
 pub mod themes;
@@ -12,12 +14,13 @@ use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position, Role};
 
+pub use last_move::{Attacked, LastMove};
 pub use perception::{Capture, LegalMoves, Material, PieceMoves};
 pub use safety::{MoveSafety, see};
 #[cfg(test)]
 use shakmaty::{Color, Square};
 
-use super::notation;
+use super::{Game, notation};
 
 /// One `analyze_board` call.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -34,6 +37,8 @@ pub enum ToolCall {
     Project {
         moves: Vec<String>,
     },
+    /// The opponent's last move: its kind, what it attacks, what it threatens.
+    ClassifyLastMove,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,6 +49,7 @@ pub enum ToolResult {
     Score(Material),
     Eval(Vec<MoveSafety>),
     Project(Projection),
+    ClassifyLastMove(LastMove),
 }
 
 /// Where a line of moves leads.
@@ -69,11 +75,27 @@ pub enum ToolError {
     NoMoves,
     #[error("project plays at most {MAX_PROJECTION} moves")]
     TooLong,
+    #[error("no move has been played yet")]
+    NoLastMove,
 }
 
-/// Runs one tool on `pos`.
+/// Runs one tool on a game: the position now, and the move that led to it.
+pub fn analyze_game(game: &Game, call: &ToolCall) -> Result<ToolResult, ToolError> {
+    let ToolCall::ClassifyLastMove = call else {
+        return analyze_board(game.position(), call);
+    };
+    let (last, earlier) = game.moves().split_last().ok_or(ToolError::NoLastMove)?;
+    let ucis: Vec<String> = earlier.iter().map(|m| m.uci.clone()).collect();
+    let before = Game::replay(game.start_fen(), &ucis).map_err(|_| ToolError::NoLastMove)?;
+    let m = parse_move(before.position(), &last.uci)?;
+    let classified = last_move::classify(before.position(), m, game.position());
+    Ok(ToolResult::ClassifyLastMove(classified))
+}
+
+/// Runs one tool on `pos` (classify_last_move needs `analyze_game`).
 pub fn analyze_board(pos: &Chess, call: &ToolCall) -> Result<ToolResult, ToolError> {
     Ok(match call {
+        ToolCall::ClassifyLastMove => return Err(ToolError::NoLastMove),
         ToolCall::LegalMoves => ToolResult::LegalMoves(perception::legal_moves(pos)),
         ToolCall::Captures => ToolResult::Captures(perception::captures(pos)),
         ToolCall::Score => ToolResult::Score(perception::material(pos)),
@@ -135,6 +157,7 @@ impl ToolResult {
                     p.fen
                 )
             }
+            ToolResult::ClassifyLastMove(l) => l.to_text(),
         }
     }
 }
@@ -282,6 +305,32 @@ mod tests {
         assert_eq!(
             analyze_board(&Chess::default(), &illegal),
             Err(ToolError::BadMove("e4".into()))
+        );
+    }
+
+    #[test]
+    fn the_last_move_is_classified_with_its_threats() {
+        let mut game = Game::new(None).unwrap();
+        for san in ["e4", "e5", "Bc4", "Nc6", "Qh5"] {
+            let m = game.parse(san).unwrap();
+            game.play(m);
+        }
+        let ToolResult::ClassifyLastMove(l) = analyze_game(&game, &ToolCall::ClassifyLastMove).unwrap() else {
+            panic!()
+        };
+        assert_eq!(l.san, "Qh5");
+        assert!(l.kinds.contains(&"piece move"));
+        assert_eq!(l.threatens_mate.as_deref(), Some("Qxf7#"), "the scholar's mate threat");
+        assert!(
+            l.newly_attacked
+                .iter()
+                .any(|a| a.square == "e5" && a.piece == "pawn" && !a.hangs),
+            "{l:?}"
+        );
+        let fresh = Game::new(None).unwrap();
+        assert_eq!(
+            analyze_game(&fresh, &ToolCall::ClassifyLastMove),
+            Err(ToolError::NoLastMove)
         );
     }
 
