@@ -2,13 +2,15 @@
 //! guessing. Every tool is reached through one call, `analyze_board {action,
 //! ...}`, as an LLM would make it; results are typed and also render as
 //! compact text for prompts. This first set covers perception (legal_moves,
-//! captures, score), move safety (eval), projection (project) and the
-//! opponent's last move (classify_last_move, which needs the game).
+//! captures, score), move safety (eval), projection (project), the
+//! opponent's last move (classify_last_move, which needs the game) and our
+//! tactics (find_threats).
 
 mod last_move;
 mod perception;
 mod safety;
 pub mod themes;
+mod threats;
 
 use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
@@ -19,6 +21,7 @@ pub use perception::{Capture, LegalMoves, Material, PieceMoves};
 pub use safety::{MoveSafety, see};
 #[cfg(test)]
 use shakmaty::{Color, Square};
+pub use threats::{MAX_THREATS, Threat};
 
 use super::{Game, notation};
 
@@ -39,6 +42,8 @@ pub enum ToolCall {
     },
     /// The opponent's last move: its kind, what it attacks, what it threatens.
     ClassifyLastMove,
+    /// Our moves that create tactics, best first.
+    FindThreats,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,6 +55,7 @@ pub enum ToolResult {
     Eval(Vec<MoveSafety>),
     Project(Projection),
     ClassifyLastMove(LastMove),
+    FindThreats(Vec<Threat>),
 }
 
 /// Where a line of moves leads.
@@ -96,6 +102,7 @@ pub fn analyze_game(game: &Game, call: &ToolCall) -> Result<ToolResult, ToolErro
 pub fn analyze_board(pos: &Chess, call: &ToolCall) -> Result<ToolResult, ToolError> {
     Ok(match call {
         ToolCall::ClassifyLastMove => return Err(ToolError::NoLastMove),
+        ToolCall::FindThreats => ToolResult::FindThreats(threats::find_threats(pos)),
         ToolCall::LegalMoves => ToolResult::LegalMoves(perception::legal_moves(pos)),
         ToolCall::Captures => ToolResult::Captures(perception::captures(pos)),
         ToolCall::Score => ToolResult::Score(perception::material(pos)),
@@ -158,6 +165,8 @@ impl ToolResult {
                 )
             }
             ToolResult::ClassifyLastMove(l) => l.to_text(),
+            ToolResult::FindThreats(t) if t.is_empty() => "no tactical threats".into(),
+            ToolResult::FindThreats(t) => t.iter().map(Threat::to_text).collect::<Vec<_>>().join("\n"),
         }
     }
 }
@@ -332,6 +341,26 @@ mod tests {
             analyze_game(&fresh, &ToolCall::ClassifyLastMove),
             Err(ToolError::NoLastMove)
         );
+    }
+
+    #[test]
+    fn threats_are_ranked_mate_first() {
+        let mate = pos("3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1");
+        let ToolResult::FindThreats(t) = analyze_board(&mate, &ToolCall::FindThreats).unwrap() else {
+            panic!()
+        };
+        assert_eq!(t[0].san, "Qxd8#");
+        assert!(t[0].tactics.contains(&"mate"), "{t:?}");
+        let fork = pos("r3k3/8/8/3N4/8/8/8/4K3 w - - 0 1");
+        let ToolResult::FindThreats(t) = analyze_board(&fork, &ToolCall::FindThreats).unwrap() else {
+            panic!()
+        };
+        assert_eq!(t[0].san, "Nc7+");
+        assert_eq!(t[0].tactics, ["fork", "check"]);
+        let ToolResult::FindThreats(t) = analyze_board(&Chess::default(), &ToolCall::FindThreats).unwrap() else {
+            panic!()
+        };
+        assert!(t.is_empty(), "{t:?}");
     }
 
     #[test]

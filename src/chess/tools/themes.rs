@@ -64,29 +64,28 @@ fn mate_in_one(pos: &Chess) -> bool {
 /// targets worth attacking: the king, a piece worth more than it, or one
 /// that is simply lost.
 pub fn forks(pos: &Chess) -> Vec<Move> {
+    pos.legal_moves().into_iter().filter(|&m| is_fork(pos, m)).collect()
+}
+
+pub fn is_fork(pos: &Chess, m: Move) -> bool {
     let me = pos.turn();
-    pos.legal_moves()
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let board = after.board();
+    let to = m.to();
+    if see(board, to, !me) > 0 {
+        return false;
+    }
+    let mover = value(m.promotion().unwrap_or(m.role()));
+    let targets = (board.attacks_from(to) & board.by_color(!me))
         .into_iter()
-        .filter(|&m| {
-            let mut after = pos.clone();
-            after.play_unchecked(m);
-            let board = after.board();
-            let to = m.to();
-            if see(board, to, !me) > 0 {
-                return false;
-            }
-            let mover = value(m.promotion().unwrap_or(m.role()));
-            let targets = (board.attacks_from(to) & board.by_color(!me))
-                .into_iter()
-                .filter(|&sq| {
-                    board
-                        .role_at(sq)
-                        .is_some_and(|r| r == Role::King || value(r) > mover || see(board, sq, me) > 0)
-                })
-                .count();
-            targets >= 2
+        .filter(|&sq| {
+            board
+                .role_at(sq)
+                .is_some_and(|r| r == Role::King || value(r) > mover || see(board, sq, me) > 0)
         })
-        .collect()
+        .count();
+    targets >= 2
 }
 
 /// How many of `by`'s opponent pieces stand pinned by `by`'s sliders: to
@@ -117,7 +116,7 @@ pub fn pins(pos: &Chess, by: Color) -> usize {
 }
 
 /// The move creates a pin and its piece is not simply lost.
-fn pin_after(pos: &Chess, m: Move) -> bool {
+pub fn pin_after(pos: &Chess, m: Move) -> bool {
     let me = pos.turn();
     let mut after = pos.clone();
     after.play_unchecked(m);
@@ -126,7 +125,7 @@ fn pin_after(pos: &Chess, m: Move) -> bool {
 
 /// Moving this piece out of the way lets one of our sliders attack the king
 /// or a target worth attacking (worth more than the slider, or simply lost).
-fn discovers(pos: &Chess, m: Move) -> bool {
+pub fn discovers(pos: &Chess, m: Move) -> bool {
     let Some(from) = m.from() else { return false };
     let me = pos.turn();
     let mut after = pos.clone();
