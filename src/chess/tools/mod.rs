@@ -3,9 +3,11 @@
 //! ...}`, as an LLM would make it; results are typed and also render as
 //! compact text for prompts. This first set covers perception (legal_moves,
 //! captures, score), move safety (eval), projection (project), the
-//! opponent's last move (classify_last_move, which needs the game) and our
-//! tactics (find_threats).
+//! opponent's last move (classify_last_move, which needs the game), our
+//! tactics (find_threats), theirs with our answers (prophylaxis), and
+//! candidates side by side (compare).
 
+mod compare;
 mod last_move;
 mod perception;
 mod safety;
@@ -16,12 +18,13 @@ use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position, Role};
 
+pub use compare::Candidate;
 pub use last_move::{Attacked, LastMove};
 pub use perception::{Capture, LegalMoves, Material, PieceMoves};
 pub use safety::{MoveSafety, see};
 #[cfg(test)]
 use shakmaty::{Color, Square};
-pub use threats::{MAX_THREATS, Threat};
+pub use threats::{Defence, MAX_THREATS, Prophylaxis, Threat};
 
 use super::{Game, notation};
 
@@ -44,6 +47,12 @@ pub enum ToolCall {
     ClassifyLastMove,
     /// Our moves that create tactics, best first.
     FindThreats,
+    /// The opponent's threats and our best answers.
+    Prophylaxis,
+    /// Candidate moves side by side.
+    Compare {
+        moves: Vec<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,6 +65,8 @@ pub enum ToolResult {
     Project(Projection),
     ClassifyLastMove(LastMove),
     FindThreats(Vec<Threat>),
+    Prophylaxis(Prophylaxis),
+    Compare(Vec<Candidate>),
 }
 
 /// Where a line of moves leads.
@@ -103,6 +114,15 @@ pub fn analyze_board(pos: &Chess, call: &ToolCall) -> Result<ToolResult, ToolErr
     Ok(match call {
         ToolCall::ClassifyLastMove => return Err(ToolError::NoLastMove),
         ToolCall::FindThreats => ToolResult::FindThreats(threats::find_threats(pos)),
+        ToolCall::Prophylaxis => ToolResult::Prophylaxis(threats::prophylaxis(pos)),
+        ToolCall::Compare { moves } if moves.is_empty() => return Err(ToolError::NoMoves),
+        ToolCall::Compare { moves } => {
+            let moves = moves
+                .iter()
+                .map(|m| parse_move(pos, m))
+                .collect::<Result<Vec<_>, _>>()?;
+            ToolResult::Compare(compare::compare(pos, &moves))
+        }
         ToolCall::LegalMoves => ToolResult::LegalMoves(perception::legal_moves(pos)),
         ToolCall::Captures => ToolResult::Captures(perception::captures(pos)),
         ToolCall::Score => ToolResult::Score(perception::material(pos)),
@@ -167,6 +187,8 @@ impl ToolResult {
             ToolResult::ClassifyLastMove(l) => l.to_text(),
             ToolResult::FindThreats(t) if t.is_empty() => "no tactical threats".into(),
             ToolResult::FindThreats(t) => t.iter().map(Threat::to_text).collect::<Vec<_>>().join("\n"),
+            ToolResult::Prophylaxis(p) => p.to_text(),
+            ToolResult::Compare(c) => compare::table(c),
         }
     }
 }
@@ -361,6 +383,44 @@ mod tests {
             panic!()
         };
         assert!(t.is_empty(), "{t:?}");
+    }
+
+    #[test]
+    fn compare_and_prophylaxis_see_the_back_rank() {
+        // White mates at once; the queen may also blunder itself away.
+        let p = pos("3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1");
+        let call = ToolCall::Compare {
+            moves: vec!["Qxd8#".into(), "Qd4".into(), "Qb3".into()],
+        };
+        let ToolResult::Compare(c) = analyze_board(&p, &call).unwrap() else {
+            panic!()
+        };
+        let verdicts: Vec<&str> = c.iter().map(|c| c.verdict).collect();
+        assert_eq!(verdicts, ["mates", "hangs", "sound"], "Qb3 still guards d1: {c:?}");
+        assert!(ToolResult::Compare(c).to_text().starts_with("move | verdict"));
+        let fools = pos("rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - 0 2");
+        let call = ToolCall::Compare {
+            moves: vec!["g4".into(), "e4".into()],
+        };
+        let ToolResult::Compare(c) = analyze_board(&fools, &call).unwrap() else {
+            panic!()
+        };
+        assert_eq!(c[0].verdict, "loses to mate");
+        assert_ne!(c[1].verdict, "loses to mate");
+        // After 1.e4 e5 2.Bc4 Nc6 3.Qh5 Black must meet Qxf7#.
+        let scholar = pos("r1bqkbnr/pppp1ppp/2n5/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 3 3");
+        let ToolResult::Prophylaxis(pr) = analyze_board(&scholar, &ToolCall::Prophylaxis).unwrap() else {
+            panic!()
+        };
+        assert_eq!(pr.threats[0].san, "Qxf7#");
+        assert!(
+            pr.defences[0].remaining < 1000,
+            "the best answer stops the mate: {pr:?}"
+        );
+        assert!(
+            ["Qe7", "Qf6", "g6", "Nh6"].contains(&pr.defences[0].san.as_str()),
+            "{pr:?}"
+        );
     }
 
     #[test]

@@ -76,3 +76,67 @@ impl Threat {
         )
     }
 }
+
+/// What the opponent threatens and how to meet it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prophylaxis {
+    /// The opponent's best tactics if it were its move now.
+    pub threats: Vec<Threat>,
+    /// Our moves after which the opponent's best threat is weakest, best first.
+    pub defences: Vec<Defence>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Defence {
+    pub san: String,
+    pub uci: String,
+    /// The opponent's strongest remaining threat after this move.
+    pub remaining: i32,
+}
+
+/// How many defences `prophylaxis` proposes.
+pub const MAX_DEFENCES: usize = 3;
+
+pub fn prophylaxis(pos: &Chess) -> Prophylaxis {
+    // Their threats as if they moved now (no passing out of check).
+    let threats = pos.clone().swap_turn().map(|p| find_threats(&p)).unwrap_or_default();
+    let worst = |p: &Chess| find_threats(p).first().map_or(0, |t| t.potential);
+    let mut defences: Vec<Defence> = if threats.is_empty() {
+        Vec::new()
+    } else {
+        pos.legal_moves()
+            .into_iter()
+            .map(|m| {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                Defence {
+                    san: san(pos, m),
+                    uci: uci(m),
+                    remaining: worst(&after),
+                }
+            })
+            .collect()
+    };
+    defences.sort_by_key(|d| d.remaining);
+    defences.truncate(MAX_DEFENCES);
+    Prophylaxis { threats, defences }
+}
+
+impl Prophylaxis {
+    pub fn to_text(&self) -> String {
+        if self.threats.is_empty() {
+            return "the opponent threatens nothing tactical".into();
+        }
+        let threats: Vec<String> = self.threats.iter().take(3).map(Threat::to_text).collect();
+        let defences: Vec<String> = self
+            .defences
+            .iter()
+            .map(|d| format!("{} (leaves {})", d.san, d.remaining))
+            .collect();
+        format!(
+            "opponent threatens: {}\nbest answers: {}",
+            threats.join("; "),
+            defences.join(", ")
+        )
+    }
+}
