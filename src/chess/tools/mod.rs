@@ -4,13 +4,15 @@
 //! compact text for prompts. This first set covers perception (legal_moves,
 //! captures, score), move safety (eval), projection (project), the
 //! opponent's last move (classify_last_move, which needs the game), our
-//! tactics (find_threats), theirs with our answers (prophylaxis), and
-//! candidates side by side (compare).
+//! tactics (find_threats, and two-move ones: deep_threats), theirs with our
+//! answers (prophylaxis), candidates side by side (compare), and what each
+//! piece is doing (deep_analysis). position_eval is still to come.
 
 mod compare;
 mod last_move;
 mod perception;
 mod safety;
+mod structure;
 pub mod themes;
 mod threats;
 
@@ -24,7 +26,8 @@ pub use perception::{Capture, LegalMoves, Material, PieceMoves};
 pub use safety::{MoveSafety, see};
 #[cfg(test)]
 use shakmaty::{Color, Square};
-pub use threats::{Defence, MAX_THREATS, Prophylaxis, Threat};
+pub use structure::PieceRole;
+pub use threats::{Combination, Defence, MAX_THREATS, Prophylaxis, Threat};
 
 use super::{Game, notation};
 
@@ -53,6 +56,10 @@ pub enum ToolCall {
     Compare {
         moves: Vec<String>,
     },
+    /// Setup move + follow-up tactic.
+    DeepThreats,
+    /// What each of our pieces attacks and defends; sole defenders.
+    DeepAnalysis,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -67,6 +74,8 @@ pub enum ToolResult {
     FindThreats(Vec<Threat>),
     Prophylaxis(Prophylaxis),
     Compare(Vec<Candidate>),
+    DeepThreats(Vec<Combination>),
+    DeepAnalysis(Vec<PieceRole>),
 }
 
 /// Where a line of moves leads.
@@ -115,6 +124,8 @@ pub fn analyze_board(pos: &Chess, call: &ToolCall) -> Result<ToolResult, ToolErr
         ToolCall::ClassifyLastMove => return Err(ToolError::NoLastMove),
         ToolCall::FindThreats => ToolResult::FindThreats(threats::find_threats(pos)),
         ToolCall::Prophylaxis => ToolResult::Prophylaxis(threats::prophylaxis(pos)),
+        ToolCall::DeepThreats => ToolResult::DeepThreats(threats::deep_threats(pos)),
+        ToolCall::DeepAnalysis => ToolResult::DeepAnalysis(structure::deep_analysis(pos)),
         ToolCall::Compare { moves } if moves.is_empty() => return Err(ToolError::NoMoves),
         ToolCall::Compare { moves } => {
             let moves = moves
@@ -189,6 +200,9 @@ impl ToolResult {
             ToolResult::FindThreats(t) => t.iter().map(Threat::to_text).collect::<Vec<_>>().join("\n"),
             ToolResult::Prophylaxis(p) => p.to_text(),
             ToolResult::Compare(c) => compare::table(c),
+            ToolResult::DeepThreats(c) if c.is_empty() => "no two-move combinations".into(),
+            ToolResult::DeepThreats(c) => c.iter().map(Combination::to_text).collect::<Vec<_>>().join("\n"),
+            ToolResult::DeepAnalysis(p) => p.iter().map(PieceRole::to_text).collect::<Vec<_>>().join("\n"),
         }
     }
 }
@@ -421,6 +435,38 @@ mod tests {
             ["Qe7", "Qf6", "g6", "Nh6"].contains(&pr.defences[0].san.as_str()),
             "{pr:?}"
         );
+    }
+
+    #[test]
+    fn deep_analysis_finds_the_sole_defender() {
+        // The e2 rook alone defends the e4 knight, which the e8 rook attacks.
+        let p = pos("4r1k1/8/8/8/4N3/8/4R3/6K1 w - - 0 1");
+        let ToolResult::DeepAnalysis(roles) = analyze_board(&p, &ToolCall::DeepAnalysis).unwrap() else {
+            panic!()
+        };
+        let rook = roles.iter().find(|r| r.square == "e2").unwrap();
+        assert_eq!(rook.sole_defender_of, ["e4"]);
+        let knight = roles.iter().find(|r| r.square == "e4").unwrap();
+        assert_eq!((knight.attacked_by, knight.defended_by, knight.hangs), (1, 1, false));
+        assert!(
+            ToolResult::DeepAnalysis(roles)
+                .to_text()
+                .contains("SOLE DEFENDER of e4")
+        );
+    }
+
+    #[test]
+    fn deep_threats_prepare_a_fork() {
+        // A knight two jumps from a royal fork on c7.
+        let p = pos("r3k3/8/8/8/8/2N5/8/4K3 w - - 0 1");
+        let ToolResult::DeepThreats(c) = analyze_board(&p, &ToolCall::DeepThreats).unwrap() else {
+            panic!()
+        };
+        assert!(c.iter().any(|c| c.follow_up.tactics.contains(&"fork")), "{c:?}");
+        let ToolResult::DeepThreats(none) = analyze_board(&Chess::default(), &ToolCall::DeepThreats).unwrap() else {
+            panic!()
+        };
+        assert!(none.is_empty(), "{none:?}");
     }
 
     #[test]

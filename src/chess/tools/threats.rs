@@ -140,3 +140,47 @@ impl Prophylaxis {
         )
     }
 }
+
+/// A quiet setup move and the tactic it prepares for next move.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Combination {
+    pub setup: String,
+    pub follow_up: Threat,
+}
+
+/// Two-move combinations: after a setup move that does not lose its piece,
+/// the best tactic we would have if the opponent did nothing about it.
+pub fn deep_threats(pos: &Chess) -> Vec<Combination> {
+    let me = pos.turn();
+    let mut found: Vec<Combination> = pos
+        .legal_moves()
+        .into_iter()
+        .filter_map(|m| {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            if see(after.board(), m.to(), !me) > 0 {
+                return None;
+            }
+            // A check leaves the opponent no free move to pass with.
+            let ours_again = after.swap_turn().ok()?;
+            let follow_up = find_threats(&ours_again).into_iter().next()?;
+            (follow_up.potential >= STRONG).then(|| Combination {
+                setup: san(pos, m),
+                follow_up,
+            })
+        })
+        .collect();
+    found.sort_by_key(|c| std::cmp::Reverse(c.follow_up.potential));
+    found.truncate(MAX_THREATS);
+    found
+}
+
+/// A follow-up worth a combination: a fork, a discovered attack, mate, or
+/// winning material.
+const STRONG: i32 = 5;
+
+impl Combination {
+    pub fn to_text(&self) -> String {
+        format!("{} then {}", self.setup, self.follow_up.to_text())
+    }
+}
