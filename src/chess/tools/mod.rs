@@ -6,11 +6,12 @@
 //! opponent's last move (classify_last_move, which needs the game), our
 //! tactics (find_threats, and two-move ones: deep_threats), theirs with our
 //! answers (prophylaxis), candidates side by side (compare), and what each
-//! piece is doing (deep_analysis). position_eval is still to come.
+//! piece is doing (deep_analysis), and the position in numbers (position_eval).
 
 mod compare;
 mod last_move;
 mod perception;
+mod position;
 mod safety;
 mod structure;
 pub mod themes;
@@ -23,6 +24,7 @@ use shakmaty::{CastlingMode, Chess, Move, Position, Role};
 pub use compare::Candidate;
 pub use last_move::{Attacked, LastMove};
 pub use perception::{Capture, LegalMoves, Material, PieceMoves};
+pub use position::{PositionEval, SideEval};
 pub use safety::{MoveSafety, see};
 #[cfg(test)]
 use shakmaty::{Color, Square};
@@ -60,6 +62,8 @@ pub enum ToolCall {
     DeepThreats,
     /// What each of our pieces attacks and defends; sole defenders.
     DeepAnalysis,
+    /// King safety, mobility, pawn structure, pins, batteries, forks.
+    PositionEval,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -76,6 +80,7 @@ pub enum ToolResult {
     Compare(Vec<Candidate>),
     DeepThreats(Vec<Combination>),
     DeepAnalysis(Vec<PieceRole>),
+    PositionEval(PositionEval),
 }
 
 /// Where a line of moves leads.
@@ -126,6 +131,7 @@ pub fn analyze_board(pos: &Chess, call: &ToolCall) -> Result<ToolResult, ToolErr
         ToolCall::Prophylaxis => ToolResult::Prophylaxis(threats::prophylaxis(pos)),
         ToolCall::DeepThreats => ToolResult::DeepThreats(threats::deep_threats(pos)),
         ToolCall::DeepAnalysis => ToolResult::DeepAnalysis(structure::deep_analysis(pos)),
+        ToolCall::PositionEval => ToolResult::PositionEval(position::position_eval(pos)),
         ToolCall::Compare { moves } if moves.is_empty() => return Err(ToolError::NoMoves),
         ToolCall::Compare { moves } => {
             let moves = moves
@@ -203,6 +209,7 @@ impl ToolResult {
             ToolResult::DeepThreats(c) if c.is_empty() => "no two-move combinations".into(),
             ToolResult::DeepThreats(c) => c.iter().map(Combination::to_text).collect::<Vec<_>>().join("\n"),
             ToolResult::DeepAnalysis(p) => p.iter().map(PieceRole::to_text).collect::<Vec<_>>().join("\n"),
+            ToolResult::PositionEval(e) => e.to_text(),
         }
     }
 }
@@ -467,6 +474,35 @@ mod tests {
             panic!()
         };
         assert!(none.is_empty(), "{none:?}");
+    }
+
+    #[test]
+    fn position_eval_counts_structure() {
+        let ToolResult::PositionEval(start) = analyze_board(&Chess::default(), &ToolCall::PositionEval).unwrap() else {
+            panic!()
+        };
+        assert_eq!((start.white.mobility, start.black.mobility), (20, 20));
+        assert_eq!(
+            (
+                start.white.pawn_shield,
+                start.white.doubled_pawns,
+                start.white.passed_pawns
+            ),
+            (3, 0, 0)
+        );
+        assert_eq!(start.white.batteries, 0, "every slider is boxed in at the start");
+        // White: doubled c-pawns, three isolated and (no black pawns) passed pawns;
+        // queen and rook side by side on the first rank.
+        let p = pos("6k1/8/8/8/P7/2P5/2P5/3QR1K1 w - - 0 1");
+        let ToolResult::PositionEval(e) = analyze_board(&p, &ToolCall::PositionEval).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (e.white.doubled_pawns, e.white.isolated_pawns, e.white.passed_pawns),
+            (1, 3, 3)
+        );
+        assert_eq!(e.white.batteries, 1);
+        assert!(e.to_text().contains("batteries 1"));
     }
 
     #[test]
