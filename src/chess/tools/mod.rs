@@ -243,17 +243,20 @@ fn name(role: Role) -> &'static str {
     notation::role_name(role)
 }
 
+/// A position from a FEN, for tests.
+#[cfg(test)]
+pub(crate) fn test_position(fen: &str) -> Chess {
+    use shakmaty::fen::Fen;
+    fen.parse::<Fen>()
+        .unwrap()
+        .into_position(CastlingMode::Standard)
+        .unwrap()
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_position as pos;
     use super::*;
-    use shakmaty::fen::Fen;
-
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
 
     fn eval(fen: &str, mv: &str) -> MoveSafety {
         let call = ToolCall::Eval { moves: vec![mv.into()] };

@@ -172,16 +172,8 @@ fn wins_material(pos: &Chess) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_position as pos;
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
-
-    fn pos(fen: &str) -> Chess {
-        fen.parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap()
-    }
 
     #[test]
     fn detectors_fire_on_their_theme_only() {
