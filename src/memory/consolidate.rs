@@ -9,7 +9,6 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use super::embed::cosine;
-use super::model::{Memory, Reinforcement};
 use super::policy::{self, Verdict};
 use super::service::{MemoryError, MemoryService};
 use super::strength;
@@ -111,7 +110,8 @@ impl MemoryService {
                 let similarity = cosine(&vectors[newer], &vectors[older]);
                 match policy::judge(n, o, similarity, self.config()) {
                     Verdict::Duplicate => {
-                        let merged = absorb(o.clone(), n, now, self);
+                        let mut merged = o.clone();
+                        strength::absorb(&mut merged, n, now, self.config());
                         self.db().save_reinforcement(&merged).await?;
                         self.db()
                             .set_memory_flags(merged.id, Some(merged.pinned), Some(merged.never_recall))
@@ -162,23 +162,4 @@ impl MemoryService {
         }
         Ok(changed)
     }
-}
-
-/// `older` after taking in `newer`: its words as a source, its flags.
-fn absorb(mut older: Memory, newer: &Memory, now: DateTime<Utc>, service: &MemoryService) -> Memory {
-    older.strength = strength::reinforced(&older, now, service.config());
-    older.decayed_at = Some(now);
-    older.last_seen_at = now.max(newer.last_seen_at);
-    older.importance = older.importance.max(newer.importance);
-    // The player's wishes about either one hold for the merged memory.
-    older.pinned |= newer.pinned;
-    older.never_recall |= newer.never_recall;
-    older.reinforcements.push(Reinforcement {
-        match_id: newer.related_match_id,
-        created_by: newer.created_by,
-        content: newer.content.clone(),
-        at: newer.created_at,
-    });
-    older.reinforcements.extend(newer.reinforcements.iter().cloned());
-    older
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use super::embed::{EmbedError, Embedder};
-use super::model::{CreatedBy, Memory, MemoryType, PositionTag, Recalled, Reinforcement};
+use super::model::{CreatedBy, Memory, MemoryType, PositionTag, Recalled};
 use super::policy::{self, Verdict};
 use super::strength;
 use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
@@ -75,8 +75,6 @@ impl Saved {
 
 /// How many of a player's nearest memories the write policy compares against.
 const POLICY_CANDIDATES: usize = 8;
-/// Sources kept on a memory: the first and the latest ones.
-const MAX_REINFORCEMENTS: usize = 32;
 
 #[derive(Clone)]
 pub struct MemoryService {
@@ -176,19 +174,7 @@ impl MemoryService {
     }
 
     async fn reinforce(&self, mut older: Memory, newer: &Memory, now: DateTime<Utc>) -> Result<Memory, MemoryError> {
-        older.strength = strength::reinforced(&older, now, &self.config);
-        older.decayed_at = Some(now);
-        older.last_seen_at = now;
-        older.importance = older.importance.max(newer.importance);
-        if older.reinforcements.len() >= MAX_REINFORCEMENTS {
-            older.reinforcements.remove(1);
-        }
-        older.reinforcements.push(Reinforcement {
-            match_id: newer.related_match_id,
-            created_by: newer.created_by,
-            content: newer.content.clone(),
-            at: now,
-        });
+        strength::absorb(&mut older, newer, now, &self.config);
         self.db.save_reinforcement(&older).await?;
         Ok(older)
     }

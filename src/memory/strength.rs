@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::model::{Memory, Recalled};
+use super::model::{Memory, Recalled, Reinforcement};
 use crate::config::{MemoryConfig, RecallConfig};
 
 const SECONDS_PER_DAY: f32 = 86_400.0;
@@ -34,6 +34,30 @@ pub fn current_strength(m: &Memory, now: DateTime<Utc>, config: &MemoryConfig) -
 pub fn reinforced(m: &Memory, now: DateTime<Utc>, config: &MemoryConfig) -> f32 {
     let s = current_strength(m, now, config);
     s + (1.0 - s) * config.reinforce_gain
+}
+
+/// Sources kept on a memory: the first ones and the latest ones.
+const MAX_REINFORCEMENTS: usize = 32;
+
+/// `older` takes in `newer`, which says the same thing: stronger, seen now,
+/// as important as either, `newer`'s words (and sources) kept as sources,
+/// and the player's wishes about either one (pin, never recall) kept.
+pub fn absorb(older: &mut Memory, newer: &Memory, now: DateTime<Utc>, config: &MemoryConfig) {
+    older.strength = reinforced(older, now, config);
+    older.decayed_at = Some(now);
+    older.last_seen_at = now.max(newer.last_seen_at);
+    older.importance = older.importance.max(newer.importance);
+    older.pinned |= newer.pinned;
+    older.never_recall |= newer.never_recall;
+    older.reinforcements.push(Reinforcement {
+        match_id: newer.related_match_id,
+        created_by: newer.created_by,
+        content: newer.content.clone(),
+        at: newer.created_at,
+    });
+    older.reinforcements.extend(newer.reinforcements.iter().cloned());
+    let excess = older.reinforcements.len().saturating_sub(MAX_REINFORCEMENTS);
+    older.reinforcements.drain(1..1 + excess);
 }
 
 /// Where the live game stands, for position-indexed recall.
@@ -133,6 +157,33 @@ mod tests {
         let c = MemoryConfig::default();
         let m = aged(30, 0.5, false);
         assert!((reinforced(&m, Utc::now(), &c) - 0.75).abs() < 0.01);
+    }
+
+    #[test]
+    fn absorbing_keeps_sources_flags_and_a_bounded_history() {
+        let c = MemoryConfig::default();
+        let mut older = aged(30, 0.3, false);
+        for i in 0..40 {
+            let newer = Memory {
+                pinned: i == 5,
+                importance: 0.9,
+                ..Memory::new(
+                    "pip",
+                    MemoryType::PlayerBehavior,
+                    &format!("said {i}"),
+                    CreatedBy::MainAgent,
+                )
+            };
+            absorb(&mut older, &newer, Utc::now(), &c);
+        }
+        assert!(older.pinned && older.importance == 0.9 && older.strength > 0.99);
+        assert_eq!(older.reinforcements.len(), MAX_REINFORCEMENTS);
+        assert_eq!(older.reinforcements[0].content, "said 0", "the first source stays");
+        assert_eq!(
+            older.reinforcements.last().unwrap().content,
+            "said 39",
+            "and the latest"
+        );
     }
 
     #[test]
