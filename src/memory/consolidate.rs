@@ -143,16 +143,19 @@ impl MemoryService {
 
     /// Stores each current player memory's decayed strength; returns how
     /// many changed.
+    /// One player's after a match (an indexed query); everyone's on the schedule.
     async fn apply_decay(&self, player: Option<PlayerId>, now: DateTime<Utc>) -> Result<i64, MemoryError> {
         let (mut after, mut changed) = (None, 0i64);
         loop {
-            let page = self.db().memory_page(after, DECAY_PAGE).await?;
+            let page = match player {
+                Some(p) => self.db().player_memory_page(p, after, DECAY_PAGE).await?,
+                None => self.db().memory_page(after, DECAY_PAGE).await?,
+            };
             let Some(last) = page.last() else { break };
             after = Some(last.id);
             let updates: Vec<(MemoryId, f32)> = page
                 .iter()
                 .filter(|m| m.player_id.is_some() && m.valid_to.is_none())
-                .filter(|m| player.is_none() || m.player_id == player)
                 .map(|m| (m.id, m.strength, strength::current_strength(m, now, self.config())))
                 .filter(|(_, stored, now)| (stored - now).abs() > 1e-4)
                 .map(|(id, _, now)| (id, now))

@@ -142,7 +142,9 @@ impl MemoryService {
             None => memory,
         };
         let new_row = (!reinforced).then_some(&stored);
-        self.db.insert_superseding(new_row, &superseded, stored.id, now).await?;
+        if new_row.is_some() || !superseded.is_empty() {
+            self.db.insert_superseding(new_row, &superseded, stored.id, now).await?;
+        }
         if new_row.is_some() {
             self.index.upsert(vec![IndexedMemory::new(&stored, vector)]).await?;
         }

@@ -141,6 +141,24 @@ impl Db {
         rows.iter().map(memory_from_row).collect()
     }
 
+    /// One page of a player's memories in id order.
+    pub async fn player_memory_page(
+        &self,
+        player: PlayerId,
+        after: Option<MemoryId>,
+        limit: i64,
+    ) -> StoreResult<Vec<Memory>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM memories WHERE player_id = $1 AND id > $2 ORDER BY id LIMIT $3"
+        ))
+        .bind(player.to_string())
+        .bind(after.map(|a| a.to_string()).unwrap_or_default())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(memory_from_row).collect()
+    }
+
     pub async fn memory_count(&self) -> StoreResult<u64> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM memories")
             .fetch_one(&self.pool)
