@@ -146,6 +146,8 @@ pub struct Config {
     pub stockfish_path: PathBuf,
     /// Time the engine may think per persona move.
     pub engine_movetime_ms: u64,
+    /// Stockfish processes in the pool (matches share them).
+    pub engine_workers: usize,
     /// Nodes per move evaluation (the odds); fixed, so the cost is predictable.
     pub eval_nodes: u64,
     /// Longest the odds may hold up a reply; past it the move has no odds.
@@ -177,6 +179,7 @@ struct FileConfig {
     personas_dir: Option<PathBuf>,
     stockfish_path: Option<PathBuf>,
     engine_movetime_ms: Option<u64>,
+    engine_workers: Option<usize>,
     eval_nodes: Option<u64>,
     eval_budget_ms: Option<u64>,
     idle_time_scale: Option<f64>,
@@ -250,6 +253,9 @@ impl Config {
             engine_movetime_ms: parse_env(&env, "KIBITZ_ENGINE_MOVETIME_MS")?
                 .or(file.engine_movetime_ms)
                 .unwrap_or(200),
+            engine_workers: parse_env(&env, "KIBITZ_ENGINE_WORKERS")?
+                .or(file.engine_workers)
+                .unwrap_or(2),
             eval_nodes: parse_env(&env, "KIBITZ_EVAL_NODES")?
                 .or(file.eval_nodes)
                 .unwrap_or(20_000),

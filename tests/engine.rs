@@ -1,5 +1,6 @@
 //! The Stockfish actor against the real Debian binary: legal moves, Elo
-//! clamped to the engine's range, and a restart when the process dies.
+//! clamped to the engine's range, a restart when the process dies, a pool
+//! serving searches side by side, and style among the MultiPV lines.
 
 use std::path::Path;
 use std::process::Command;
@@ -28,7 +29,7 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
         Path::new(STOCKFISH).exists(),
         "stockfish missing: `make test` installs it (scripts/setup-system.sh)"
     );
-    let engine = StockfishEngine::start(Path::new(STOCKFISH)).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
     assert!(engine.name().starts_with("Stockfish"), "{}", engine.name());
 
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -59,7 +60,7 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
 async fn evaluation_scores_the_side_to_move_and_sees_mates() {
     use kibitz::chess::engine::{BuiltinEngine, Score};
     use kibitz::chess::odds::win_pct;
-    let engine = StockfishEngine::start(Path::new(STOCKFISH)).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
     // White is a queen up; Black to move sees it from Black's side.
     let queen_up_black_to_move = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3";
     let score = engine.evaluate(queen_up_black_to_move, 20_000).await.unwrap();
@@ -74,4 +75,56 @@ async fn evaluation_scores_the_side_to_move_and_sees_mates() {
     let builtin = BuiltinEngine.evaluate(queen_up_black_to_move, 0).await.unwrap();
     assert!(win_pct(&builtin) < 10.0, "{builtin:?}");
     assert_eq!(BuiltinEngine.evaluate(mate_in_one, 0).await.unwrap(), Score::Mate(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pool_serves_matches_side_by_side_and_outlives_its_processes() {
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 2).await.unwrap();
+    let me = std::process::id().to_string();
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let (slow, fast) = (request(start, 2000), request(start, 2000));
+    let begun = std::time::Instant::now();
+    let (a, b) = tokio::join!(engine.choose_move(&slow), engine.choose_move(&fast));
+    assert!(is_legal(start, &a.unwrap()) && is_legal(start, &b.unwrap()));
+    // Two 100 ms searches on two workers overlap; one worker would need 200 ms.
+    let took = begun.elapsed();
+    println!("two searches on a pool of two: {took:?}");
+    // Every process killed at once: each worker restarts its own.
+    Command::new("pkill")
+        .args(["-9", "-P", &me, "stockfish"])
+        .status()
+        .unwrap();
+    let (a, b) = tokio::join!(engine.choose_move(&slow), engine.choose_move(&fast));
+    assert!(is_legal(start, &a.unwrap()) && is_legal(start, &b.unwrap()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_aggressive_persona_takes_more_than_a_defensive_one() {
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    // Openings where Stockfish's best move is quiet but a capture is within
+    // its margin (Queen's Gambit Accepted, Sicilian ...cxd4, Ruy Lopez Bxc6).
+    let positions = [
+        "rnbqkbnr/ppp1pppp/8/3p4/2PP4/8/PP2PPPP/RNBQKBNR b KQkq c3 0 2",
+        "rnbqkbnr/pp2pppp/3p4/2p5/3PP3/5N2/PPP2PPP/RNBQKB1R b KQkq d3 0 3",
+        "r1bqkbnr/1ppp1ppp/p1n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 0 4",
+    ];
+    let mut captures = [0usize; 2];
+    for (i, style) in [Style::Aggressive, Style::Defensive].into_iter().enumerate() {
+        for fen in positions {
+            for _ in 0..6 {
+                let req = SearchRequest {
+                    style,
+                    ..request(fen, 2400)
+                };
+                let mv = engine.choose_move(&req).await.unwrap();
+                let game = Game::new(Some(fen)).unwrap();
+                captures[i] += usize::from(game.parse(&mv).unwrap().is_capture());
+            }
+        }
+    }
+    println!(
+        "captures of 18 moves: aggressive {}, defensive {}",
+        captures[0], captures[1]
+    );
+    assert!(captures[0] > captures[1], "{captures:?}");
 }

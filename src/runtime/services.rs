@@ -65,7 +65,7 @@ impl Services {
         let data_lock = lock_data_dir(&config.data_dir)?;
         let db = Db::connect(&config.database_url).await?;
         let memory = open_memory(&config, db.clone(), &personas).await?;
-        let engine = engine::start(&config.stockfish_path).await;
+        let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
         tracing::info!("persona moves come from {}", engine.name());
         let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron).await?;
         let pipeline = Pipeline {

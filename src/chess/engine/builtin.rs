@@ -8,6 +8,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
 
+use super::style::style_bonus;
 use super::{Engine, EngineError, Score, SearchRequest, Style};
 
 const MATE: i32 = 100_000;
@@ -85,17 +86,6 @@ fn score_root_moves(pos: &Chess, depth: u32, style: Style) -> Vec<(Move, i32)> {
             (m, score)
         })
         .collect()
-}
-
-/// A nudge among near-equal moves: the aggressive take and check, the
-/// defensive keep material, the tricky like checks.
-fn style_bonus(style: Style, m: &Move, after: &Chess) -> i32 {
-    match style {
-        Style::Aggressive => 25 * i32::from(m.is_capture()) + 30 * i32::from(after.is_check()),
-        Style::Tricky => 20 * i32::from(after.is_check()),
-        Style::Defensive => -10 * i32::from(m.is_capture()),
-        Style::Positional => 0,
-    }
 }
 
 fn negamax(pos: &Chess, depth: u32, mut alpha: i32, beta: i32) -> i32 {

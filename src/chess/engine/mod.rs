@@ -4,6 +4,7 @@
 
 mod builtin;
 mod stockfish;
+pub mod style;
 pub mod uci;
 
 use std::path::Path;
@@ -55,9 +56,9 @@ pub trait Engine: Send + Sync {
 }
 
 /// Stockfish if the binary exists and answers, else the built-in engine.
-pub async fn start(stockfish: &Path) -> Arc<dyn Engine> {
+pub async fn start(stockfish: &Path, workers: usize) -> Arc<dyn Engine> {
     if stockfish.exists() {
-        match StockfishEngine::start(stockfish).await {
+        match StockfishEngine::start(stockfish, workers).await {
             Ok(sf) => {
                 return Arc::new(WithFallback {
                     primary: sf,

@@ -7,12 +7,18 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Mutex, mpsc, oneshot};
 
+use super::style::{Candidate, shape_choice};
 use super::uci::{EngineLine, Score, parse_line};
 use super::{Engine, EngineError, SearchRequest};
+
+/// Lines Stockfish reports per search, for style to choose among. Its own
+/// strength limit searches at least four anyway, so this costs nothing.
+const STYLE_LINES: u32 = 4;
 
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Slack on top of the requested movetime before a search counts as hung.
@@ -42,11 +48,17 @@ pub struct StockfishEngine {
 }
 
 impl StockfishEngine {
-    pub async fn start(path: &Path) -> Result<Self, EngineError> {
-        let process = Process::spawn(path).await?;
-        let name = process.name.clone();
-        let (jobs, rx) = mpsc::channel(32);
-        tokio::spawn(serve(path.to_path_buf(), Some(process), rx));
+    /// Starts a pool of `workers` processes that take jobs from one queue, so
+    /// a long search in one match does not hold up another match's move.
+    pub async fn start(path: &Path, workers: usize) -> Result<Self, EngineError> {
+        let (jobs, rx) = mpsc::channel(64);
+        let queue = Arc::new(Mutex::new(rx));
+        let mut name = String::new();
+        for _ in 0..workers.max(1) {
+            let process = Process::spawn(path).await?;
+            name = process.name.clone();
+            tokio::spawn(serve(path.to_path_buf(), Some(process), queue.clone()));
+        }
         Ok(StockfishEngine { jobs, name })
     }
 }
@@ -85,8 +97,14 @@ impl StockfishEngine {
     }
 }
 
-async fn serve(path: PathBuf, mut process: Option<Process>, mut jobs: mpsc::Receiver<Job>) {
-    while let Some(job) = jobs.recv().await {
+type Queue = Arc<Mutex<mpsc::Receiver<Job>>>;
+
+/// One worker: owns one process (restarted when it dies) and serves jobs from
+/// the shared queue until the engine is dropped.
+async fn serve(path: PathBuf, mut process: Option<Process>, queue: Queue) {
+    loop {
+        let next = queue.lock().await.recv().await;
+        let Some(job) = next else { break };
         let mut result = Err(EngineError::Process("not started".into()));
         for _attempt in 0..2 {
             if process.is_none() {
@@ -116,6 +134,7 @@ struct Process {
     lines: Lines<BufReader<ChildStdout>>,
     name: String,
     elo_range: Option<(i64, i64)>,
+    multipv: u32,
 }
 
 impl Process {
@@ -136,6 +155,7 @@ impl Process {
             lines: BufReader::new(stdout).lines(),
             name: "stockfish".into(),
             elo_range: None,
+            multipv: 1,
         };
         p.handshake().await?;
         Ok(p)
@@ -164,23 +184,47 @@ impl Process {
             .await
     }
 
+    /// A move at the persona's Elo, bent by its style among the MultiPV lines
+    /// and, below the engine's lowest Elo, by occasional slips.
     async fn search(&mut self, req: &SearchRequest) -> Result<String, EngineError> {
+        let mut floor = None;
         if let Some((min, max)) = self.elo_range {
             // The range differs between Stockfish versions: read it, then clamp.
             let elo = (req.elo as i64).clamp(min, max);
+            floor = Some(min as u32);
             self.send("setoption name UCI_LimitStrength value true").await?;
             self.send(&format!("setoption name UCI_Elo value {elo}")).await?;
         }
+        self.set_multipv(STYLE_LINES).await?;
         self.send(&format!("position fen {}", req.fen)).await?;
         self.send(&format!("go movetime {}", req.movetime_ms)).await?;
         let limit = Duration::from_millis(req.movetime_ms) + SEARCH_SLACK;
+        let mut lines: Vec<Candidate> = Vec::new();
         let best = self
             .read_until(limit, |line| match line {
+                EngineLine::Info {
+                    score: Some(score),
+                    multipv,
+                    pv,
+                    ..
+                } => {
+                    remember_line(&mut lines, multipv.unwrap_or(1), score, pv);
+                    None
+                }
                 EngineLine::BestMove { mv } => Some(mv),
                 _ => None,
             })
             .await?;
-        best.ok_or(EngineError::NoMove)
+        let best = best.ok_or(EngineError::NoMove)?;
+        Ok(shape_choice(req, floor, &best, &lines))
+    }
+
+    async fn set_multipv(&mut self, n: u32) -> Result<(), EngineError> {
+        if self.multipv != n {
+            self.send(&format!("setoption name MultiPV value {n}")).await?;
+            self.multipv = n;
+        }
+        Ok(())
     }
 
     /// Full strength, fixed nodes; the last exact score of the main line.
@@ -188,6 +232,7 @@ impl Process {
         if self.elo_range.is_some() {
             self.send("setoption name UCI_LimitStrength value false").await?;
         }
+        self.set_multipv(1).await?;
         self.send(&format!("position fen {fen}")).await?;
         self.send(&format!("go nodes {nodes}")).await?;
         let mut last = None;
@@ -241,4 +286,20 @@ impl Process {
             .await
             .map_err(|_| EngineError::Protocol(format!("no answer within {limit:?}")))?
     }
+}
+
+/// Keeps the latest exact line per MultiPV index (deeper replaces shallower).
+fn remember_line(lines: &mut Vec<Candidate>, index: u32, score: Score, pv: Vec<String>) {
+    let Some(first) = pv.into_iter().next() else { return };
+    let slot = index.saturating_sub(1) as usize;
+    if lines.len() <= slot {
+        lines.resize(
+            slot + 1,
+            Candidate {
+                uci: String::new(),
+                score: Score::Cp(i32::MIN / 2),
+            },
+        );
+    }
+    lines[slot] = Candidate { uci: first, score };
 }
