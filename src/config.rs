@@ -126,6 +126,31 @@ impl MemoryConfig {
     }
 }
 
+/// The language model for LLM move brains (personas with `brain = "llm"` or
+/// `"pipeline:..."`), over the OpenAI wire format. No URL: engine brains only.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LlmConfig {
+    /// Base URL up to `/v1`, e.g. `http://127.0.0.1:11434/v1` (Ollama).
+    pub url: Option<String>,
+    pub model: String,
+    /// From KIBITZ_LLM_API_KEY only; never written or logged.
+    #[serde(skip)]
+    pub api_key: Option<String>,
+    pub timeout_secs: u64,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            url: None,
+            model: "default".into(),
+            api_key: None,
+            timeout_secs: 60,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Config {
     pub listen: SocketAddr,
@@ -158,6 +183,7 @@ pub struct Config {
     pub max_chat_chars: usize,
     pub recall: RecallConfig,
     pub memory: MemoryConfig,
+    pub llm: LlmConfig,
     /// Bearer token that may read every player's memories. Never printed.
     #[serde(skip_serializing)]
     pub admin_token: Option<String>,
@@ -186,6 +212,7 @@ struct FileConfig {
     max_chat_chars: Option<usize>,
     recall: Option<RecallConfig>,
     memory: Option<MemoryConfig>,
+    llm: Option<LlmConfig>,
     admin_token: Option<String>,
 }
 
@@ -225,6 +252,7 @@ impl Config {
             .unwrap_or_else(|| format!("sqlite://{}", data_dir.join("kibitz.db").display()));
         let vectors_dir = env("KIBITZ_VECTORS_DIR").map(PathBuf::from).or(file.vectors_dir);
         let memory = file.memory.unwrap_or_default();
+        let llm = file.llm.unwrap_or_default();
         Ok(Config {
             listen: listen.unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8080))),
             vectors_dir: vectors_dir.unwrap_or_else(|| data_dir.join("vectors")),
@@ -272,6 +300,12 @@ impl Config {
             memory: MemoryConfig {
                 consolidate_cron: env("KIBITZ_CONSOLIDATE_CRON").unwrap_or(memory.consolidate_cron),
                 ..memory
+            },
+            llm: LlmConfig {
+                url: env("KIBITZ_LLM_URL").or(llm.url).filter(|u| !u.is_empty()),
+                model: env("KIBITZ_LLM_MODEL").unwrap_or(llm.model),
+                api_key: env("KIBITZ_LLM_API_KEY").filter(|k| !k.is_empty()),
+                ..llm
             },
             admin_token: env("KIBITZ_ADMIN_TOKEN").or(file.admin_token).filter(|t| !t.is_empty()),
             database_url,

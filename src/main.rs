@@ -49,6 +49,10 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Check that the embedding model and ONNX Runtime are provisioned.
     Models,
+    /// Two move brains play each other: results, latency, tokens, illegal moves, fallbacks.
+    Selfplay(cli::selfplay::SelfplayArgs),
+    /// Each persona against Stockfish at several Elo levels: its measured Elo ± 95% bar.
+    Calibrate(cli::selfplay::CalibrateArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,7 +61,10 @@ fn main() -> anyhow::Result<()> {
     if let Command::Serve { listen: Some(addr) } = &cli.command {
         config.listen = *addr;
     }
-    let quiet = matches!(cli.command, Command::Play(_));
+    let quiet = matches!(
+        cli.command,
+        Command::Play(_) | Command::Selfplay(_) | Command::Calibrate(_)
+    );
     init_logging(if quiet {
         "warn,qdrant_edge=error"
     } else {
@@ -77,6 +84,8 @@ fn main() -> anyhow::Result<()> {
             Command::Memories(args) => cli::memories::run(&config, args).await,
             Command::Bench(args) => cli::bench::run(&config, args).await,
             Command::Models => cli::models(&config),
+            Command::Selfplay(args) => cli::selfplay::selfplay(&config, args).await,
+            Command::Calibrate(args) => cli::selfplay::calibrate(&config, args).await,
         }
     })
 }

@@ -12,6 +12,9 @@ pub struct Persona {
     pub voice: String,
     pub elo: u32,
     pub style: Style,
+    /// Who chooses its moves: `engine` (default), `llm`, or `pipeline:p+e+pl+m`.
+    #[serde(default)]
+    pub brain: BrainKind,
     /// Tones its messages may carry (seed 002: playful, sharp, respectful, dismissive...).
     pub tones: Vec<String>,
     /// Moods it can show; the first is where every match starts.
@@ -23,6 +26,44 @@ pub struct Persona {
     pub lore: Vec<String>,
     pub lines: Lines,
     pub moods: Moods,
+}
+
+/// A persona's move brain as its card names it; checked when the card loads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum BrainKind {
+    #[default]
+    Engine,
+    Llm,
+    /// The agents, e.g. `p+e+pl+m`.
+    Pipeline(String),
+}
+
+impl TryFrom<String> for BrainKind {
+    type Error = String;
+
+    fn try_from(s: String) -> Result<Self, String> {
+        match s.split_once(':').map_or((s.as_str(), None), |(k, a)| (k, Some(a))) {
+            ("engine", None) => Ok(BrainKind::Engine),
+            ("llm", None) => Ok(BrainKind::Llm),
+            ("pipeline", agents) => {
+                let agents = agents.unwrap_or("p+e+pl+m").to_string();
+                crate::moves::PipelineConfig::parse(&agents)?;
+                Ok(BrainKind::Pipeline(agents))
+            }
+            _ => Err(format!("unknown brain {s:?}: engine, llm or pipeline:<p+e+pl+m>")),
+        }
+    }
+}
+
+impl From<BrainKind> for String {
+    fn from(b: BrainKind) -> String {
+        match b {
+            BrainKind::Engine => "engine".into(),
+            BrainKind::Llm => "llm".into(),
+            BrainKind::Pipeline(a) => format!("pipeline:{a}"),
+        }
+    }
 }
 
 /// When the persona nudges a user who is taking long: first after

@@ -16,6 +16,7 @@ use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MatchId;
+use crate::moves::MoveBrain;
 use crate::personas::Persona;
 use crate::store::{DomainWrite, Player};
 use crate::subconscious::RecallState;
@@ -77,6 +78,8 @@ pub struct MatchActor {
     pub(super) done: bool,
     /// Per ply: the engine's odds after the move (None where it had no time).
     pub(super) odds: Vec<Option<MoveOdds>>,
+    /// Chooses the persona's moves; one decision at a time (this actor).
+    pub(super) brain: Box<dyn MoveBrain>,
 }
 
 type Events = Vec<MatchEvent>;

@@ -255,6 +255,7 @@ impl Runtime {
             inbox: inbox.downgrade(),
             done: false,
             odds,
+            brain: self.svc.moves.persona_brain(&persona),
             player,
             persona,
             game,

@@ -18,6 +18,7 @@ use crate::memory::embed::{EmbedError, Embedder};
 use crate::memory::qdrant::QdrantStore;
 use crate::memory::vector::{VectorError, VectorStore};
 use crate::memory::{MemoryError, MemoryService};
+use crate::moves::Workshop;
 use crate::personas::{self, Persona, PersonaError};
 use crate::store::{Db, StoreError};
 use crate::subconscious::Subconscious;
@@ -52,6 +53,8 @@ pub struct Services {
     pub memory: MemoryService,
     pub personas: Vec<Arc<Persona>>,
     pub engine: Arc<dyn Engine>,
+    /// Builds each match's move brain.
+    pub moves: Workshop,
     pub pipeline: Pipeline,
     pub scheduler: JobScheduler,
     by_id: HashMap<String, Arc<Persona>>,
@@ -66,7 +69,14 @@ impl Services {
         let db = Db::connect(&config.database_url).await?;
         let memory = open_memory(&config, db.clone(), &personas).await?;
         let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
-        tracing::info!("persona moves come from {}", engine.name());
+        let moves = Workshop {
+            engine: engine.clone(),
+            llm: crate::llm::from_config(&config.llm),
+            movetime_ms: config.engine_movetime_ms,
+        };
+        for p in &personas {
+            tracing::info!("{} moves with {}", p.id, moves.persona_brain(p).name());
+        }
         let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron).await?;
         let pipeline = Pipeline {
             db: db.clone(),
@@ -82,6 +92,7 @@ impl Services {
             memory,
             personas,
             engine,
+            moves,
             pipeline,
             scheduler,
             by_id,

@@ -6,9 +6,9 @@ use serde_json::json;
 use super::actor::MatchActor;
 use super::error::RuntimeError;
 use crate::chess::GameEnd;
-use crate::chess::engine::{BuiltinEngine, Engine, SearchRequest};
 use crate::events::MatchEvent;
 use crate::memory::Scope;
+use crate::moves::{Driven, decide_move};
 use crate::store::DomainWrite;
 use crate::triggers::{MatchHistory, MoveFact, Trigger, TriggerKind};
 
@@ -19,13 +19,29 @@ const DRAW_OFFER_HALFMOVES: u32 = 40;
 type Events = Vec<MatchEvent>;
 
 impl MatchActor {
-    /// Plays the persona's move if it is its turn: engine choice, then
-    /// before_agent_move (which knows the move), then the move itself.
+    /// Plays the persona's move if it is its turn: the brain's choice, then
+    /// before_agent_move (which knows the move), then the move itself. A
+    /// brain that cannot produce a legal move in five attempts resigns.
     pub(super) async fn agent_move(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
         if self.game.end().is_some() || self.game.turn() == self.user_color {
             return Ok(());
         }
-        let m = self.choose_move().await;
+        let m = match decide_move(self.brain.as_mut(), &self.game).await {
+            Driven::Move { mv, report, .. } => {
+                if report.fallback || report.illegal > 0 {
+                    tracing::info!(match_id = %self.id, illegal = report.illegal, fallback = report.fallback,
+                        "the persona's move brain needed help");
+                }
+                mv
+            }
+            Driven::Resign { reason, .. } => {
+                tracing::warn!(match_id = %self.id, "the persona resigns: {reason}");
+                let end = GameEnd::Resignation {
+                    winner: self.user_color,
+                };
+                return self.finish(end, events).await;
+            }
+        };
         let mut preview = self.game.clone();
         let fact = MoveFact::new(self.game.moves().len() + 1, &preview.play(m), self.user_color);
         self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events)
@@ -38,26 +54,6 @@ impl MatchActor {
         self.maybe_offer_draw(events).await?;
         self.arm_idle().await;
         Ok(())
-    }
-
-    /// The engine's move; never fails while a legal move exists.
-    async fn choose_move(&self) -> shakmaty::Move {
-        use shakmaty::Position;
-        let req = SearchRequest {
-            fen: self.game.fen(),
-            elo: self.persona.elo,
-            style: self.persona.style,
-            movetime_ms: self.svc.config.engine_movetime_ms,
-        };
-        let uci = match self.svc.engine.choose_move(&req).await {
-            Ok(uci) => Ok(uci),
-            Err(e) => {
-                tracing::warn!(match_id = %self.id, "engine failed ({e}); built-in engine moves");
-                BuiltinEngine.choose_move(&req).await
-            }
-        };
-        let parsed = uci.ok().and_then(|u| self.game.parse(&u).ok());
-        parsed.unwrap_or_else(|| self.game.position().legal_moves()[0])
     }
 
     async fn maybe_offer_draw(&mut self, events: &mut Events) -> Result<(), RuntimeError> {

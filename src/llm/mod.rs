@@ -1,0 +1,157 @@
+//! Language models behind one seam, `ChatModel`: a chat request in (messages,
+//! optional tools for function calling, optional JSON schema for structured
+//! output), a reply out (text, tool calls, token usage). The OpenAI wire
+//! format is the common one (Ollama, vLLM, llama.cpp's server, OpenAI,
+//! Gemini's compatible endpoint); `ScriptedModel` answers from a script so
+//! agent logic can be tested turn by turn. Nothing here knows about chess.
+
+mod openai;
+mod scripted;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use openai::OpenAiModel;
+pub use scripted::ScriptedModel;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub content: String,
+    /// The calls an assistant message made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For a tool message: the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl Message {
+    fn new(role: Role, content: impl Into<String>) -> Self {
+        Message {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+    pub fn system(content: impl Into<String>) -> Self {
+        Message::new(Role::System, content)
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Message::new(Role::User, content)
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message::new(Role::Assistant, content)
+    }
+    pub fn tool_result(call_id: &str, content: impl Into<String>) -> Self {
+        Message {
+            tool_call_id: Some(call_id.to_string()),
+            ..Message::new(Role::Tool, content)
+        }
+    }
+}
+
+/// A function call the model asked for; `arguments` is its JSON text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// A function the model may call, described by a JSON schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Tool {
+    pub name: String,
+    pub description: String,
+    pub parameters: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    pub temperature: f32,
+    pub max_tokens: u32,
+    pub tools: Vec<Tool>,
+    /// Structured output: the reply must match this schema (name, schema).
+    pub json_schema: Option<(String, Value)>,
+}
+
+impl ChatRequest {
+    pub fn new(messages: Vec<Message>, temperature: f32, max_tokens: u32) -> Self {
+        ChatRequest {
+            messages,
+            temperature,
+            max_tokens,
+            tools: Vec::new(),
+            json_schema: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    pub latency: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LlmError {
+    #[error("LLM endpoint unreachable: {0}")]
+    Unreachable(String),
+    #[error("LLM call timed out after {0:?}")]
+    Timeout(Duration),
+    #[error("LLM endpoint answered {status}: {body}")]
+    Status { status: u16, body: String },
+    #[error("LLM answer not understood: {0}")]
+    BadReply(String),
+    #[error("the scripted model has no more replies")]
+    ScriptExhausted,
+}
+
+#[async_trait]
+pub trait ChatModel: Send + Sync {
+    /// Model and endpoint, for logs and the match state (never the key).
+    fn describe(&self) -> String;
+    async fn chat(&self, req: &ChatRequest) -> Result<Reply, LlmError>;
+}
+
+/// The configured model, if an endpoint is set.
+pub fn from_config(config: &crate::config::LlmConfig) -> Option<std::sync::Arc<dyn ChatModel>> {
+    let url = config.url.as_deref()?;
+    let timeout = Duration::from_secs(config.timeout_secs.max(1));
+    Some(std::sync::Arc::new(OpenAiModel::new(
+        url,
+        &config.model,
+        config.api_key.clone(),
+        timeout,
+    )))
+}

@@ -1,0 +1,69 @@
+//! Brains without a language model: the engine at the persona's Elo and
+//! style, and uniformly random legal moves (a self-play baseline).
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use rand::seq::SliceRandom;
+
+use super::{BrainError, BrainInput, Decision, MoveBrain};
+use crate::chess::engine::{Engine, EngineError, SearchRequest, Style};
+
+pub struct EngineBrain {
+    engine: Arc<dyn Engine>,
+    elo: u32,
+    style: Style,
+    movetime_ms: u64,
+}
+
+impl EngineBrain {
+    pub fn new(engine: Arc<dyn Engine>, elo: u32, style: Style, movetime_ms: u64) -> Self {
+        EngineBrain {
+            engine,
+            elo,
+            style,
+            movetime_ms,
+        }
+    }
+
+    pub fn request(&self, fen: String) -> SearchRequest {
+        SearchRequest {
+            fen,
+            elo: self.elo,
+            style: self.style,
+            movetime_ms: self.movetime_ms,
+        }
+    }
+
+    /// The engine's move for this position (also the LLM brains' fallback).
+    pub async fn engine_move(&self, fen: String) -> Result<String, EngineError> {
+        self.engine.choose_move(&self.request(fen)).await
+    }
+}
+
+#[async_trait]
+impl MoveBrain for EngineBrain {
+    fn name(&self) -> String {
+        format!("engine {} at {} ({:?})", self.engine.name(), self.elo, self.style).to_lowercase()
+    }
+
+    async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
+        let uci = self.engine_move(input.game.fen()).await?;
+        Ok(Decision::play(uci))
+    }
+}
+
+pub struct RandomBrain;
+
+#[async_trait]
+impl MoveBrain for RandomBrain {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
+        let legal = input.game.legal_moves();
+        let (uci, _) = legal.choose(&mut rand::thread_rng()).ok_or(EngineError::NoMove)?;
+        Ok(Decision::play(uci.clone()))
+    }
+}

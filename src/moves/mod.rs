@@ -1,0 +1,89 @@
+//! The persona's own moves (seeds 000, 001, 003, 004). A `MoveBrain` decides
+//! one move from the game so far: `EngineBrain` (Stockfish or the built-in
+//! engine at the persona's Elo and style), `LlmBrain` (a multi-turn chat with
+//! board commands), `PipelineBrain` (composed LLM agents with board tools),
+//! and `RandomBrain` (a baseline for self-play). The driver (`decide_move`)
+//! holds them to seed 001's contract: one decision at a time, a rejected move
+//! is shown back to the brain, five rejections and the persona resigns.
+
+pub mod calibrate;
+mod driver;
+mod engine;
+mod llm;
+mod pipeline;
+mod prompt;
+pub mod selfplay;
+mod spec;
+
+use async_trait::async_trait;
+
+use crate::chess::Game;
+use crate::chess::engine::EngineError;
+use crate::llm::{LlmError, Usage};
+
+pub use driver::{Driven, MAX_ATTEMPTS, decide_move};
+pub use engine::{EngineBrain, RandomBrain};
+pub use llm::{LlmBrain, LlmBrainConfig};
+pub use pipeline::{AgentKind, PipelineBrain, PipelineConfig};
+pub use prompt::{board_diagram, extract_move};
+pub use spec::{BrainSpec, SpecError, Workshop};
+
+/// What a brain sees: the whole game (it plays the side to move) and the
+/// moves already rejected in this decision, with the reasons.
+pub struct BrainInput<'a> {
+    pub game: &'a Game,
+    pub rejections: &'a [Rejection],
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub attempted: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BrainAction {
+    /// A move in UCI or SAN; the driver checks it.
+    Move(String),
+    Resign,
+}
+
+/// A decision and what it cost, for self-play statistics and logs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub action: BrainAction,
+    pub usage: Usage,
+    /// Moves the brain proposed that were not legal, before this one.
+    pub illegal: u32,
+    /// True when an LLM brain gave up and its engine chose the move.
+    pub fallback: bool,
+    /// Private reasoning, kept for the after-match reveal.
+    pub reasoning: Option<String>,
+}
+
+impl Decision {
+    pub fn play(uci: impl Into<String>) -> Self {
+        Decision {
+            action: BrainAction::Move(uci.into()),
+            usage: Usage::default(),
+            illegal: 0,
+            fallback: false,
+            reasoning: None,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BrainError {
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    #[error(transparent)]
+    Llm(#[from] LlmError),
+}
+
+#[async_trait]
+pub trait MoveBrain: Send + Sync {
+    /// Kind and model or engine, for logs and self-play reports.
+    fn name(&self) -> String;
+    async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError>;
+}
