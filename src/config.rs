@@ -138,6 +138,8 @@ pub struct LlmConfig {
     #[serde(skip)]
     pub api_key: Option<String>,
     pub timeout_secs: u64,
+    /// Longest answer per call of a move brain, in tokens.
+    pub max_tokens: u32,
 }
 
 impl Default for LlmConfig {
@@ -147,6 +149,7 @@ impl Default for LlmConfig {
             model: "default".into(),
             api_key: None,
             timeout_secs: 60,
+            max_tokens: 256,
         }
     }
 }
@@ -305,6 +308,7 @@ impl Config {
                 url: env("KIBITZ_LLM_URL").or(llm.url).filter(|u| !u.is_empty()),
                 model: env("KIBITZ_LLM_MODEL").unwrap_or(llm.model),
                 api_key: env("KIBITZ_LLM_API_KEY").filter(|k| !k.is_empty()),
+                max_tokens: parse_env(&env, "KIBITZ_LLM_MAX_TOKENS")?.unwrap_or(llm.max_tokens),
                 ..llm
             },
             admin_token: env("KIBITZ_ADMIN_TOKEN").or(file.admin_token).filter(|t| !t.is_empty()),

@@ -6,6 +6,7 @@ pub mod notation;
 pub mod odds;
 pub mod openings;
 pub mod pgn;
+pub mod puzzles;
 pub mod tools;
 
 pub use game::{Game, GameEnd, PlayedMove};

@@ -7,26 +7,25 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use serde_json::json;
-use shakmaty::fen::Fen;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Position};
-
+use kibitz::chess::puzzles::{parse_csv, score};
 use kibitz::chess::tools::themes::Theme;
+use serde_json::json;
 
 /// Themes the issue asks about; those without a detector are reported as such.
-const ASKED: [&str; 6] = ["fork", "pin", "hangingPiece", "discoveredAttack", "mateIn1", "mateIn2"];
-
-struct Puzzle {
-    /// The position after the opponent's first move: the solver to move.
-    pos: Chess,
-    themes: Vec<String>,
-}
+const ASKED: [&str; 7] = [
+    "fork",
+    "pin",
+    "skewer",
+    "hangingPiece",
+    "discoveredAttack",
+    "mateIn1",
+    "mateIn2",
+];
 
 pub fn run(path: &Path, out: &Path) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading {} (fetch it with scripts/fetch-puzzles.sh)", path.display()))?;
-    let puzzles: Vec<Puzzle> = text.lines().filter_map(parse).collect();
+    let puzzles = parse_csv(&text);
     if puzzles.is_empty() {
         bail!("no puzzles in {}", path.display());
     }
@@ -39,39 +38,16 @@ pub fn run(path: &Path, out: &Path) -> anyhow::Result<()> {
             report.push(json!({ "theme": tag, "tagged": tagged, "detector": false }));
             continue;
         };
-        let (mut tagged, mut found, mut untagged, mut false_alarms) = (0, 0, 0, 0);
-        for p in &puzzles {
-            let present = theme.present(&p.pos);
-            if p.themes.iter().any(|t| t == tag) {
-                tagged += 1;
-                found += usize::from(present);
-            } else {
-                untagged += 1;
-                false_alarms += usize::from(present);
-            }
-        }
-        let share = found as f64 / tagged.max(1) as f64;
-        let alarms = false_alarms as f64 / untagged.max(1) as f64;
-        println!("{tag:<17} {tagged:>5} tagged   detected {share:.3}   also claimed on {alarms:.3} of untagged");
-        report.push(json!({ "theme": tag, "tagged": tagged, "detected": share, "claimed_untagged": alarms }));
+        let s = score(&puzzles, theme);
+        println!(
+            "{tag:<17} {:>5} tagged   detected {:.3}   also claimed on {:.3} of untagged",
+            s.tagged, s.detected, s.claimed_untagged
+        );
+        report.push(serde_json::to_value(&s)?);
     }
     println!("{} puzzles in {:.1} s", puzzles.len(), started.elapsed().as_secs_f64());
     let json = json!({ "at": chrono::Utc::now(), "puzzles": puzzles.len(), "themes": report });
     std::fs::write(out, serde_json::to_string_pretty(&json)?).with_context(|| format!("writing {}", out.display()))?;
     println!("figures written to {}", out.display());
     Ok(())
-}
-
-/// One CSV row: id, FEN, moves (UCI, the first is the opponent's), rating, ..., themes.
-fn parse(line: &str) -> Option<Puzzle> {
-    let cols: Vec<&str> = line.split(',').collect();
-    let (fen, moves, themes) = (cols.get(1)?, cols.get(2)?, cols.get(7)?);
-    let mut pos: Chess = fen.parse::<Fen>().ok()?.into_position(CastlingMode::Standard).ok()?;
-    let first: UciMove = moves.split_whitespace().next()?.parse().ok()?;
-    let m = first.to_move(&pos).ok()?;
-    pos.play_unchecked(m);
-    Some(Puzzle {
-        pos,
-        themes: themes.split_whitespace().map(str::to_string).collect(),
-    })
 }

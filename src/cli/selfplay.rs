@@ -69,6 +69,7 @@ async fn workshop(config: &Config, common: &Common) -> Workshop {
         engine: engine::start(&config.stockfish_path, common.parallel.max(1)).await,
         llm: kibitz::llm::from_config(&config.llm),
         movetime_ms: common.movetime,
+        llm_max_tokens: config.llm.max_tokens,
     }
 }
 

@@ -190,6 +190,8 @@ impl MoveBrain for LlmBrain {
                     });
                 }
                 Err((_, reason)) => {
+                    let clipped: String = answer.chars().take(160).collect();
+                    tracing::debug!(model = %self.model.describe(), "rejected answer {clipped:?}: {reason}");
                     turn.rejected += 1;
                     if turn.rejected > self.config.max_retries {
                         return self.fall_back(game, side, turn, "retries exhausted").await;

@@ -35,25 +35,29 @@ pub fn board_diagram(game: &Game, side: Color) -> String {
     out
 }
 
-/// The move an answer commits to: the `## Move` section if there is one (else
-/// the whole text), then a `make_move <uci>` command, then the first UCI-shaped
+/// The move an answer commits to: a `make_move <uci>` command, else in the
+/// `## Move` section (or the whole text if there is none) the first UCI-shaped
 /// word, then the first SAN-shaped word, then the section's first word.
 /// Legality is the caller's check; this only finds what was meant.
 pub fn extract_move(answer: &str) -> Option<String> {
-    let section = move_section(answer).unwrap_or(answer);
     if let Some(m) = after_command(answer, "make_move") {
         return Some(m);
     }
+    let section = move_section(answer);
     let words: Vec<&str> = section
+        .unwrap_or(answer)
         .split_whitespace()
         .map(trim_word)
         .filter(|w| !w.is_empty())
         .collect();
-    words
+    let shaped = words
         .iter()
         .find(|w| is_uci(w))
-        .or_else(|| words.iter().find(|w| is_san(w)))
-        .or_else(|| words.first())
+        .or_else(|| words.iter().find(|w| is_san(w)));
+    // Only a `## Move` section's first word is surely meant as a move; the
+    // first word of free prose is not, and "no move found" is the truer reason.
+    shaped
+        .or_else(|| section.and_then(|_| words.first()))
         .map(|w| w.to_string())
 }
 
@@ -148,7 +152,11 @@ mod tests {
         assert_eq!(extract_move("ok. make_move g1f3").as_deref(), Some("g1f3"));
         assert_eq!(extract_move("I will play the bold Qh5!").as_deref(), Some("Qh5"));
         assert_eq!(extract_move("## Move\nthe knight").as_deref(), Some("the"));
+        assert_eq!(extract_move("The piece is a knight."), None);
         assert_eq!(extract_move("   "), None);
+        // A real SmolLM2 answer: prose, then the legal list echoed back.
+        let a = "Your move is to Nc3.\n\nYour legal moves are:\nNa3, Nc3, Nf3";
+        assert_eq!(extract_move(a).as_deref(), Some("Nc3"));
     }
 
     #[test]

@@ -63,6 +63,8 @@ pub struct Workshop {
     pub engine: Arc<dyn Engine>,
     pub llm: Option<Arc<dyn ChatModel>>,
     pub movetime_ms: u64,
+    /// Longest answer per LLM call.
+    pub llm_max_tokens: u32,
 }
 
 impl Workshop {
@@ -72,15 +74,29 @@ impl Workshop {
         let engine = EngineBrain::new(self.engine.clone(), persona.elo, persona.style, self.movetime_ms);
         match (&persona.brain, &self.llm) {
             (BrainKind::Engine, _) => Box::new(engine),
-            (BrainKind::Llm, Some(llm)) => Box::new(LlmBrain::new(llm.clone(), engine, LlmBrainConfig::default())),
+            (BrainKind::Llm, Some(llm)) => Box::new(LlmBrain::new(llm.clone(), engine, self.llm_config())),
             (BrainKind::Pipeline(agents), Some(llm)) => {
                 let config = PipelineConfig::parse(agents).unwrap_or_default();
-                Box::new(PipelineBrain::new(llm.clone(), engine, config))
+                Box::new(PipelineBrain::new(llm.clone(), engine, self.pipeline_config(config)))
             }
             (kind, None) => {
                 tracing::warn!(persona = %persona.id, "brain {kind:?} needs an LLM (llm.url); the engine plays instead");
                 Box::new(engine)
             }
+        }
+    }
+
+    fn llm_config(&self) -> LlmBrainConfig {
+        LlmBrainConfig {
+            max_tokens: self.llm_max_tokens,
+            ..LlmBrainConfig::default()
+        }
+    }
+
+    fn pipeline_config(&self, agents: PipelineConfig) -> PipelineConfig {
+        PipelineConfig {
+            max_tokens: self.llm_max_tokens.max(64),
+            ..agents
         }
     }
 
@@ -111,10 +127,10 @@ impl Workshop {
                 self.persona_brain(persona)
             }
             BrainSpec::Random => Box::new(RandomBrain),
-            BrainSpec::Llm => Box::new(LlmBrain::new(need_llm()?, strong(), LlmBrainConfig::default())),
+            BrainSpec::Llm => Box::new(LlmBrain::new(need_llm()?, strong(), self.llm_config())),
             BrainSpec::Pipeline { agents } => {
                 let config = PipelineConfig::parse(agents).map_err(err)?;
-                Box::new(PipelineBrain::new(need_llm()?, strong(), config))
+                Box::new(PipelineBrain::new(need_llm()?, strong(), self.pipeline_config(config)))
             }
         })
     }

@@ -73,6 +73,7 @@ impl Services {
             engine: engine.clone(),
             llm: crate::llm::from_config(&config.llm),
             movetime_ms: config.engine_movetime_ms,
+            llm_max_tokens: config.llm.max_tokens,
         };
         for p in &personas {
             tracing::info!("{} moves with {}", p.id, moves.persona_brain(p).name());

@@ -2,6 +2,8 @@
 //! with a temporary data dir, the real models, personas and Stockfish.
 #![allow(dead_code)]
 
+pub mod llama;
+
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -58,7 +60,7 @@ pub async fn postgres_database(admin: &str) -> String {
     format!("{base}/{name}")
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 

@@ -1,12 +1,12 @@
 //! position_eval: the position in numbers, per side: material, mobility,
-//! king safety, pawn structure, pins, batteries; and the forks on offer to
+//! king safety, pawn structure, pins, skewers, batteries; and the forks on offer to
 //! the side to move.
 
 use serde::Serialize;
 use shakmaty::{Bitboard, Board, Chess, Color, File, Position, Square, attacks};
 
 use super::perception::{Material, material};
-use super::themes::{forks, pins};
+use super::themes::{forks, pins, skewers};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SideEval {
@@ -21,6 +21,8 @@ pub struct SideEval {
     pub passed_pawns: usize,
     /// Enemy pieces this side pins.
     pub pins: usize,
+    /// Enemy pieces this side skewers (a valuable piece in front of another).
+    pub skewers: usize,
     /// Pairs of own sliders lined up with nothing between.
     pub batteries: usize,
 }
@@ -75,6 +77,7 @@ fn side(pos: &Chess, color: Color) -> SideEval {
             .filter(|&sq| (enemy_pawns & front_span(sq, color)).is_empty())
             .count(),
         pins: pins(pos, color),
+        skewers: skewers(pos, color),
         batteries: batteries(board, color),
     }
 }
@@ -137,7 +140,7 @@ impl PositionEval {
     pub fn to_text(&self) -> String {
         let side = |name: &str, s: &SideEval| {
             format!(
-                "{name}: mobility {}, king attacked {}x, pawn shield {}, pawns doubled {} isolated {} passed {}, pins {}, batteries {}",
+                "{name}: mobility {}, king attacked {}x, pawn shield {}, pawns doubled {} isolated {} passed {}, pins {}, skewers {}, batteries {}",
                 s.mobility,
                 s.king_attacks,
                 s.pawn_shield,
@@ -145,6 +148,7 @@ impl PositionEval {
                 s.isolated_pawns,
                 s.passed_pawns,
                 s.pins,
+                s.skewers,
                 s.batteries
             )
         };

@@ -269,3 +269,27 @@ fn static_exchange_counts_recaptures_and_x_rays() {
         "two rooks against one: wins the pawn"
     );
 }
+
+#[test]
+fn a_rook_check_skewers_the_queen_behind_the_king() {
+    // Ra2+ lines up the black king on a5 and the queen on a8 behind it.
+    let before = pos("q7/8/8/k7/8/8/7R/4K3 w - - 0 1");
+    let ra2 = before.legal_moves().into_iter().find(|m| m.to() == Square::A2).unwrap();
+    assert!(themes::skewer_after(&before, ra2));
+    assert!(themes::Theme::Skewer.present(&before));
+    let ToolResult::FindThreats(t) = analyze_board(&before, &ToolCall::FindThreats).unwrap() else {
+        panic!()
+    };
+    let ra2_threat = t.iter().find(|t| t.uci == "h2a2").expect("Ra2+ is a threat");
+    assert!(ra2_threat.tactics.contains(&"skewer"), "{ra2_threat:?}");
+    // After it, the position counts one skewer by White and no pin.
+    let after = pos("q7/8/8/k7/8/8/R7/4K3 b - - 1 1");
+    let ToolResult::PositionEval(e) = analyze_board(&after, &ToolCall::PositionEval).unwrap() else {
+        panic!()
+    };
+    assert_eq!((e.white.skewers, e.white.pins), (1, 0));
+    assert!(e.to_text().contains("skewers 1"));
+    // A defended rook that can simply be taken skewers nothing.
+    let taken = pos("q7/8/8/k7/8/1b6/R7/4K3 b - - 1 1");
+    assert_eq!(themes::skewers(&taken, Color::White), 0);
+}

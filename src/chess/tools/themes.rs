@@ -1,9 +1,9 @@
 //! Which tactical themes a position offers the side to move, as Lichess tags
 //! its puzzles. Used to check the tools against puzzles nobody on the team
 //! wrote (`kibitz bench tools`): mate in one and two, hanging piece, fork,
-//! pin and discovered attack. They are the seed of find_threats and deep_threats.
+//! pin, skewer and discovered attack. They are the seed of find_threats and deep_threats.
 
-use shakmaty::{Chess, Color, Move, Position, Role, attacks};
+use shakmaty::{Chess, Color, Move, Position, Role, Square, attacks};
 
 use super::safety::see;
 use super::value;
@@ -14,16 +14,18 @@ pub enum Theme {
     HangingPiece,
     Fork,
     Pin,
+    Skewer,
     DiscoveredAttack,
     MateIn2,
 }
 
 impl Theme {
-    pub const DETECTED: [Theme; 6] = [
+    pub const DETECTED: [Theme; 7] = [
         Theme::MateIn1,
         Theme::HangingPiece,
         Theme::Fork,
         Theme::Pin,
+        Theme::Skewer,
         Theme::DiscoveredAttack,
         Theme::MateIn2,
     ];
@@ -35,6 +37,7 @@ impl Theme {
             Theme::HangingPiece => "hangingPiece",
             Theme::Fork => "fork",
             Theme::Pin => "pin",
+            Theme::Skewer => "skewer",
             Theme::DiscoveredAttack => "discoveredAttack",
             Theme::MateIn2 => "mateIn2",
         }
@@ -46,6 +49,9 @@ impl Theme {
             Theme::HangingPiece => wins_material(pos),
             Theme::Fork => !forks(pos).is_empty(),
             Theme::Pin => pins(pos, pos.turn()) > 0 || pos.legal_moves().into_iter().any(|m| pin_after(pos, m)),
+            Theme::Skewer => {
+                skewers(pos, pos.turn()) > 0 || pos.legal_moves().into_iter().any(|m| skewer_after(pos, m))
+            }
             Theme::DiscoveredAttack => pos.legal_moves().into_iter().any(|m| discovers(pos, m)),
             Theme::MateIn2 => mate_in_two(pos),
         }
@@ -88,13 +94,13 @@ pub fn is_fork(pos: &Chess, m: Move) -> bool {
     targets >= 2
 }
 
-/// How many of `by`'s opponent pieces stand pinned by `by`'s sliders: to
-/// the king, or to a piece worth more behind them on the same line.
-pub fn pins(pos: &Chess, by: Color) -> usize {
+/// Two opponent pieces on one line of `by`'s slider, nothing between them:
+/// (the slider, the front piece's role, the role behind it).
+fn x_rays(pos: &Chess, by: Color) -> Vec<(Square, Role, Role)> {
     let board = pos.board();
     let theirs = board.by_color(!by);
     let sliders = board.by_color(by) & (board.bishops() | board.rooks() | board.queens());
-    let mut count = 0;
+    let mut found = Vec::new();
     for slider in sliders {
         for front in board.attacks_from(slider) & theirs {
             // Look through the attacked piece along the same line.
@@ -104,15 +110,42 @@ pub fn pins(pos: &Chess, by: Color) -> usize {
                 .min_by_key(|&sq| attacks::between(front, sq).count());
             let Some(behind) = behind else { continue };
             let clear = (attacks::between(front, behind) & board.occupied()).is_empty();
-            let (Some(f), Some(b)) = (board.role_at(front), board.role_at(behind)) else {
-                continue;
-            };
-            if clear && (b == Role::King || value(b) > value(f)) {
-                count += 1;
+            if let (true, Some(f), Some(b)) = (clear, board.role_at(front), board.role_at(behind)) {
+                found.push((slider, f, b));
             }
         }
     }
-    count
+    found
+}
+
+/// How many of `by`'s opponent pieces stand pinned by `by`'s sliders: to
+/// the king, or to a piece worth more behind them on the same line.
+pub fn pins(pos: &Chess, by: Color) -> usize {
+    x_rays(pos, by)
+        .into_iter()
+        .filter(|&(_, f, b)| f != Role::King && (b == Role::King || value(b) > value(f)))
+        .count()
+}
+
+/// Skewers by `by`: the front piece (the king, or one worth more) must move
+/// and expose a piece behind it, and the skewering slider is not simply lost.
+pub fn skewers(pos: &Chess, by: Color) -> usize {
+    let board = pos.board();
+    x_rays(pos, by)
+        .into_iter()
+        .filter(|&(slider, f, b)| {
+            let valuable_front = f == Role::King || value(f) > value(b);
+            valuable_front && b != Role::King && b != Role::Pawn && see(board, slider, !by) <= 0
+        })
+        .count()
+}
+
+/// The move creates a skewer and its piece is not simply lost.
+pub fn skewer_after(pos: &Chess, m: Move) -> bool {
+    let me = pos.turn();
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    see(after.board(), m.to(), !me) == 0 && skewers(&after, me) > skewers(pos, me)
 }
 
 /// The move creates a pin and its piece is not simply lost.

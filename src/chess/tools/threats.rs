@@ -6,7 +6,7 @@ use serde::Serialize;
 use shakmaty::{Chess, Move, Position};
 
 use super::safety::see;
-use super::themes::{discovers, is_fork, pin_after};
+use super::themes::{discovers, is_fork, pin_after, skewer_after};
 use super::{san, uci};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,6 +44,7 @@ fn threat(pos: &Chess, m: Move) -> Option<Threat> {
         (after.is_checkmate(), "mate", 1000),
         (is_fork(pos, m), "fork", 6),
         (pin_after(pos, m), "pin", 4),
+        (skewer_after(pos, m), "skewer", 4),
         (discovers(pos, m), "discovered attack", 5),
         (wins > 0, "wins material", 0),
         (after.is_check() && !after.is_checkmate(), "check", 1),
