@@ -180,6 +180,9 @@ pub struct Config {
     pub eval_nodes: u64,
     /// Longest the odds may hold up a reply; past it the move has no odds.
     pub eval_budget_ms: u64,
+    /// Nodes for the deeper evaluation that revises each move's odds after
+    /// the reply, on a separate engine process (0: no deeper evaluation).
+    pub eval_deep_nodes: u64,
     /// Multiplies every persona's idle delays (0.01 makes tests fast).
     pub idle_time_scale: f64,
     /// Longest chat message accepted, in characters.
@@ -211,6 +214,7 @@ struct FileConfig {
     engine_workers: Option<usize>,
     eval_nodes: Option<u64>,
     eval_budget_ms: Option<u64>,
+    eval_deep_nodes: Option<u64>,
     idle_time_scale: Option<f64>,
     max_chat_chars: Option<usize>,
     recall: Option<RecallConfig>,
@@ -293,6 +297,9 @@ impl Config {
             eval_budget_ms: parse_env(&env, "KIBITZ_EVAL_BUDGET_MS")?
                 .or(file.eval_budget_ms)
                 .unwrap_or(300),
+            eval_deep_nodes: parse_env(&env, "KIBITZ_EVAL_DEEP_NODES")?
+                .or(file.eval_deep_nodes)
+                .unwrap_or(200_000),
             idle_time_scale: parse_env(&env, "KIBITZ_IDLE_TIME_SCALE")?
                 .or(file.idle_time_scale)
                 .unwrap_or(1.0),

@@ -63,3 +63,31 @@ async fn without_time_for_it_a_move_simply_has_no_odds() {
     assert_eq!(state["status"], "finished");
     assert!(first_move(&state).get("odds").is_none(), "{state}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deeper_evaluation_after_the_reply_revises_the_stored_odds() {
+    // The hot path looks one node deep; the deeper look comes afterwards.
+    let server = Server::start_with(&[("KIBITZ_EVAL_NODES", "1"), ("KIBITZ_EVAL_DEEP_NODES", "100000")]).await;
+    let pat = server.new_player("Pat").await;
+    let (m, _) = server.new_match(&pat, "margot", "white").await;
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "e4" }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    let revised = eventually(20, || async {
+        server.events(&m).await.iter().any(|e| e["type"] == "odds")
+    })
+    .await;
+    assert!(revised, "an odds event arrived: {:?}", server.events(&m).await);
+    // What the event said is what the state now shows for that ply.
+    let events = server.events(&m).await;
+    let last = events.iter().rev().find(|e| e["type"] == "odds").unwrap();
+    let ply = last["data"]["ply"].as_u64().unwrap() as usize;
+    assert_eq!(last["data"]["depth"], "deep");
+    let (_, state) = server.get(&format!("/api/matches/{m}")).await;
+    assert_eq!(
+        state["moves"][ply - 1]["odds"]["white"],
+        last["data"]["odds"]["white"],
+        "{state}"
+    );
+}

@@ -1,7 +1,7 @@
-//! Data-driven perft on shakmaty's suites (read from the copy of the crate
-//! cargo fetched from the registry; not committed): the legal_moves tool
-//! lists exactly the legal moves, and every SAN it prints parses back to its
-//! move, so node counts to depth 2 match the published ones.
+//! Data-driven perft on shakmaty's suites and littlewing's (read from the
+//! copies cargo fetches from the registry; not committed): the legal_moves
+//! tool lists exactly the legal moves, and every SAN it prints parses back to
+//! its move, so node counts match the published ones.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -11,22 +11,74 @@ use kibitz::chess::tools::{ToolCall, ToolResult, analyze_board};
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
 
-/// The shakmaty source directory cargo fetched, via `cargo metadata`.
-fn shakmaty_dir() -> PathBuf {
+/// Where cargo keeps the source of `package`, a dependency of `manifest`
+/// (`cargo metadata` fetches it from the registry if needed).
+fn crate_dir(manifest: &std::path::Path, package: &str) -> PathBuf {
     let out = Command::new(env!("CARGO"))
         .args(["metadata", "--format-version", "1", "--manifest-path"])
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .arg(manifest)
         .output()
         .expect("cargo metadata runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON");
-    let manifest = meta["packages"]
+    let found = meta["packages"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["name"] == "shakmaty")
+        .find(|p| p["name"] == package)
         .and_then(|p| p["manifest_path"].as_str())
-        .expect("shakmaty is a dependency");
-    PathBuf::from(manifest).parent().unwrap().to_path_buf()
+        .unwrap_or_else(|| panic!("{package} is a dependency"));
+    PathBuf::from(found).parent().unwrap().to_path_buf()
+}
+
+fn shakmaty_dir() -> PathBuf {
+    crate_dir(
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")),
+        "shakmaty",
+    )
+}
+
+/// littlewing (MIT) is not our dependency: a throwaway manifest that names it
+/// lets cargo fetch it from crates.io.
+fn littlewing_dir() -> PathBuf {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+    let manifest = dir.path().join("Cargo.toml");
+    let toml = "[package]\nname = \"fetch-littlewing\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+                [dependencies]\nlittlewing = \"=0.7.0\"\n";
+    std::fs::write(&manifest, toml).unwrap();
+    crate_dir(&manifest, "littlewing")
+}
+
+/// littlewing's `test_perft`: `let fen = "..."` (or `DEFAULT_FEN`) then
+/// `assert_eq!(game.perft(depth), nodes)` lines.
+fn littlewing_suite() -> Vec<Case> {
+    let path = littlewing_dir().join("src/search.rs");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let start = text.find("fn test_perft()").expect("littlewing has test_perft");
+    let body = &text[start..];
+    let body = &body[..body.find("#[test]").unwrap_or(body.len())];
+    let mut cases: Vec<Case> = Vec::new();
+    for line in body.lines().map(str::trim) {
+        let fen = if line.contains("DEFAULT_FEN") {
+            Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+        } else {
+            line.strip_prefix("let fen = \"").and_then(|r| r.split('"').next())
+        };
+        if let Some(fen) = fen {
+            cases.push(Case {
+                id: format!("littlewing #{}", cases.len() + 1),
+                epd: fen.to_string(),
+                counts: Vec::new(),
+            });
+        } else if let (Some(rest), Some(case)) = (line.strip_prefix("assert_eq!(game.perft("), cases.last_mut()) {
+            let (depth, nodes) = rest.split_once("), ").unwrap();
+            case.counts
+                .push((depth.parse().unwrap(), nodes.trim_end_matches(");").parse().unwrap()));
+        }
+    }
+    cases
 }
 
 struct Case {
@@ -75,7 +127,11 @@ fn perft(pos: &Chess, depth: u32) -> u64 {
 }
 
 fn check(name: &str, limit: usize, max_depth: u32) {
-    let cases = suite(name);
+    check_cases(name, suite(name), limit, max_depth);
+}
+
+/// Checks the counts up to `max_depth`; returns how many were checked.
+fn check_cases(name: &str, cases: Vec<Case>, limit: usize, max_depth: u32) -> usize {
     assert!(!cases.is_empty(), "{name} has cases");
     let mut checked = 0;
     for case in cases.iter().take(limit) {
@@ -104,6 +160,7 @@ fn check(name: &str, limit: usize, max_depth: u32) {
         checked >= taken / 2,
         "{name}: only {checked} counts checked for {taken} cases"
     );
+    checked
 }
 
 #[test]
@@ -114,4 +171,13 @@ fn tricky_positions_to_depth_two() {
 #[test]
 fn random_positions_to_depth_two() {
     check("random.perft", 400, 2);
+}
+
+#[test]
+fn littlewings_whole_suite() {
+    let cases = littlewing_suite();
+    assert!(cases.len() >= 8, "littlewing's suite: {} positions", cases.len());
+    let listed: usize = cases.iter().map(|c| c.counts.len()).sum();
+    // Every position is a standard one and every count is checked (depth 4 at most).
+    assert_eq!(check_cases("littlewing", cases, usize::MAX, 4), listed);
 }

@@ -12,6 +12,7 @@ use super::Services;
 use super::error::RuntimeError;
 use super::idle::IdleTimer;
 use super::state::{MatchState, StateParts};
+use crate::chess::engine::Score;
 use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
@@ -56,6 +57,11 @@ pub enum Command {
     },
     IdleFired {
         generation: u64,
+    },
+    /// The deeper evaluation of the position after ply `ply`.
+    DeepScore {
+        ply: usize,
+        score: Score,
     },
 }
 
@@ -108,6 +114,11 @@ impl MatchActor {
                 Command::IdleFired { generation } => {
                     if let Err(e) = self.on_idle(generation).await {
                         tracing::warn!(match_id = %self.id, "idle_wait failed: {e}");
+                    }
+                }
+                Command::DeepScore { ply, score } => {
+                    if let Err(e) = self.revise_odds(ply, &score).await {
+                        tracing::warn!(match_id = %self.id, "revising the odds failed: {e}");
                     }
                 }
             }
@@ -259,6 +270,7 @@ impl MatchActor {
         let odds = self.odds_after_last_move().await;
         self.odds.resize(ply - 1, None);
         self.odds.push(odds);
+        self.evaluate_deeper_later(ply, &played.fen_after);
         let data = json!({
             "ply": ply, "uci": played.uci, "san": played.san, "side": side, "fen": played.fen_after, "odds": odds,
         });

@@ -1,13 +1,20 @@
 //! The engine's verdict on each move: White's win% after it and what it cost
-//! its player. A fixed-node evaluation under a time budget, so the persona's
-//! reply never waits long; when the budget runs out the move has no odds.
+//! its player. A cheap fixed-node evaluation under a time budget, so the
+//! persona's reply never waits long (past the budget the move has no odds);
+//! then a deeper one on a separate engine process, after the reply, which
+//! revises the stored odds and tells the clients (`odds` event).
 
 use std::time::Duration;
 
 use shakmaty::Color;
 
-use super::actor::MatchActor;
+use serde_json::json;
+
+use super::actor::{Command, MatchActor};
+use super::error::RuntimeError;
+use crate::chess::engine::Score;
 use crate::chess::odds::{MoveOdds, white_pct};
+use crate::store::DomainWrite;
 
 impl MatchActor {
     pub(super) async fn odds_after_last_move(&self) -> Option<MoveOdds> {
@@ -38,6 +45,52 @@ impl MatchActor {
         };
         let score = self.score(&last.fen_after).await?;
         Some(MoveOdds::new(before_white, &score, last.mover == Color::White))
+    }
+
+    /// Starts the deeper evaluation of the position after `ply`; its score
+    /// comes back to this actor as `Command::DeepScore`.
+    pub(super) fn evaluate_deeper_later(&self, ply: usize, fen_after: &str) {
+        let (Some(analyst), Some(inbox)) = (self.svc.analyst.clone(), self.inbox.upgrade()) else {
+            return;
+        };
+        let (fen, nodes) = (fen_after.to_string(), self.svc.config.eval_deep_nodes);
+        tokio::spawn(async move {
+            match analyst.evaluate(&fen, nodes).await {
+                Ok(score) => {
+                    let _ = inbox.send(Command::DeepScore { ply, score }).await;
+                }
+                Err(e) => tracing::debug!("deeper evaluation failed: {e}"),
+            }
+        });
+    }
+
+    /// Replaces ply `ply`'s odds with the deeper verdict, if the odds before
+    /// that move are known and the verdict differs.
+    pub(super) async fn revise_odds(&mut self, ply: usize, score: &Score) -> Result<(), RuntimeError> {
+        let Some(mover) = self.game.moves().get(ply.wrapping_sub(1)).map(|m| m.mover) else {
+            return Ok(());
+        };
+        // Before the move: the previous ply's odds (revised or not), else
+        // what this move's cheap odds were measured from.
+        let previous = ply.checked_sub(2).and_then(|i| self.odds.get(i).copied().flatten());
+        let own = self.odds.get(ply - 1).copied().flatten();
+        let before = previous.map(|o| o.white).or_else(|| {
+            own.map(|o| match mover {
+                Color::White => o.white - o.delta,
+                Color::Black => o.white + o.delta,
+            })
+        });
+        let Some(before) = before else { return Ok(()) };
+        let revised = MoveOdds::new(before, score, mover == Color::White);
+        if self.odds.get(ply - 1).copied().flatten() == Some(revised) {
+            return Ok(());
+        }
+        self.odds.resize(self.odds.len().max(ply), None);
+        self.odds[ply - 1] = Some(revised);
+        let data = json!({ "ply": ply, "odds": revised, "depth": "deep" });
+        let write = DomainWrite::Odds { ply, odds: revised };
+        self.emitter.emit("odds", data, write).await?;
+        Ok(())
     }
 
     /// White's win% in `fen`, where `to_move` is to move.

@@ -53,6 +53,9 @@ pub struct Services {
     pub memory: MemoryService,
     pub personas: Vec<Arc<Persona>>,
     pub engine: Arc<dyn Engine>,
+    /// A separate engine process for the deeper evaluation after each move,
+    /// so it never queues in front of a persona's move.
+    pub analyst: Option<Arc<dyn Engine>>,
     /// Builds each match's move brain.
     pub moves: Workshop,
     pub pipeline: Pipeline,
@@ -69,6 +72,10 @@ impl Services {
         let db = Db::connect(&config.database_url).await?;
         let memory = open_memory(&config, db.clone(), &personas).await?;
         let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
+        let analyst = match config.eval_deep_nodes {
+            0 => None,
+            _ => Some(engine::start(&config.stockfish_path, 1).await),
+        };
         let moves = Workshop {
             engine: engine.clone(),
             llm: crate::llm::from_config(&config.llm),
@@ -93,6 +100,7 @@ impl Services {
             memory,
             personas,
             engine,
+            analyst,
             moves,
             pipeline,
             scheduler,

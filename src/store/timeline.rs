@@ -35,6 +35,11 @@ pub enum DomainWrite<'a> {
         result: &'a str,
         termination: &'a str,
     },
+    /// A deeper evaluation revised a stored move's odds.
+    Odds {
+        ply: usize,
+        odds: MoveOdds,
+    },
     Nothing,
 }
 
@@ -109,6 +114,15 @@ impl Db {
                 .bind(ts(now))
                 .execute(&mut *tx)
                 .await?;
+            }
+            DomainWrite::Odds { ply, odds } => {
+                sqlx::query("UPDATE moves SET win_pct_white = $1, win_pct_delta = $2 WHERE match_id = $3 AND ply = $4")
+                    .bind(odds.white)
+                    .bind(odds.delta)
+                    .bind(&mid)
+                    .bind(ply as i64)
+                    .execute(&mut *tx)
+                    .await?;
             }
             DomainWrite::Message { sender, content, tone } => {
                 sqlx::query(
