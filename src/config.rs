@@ -1,6 +1,10 @@
 //! Effective configuration: defaults, then `kibitz.toml`, then `KIBITZ_*`
 //! environment variables (each later source wins).
 
+mod llm;
+
+pub use llm::{ApiKind, EndpointConfig, LlmConfig, RoleConfig};
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
@@ -123,34 +127,6 @@ impl MemoryConfig {
             });
         }
         Ok(())
-    }
-}
-
-/// The language model for LLM move brains (personas with `brain = "llm"` or
-/// `"pipeline:..."`), over the OpenAI wire format. No URL: engine brains only.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct LlmConfig {
-    /// Base URL up to `/v1`, e.g. `http://127.0.0.1:11434/v1` (Ollama).
-    pub url: Option<String>,
-    pub model: String,
-    /// From KIBITZ_LLM_API_KEY only; never written or logged.
-    #[serde(skip)]
-    pub api_key: Option<String>,
-    pub timeout_secs: u64,
-    /// Longest answer per call of a move brain, in tokens.
-    pub max_tokens: u32,
-}
-
-impl Default for LlmConfig {
-    fn default() -> Self {
-        LlmConfig {
-            url: None,
-            model: "default".into(),
-            api_key: None,
-            timeout_secs: 60,
-            max_tokens: 256,
-        }
     }
 }
 
@@ -311,12 +287,18 @@ impl Config {
                 consolidate_cron: env("KIBITZ_CONSOLIDATE_CRON").unwrap_or(memory.consolidate_cron),
                 ..memory
             },
-            llm: LlmConfig {
-                url: env("KIBITZ_LLM_URL").or(llm.url).filter(|u| !u.is_empty()),
-                model: env("KIBITZ_LLM_MODEL").unwrap_or(llm.model),
-                api_key: env("KIBITZ_LLM_API_KEY").filter(|k| !k.is_empty()),
-                max_tokens: parse_env(&env, "KIBITZ_LLM_MAX_TOKENS")?.unwrap_or(llm.max_tokens),
-                ..llm
+            llm: {
+                let mut llm = LlmConfig {
+                    url: env("KIBITZ_LLM_URL").or(llm.url).filter(|u| !u.is_empty()),
+                    model: env("KIBITZ_LLM_MODEL").unwrap_or(llm.model),
+                    api_key: env("KIBITZ_LLM_API_KEY").filter(|k| !k.is_empty()),
+                    detect_ollama: parse_env(&env, "KIBITZ_LLM_DETECT_OLLAMA")?.unwrap_or(llm.detect_ollama),
+                    ..llm
+                };
+                if let Some(max) = parse_env(&env, "KIBITZ_LLM_MAX_TOKENS")? {
+                    llm.cap_tokens(max);
+                }
+                llm
             },
             admin_token: env("KIBITZ_ADMIN_TOKEN").or(file.admin_token).filter(|t| !t.is_empty()),
             database_url,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::memory::MemoryType;
 
-pub use executor::{ExecContext, Executed, execute};
+pub use executor::{ExecContext, Executed, MAX_MESSAGE_CHARS, execute};
 
 /// One action, in the seed's JSON shape: `{"action": "send_message", "content": ..., "tone": ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,19 +1,30 @@
 //! The main agent: given the trigger, the game context, the persona and the
 //! memories the subconscious handed over, a `Brain` decides the actions.
-//! `ScriptedBrain` is deterministic and needs no model; LLM brains plug in
-//! behind the same trait.
+//! `ScriptedBrain` is deterministic and needs no model; `LlmAgent` asks a
+//! language model and falls back to the scripted brain turn by turn.
 
+mod llm;
+mod prompt;
 mod scripted;
+mod speech;
+#[cfg(test)]
+mod tests;
+mod validate;
 
 use async_trait::async_trait;
 
 use crate::actions::Decision;
+use crate::config::RoleConfig;
+use crate::llm::ChatModel;
 use crate::memory::Recalled;
 use crate::personas::Persona;
 use crate::triggers::{GameContext, Trigger};
 
+pub use llm::LlmAgent;
 pub use scripted::ScriptedBrain;
+pub use validate::{MAX_MEMORY_CHARS, looks_like_instruction, parse_decision};
 
+#[derive(Clone)]
 pub struct BrainInput<'a> {
     pub trigger: &'a Trigger,
     pub ctx: &'a GameContext,
@@ -21,6 +32,9 @@ pub struct BrainInput<'a> {
     pub memories: &'a [Recalled],
     /// The persona's current emotion.
     pub emotion: &'a str,
+    /// This match's session on the language models, if there are any.
+    pub llm: Option<&'a dyn ChatModel>,
+    pub sampling: RoleConfig,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -16,6 +16,7 @@ const CHAT_EXCERPT_CHARS: usize = 160;
 /// A recalled memory this similar to what the user said gets mentioned.
 const MENTION_SCORE: f32 = 0.5;
 
+#[derive(Default)]
 pub struct ScriptedBrain;
 
 #[async_trait]
@@ -355,6 +356,8 @@ mod tests {
             persona,
             memories: &[],
             emotion: "cocky",
+            llm: None,
+            sampling: crate::config::LlmConfig::default().main,
         };
         ScriptedBrain.decide(input).await.unwrap()
     }

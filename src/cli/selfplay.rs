@@ -67,9 +67,9 @@ struct Common {
 async fn workshop(config: &Config, common: &Common) -> Workshop {
     Workshop {
         engine: engine::start(&config.stockfish_path, common.parallel.max(1)).await,
-        llm: kibitz::llm::from_config(&config.llm),
+        llm: kibitz::llm::LlmPool::start(&config.llm, None).await,
         movetime_ms: common.movetime,
-        llm_max_tokens: config.llm.max_tokens,
+        sampling: config.llm.moves,
     }
 }
 

@@ -5,6 +5,9 @@
 //! Gemini's compatible endpoint); `ScriptedModel` answers from a script so
 //! agent logic can be tested turn by turn. Nothing here knows about chess.
 
+mod anthropic;
+mod failover;
+pub mod json;
 mod openai;
 mod scripted;
 
@@ -14,6 +17,8 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use anthropic::AnthropicModel;
+pub use failover::{CallLog, CallRecord, Endpoint, LlmPool, Session};
 pub use openai::OpenAiModel;
 pub use scripted::ScriptedModel;
 
@@ -135,6 +140,28 @@ pub enum LlmError {
     BadReply(String),
     #[error("the scripted model has no more replies")]
     ScriptExhausted,
+    #[error("LLM call cancelled: the match ended")]
+    Cancelled,
+}
+
+impl LlmError {
+    /// The endpoint is down or broken (not the model's answer): fail over.
+    pub fn is_endpoint_failure(&self) -> bool {
+        match self {
+            LlmError::Unreachable(_) | LlmError::Timeout(_) => true,
+            LlmError::Status { status, .. } => *status >= 500 || *status == 429 || *status == 401 || *status == 404,
+            LlmError::BadReply(_) | LlmError::ScriptExhausted | LlmError::Cancelled => false,
+        }
+    }
+}
+
+/// A reqwest failure as an `LlmError` (the URL is left out of the message).
+pub(crate) fn transport_error(e: reqwest::Error, timeout: Duration) -> LlmError {
+    if e.is_timeout() {
+        LlmError::Timeout(timeout)
+    } else {
+        LlmError::Unreachable(e.without_url().to_string())
+    }
 }
 
 #[async_trait]
@@ -142,16 +169,4 @@ pub trait ChatModel: Send + Sync {
     /// Model and endpoint, for logs and the match state (never the key).
     fn describe(&self) -> String;
     async fn chat(&self, req: &ChatRequest) -> Result<Reply, LlmError>;
-}
-
-/// The configured model, if an endpoint is set.
-pub fn from_config(config: &crate::config::LlmConfig) -> Option<std::sync::Arc<dyn ChatModel>> {
-    let url = config.url.as_deref()?;
-    let timeout = Duration::from_secs(config.timeout_secs.max(1));
-    Some(std::sync::Arc::new(OpenAiModel::new(
-        url,
-        &config.model,
-        config.api_key.clone(),
-        timeout,
-    )))
 }

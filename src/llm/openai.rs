@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ChatModel, ChatRequest, LlmError, Message, Reply, Role, ToolCall, Usage};
+use super::{ChatModel, ChatRequest, LlmError, Message, Reply, Role, ToolCall, Usage, transport_error};
 
 pub struct OpenAiModel {
     http: reqwest::Client,
@@ -135,9 +135,9 @@ impl ChatModel for OpenAiModel {
         if let Some(key) = &self.api_key {
             call = call.bearer_auth(key);
         }
-        let response = call.send().await.map_err(|e| self.transport_error(e))?;
+        let response = call.send().await.map_err(|e| transport_error(e, self.timeout))?;
         let status = response.status();
-        let text = response.text().await.map_err(|e| self.transport_error(e))?;
+        let text = response.text().await.map_err(|e| transport_error(e, self.timeout))?;
         if !status.is_success() {
             let body = text.chars().take(300).collect();
             return Err(LlmError::Status {
@@ -168,17 +168,6 @@ impl ChatModel for OpenAiModel {
             usage,
             latency: started.elapsed(),
         })
-    }
-}
-
-impl OpenAiModel {
-    fn transport_error(&self, e: reqwest::Error) -> LlmError {
-        if e.is_timeout() {
-            LlmError::Timeout(self.timeout)
-        } else {
-            // Without the URL's query (never a key there, but be sure).
-            LlmError::Unreachable(e.without_url().to_string())
-        }
     }
 }
 

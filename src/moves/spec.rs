@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use super::{EngineBrain, LlmBrain, LlmBrainConfig, MoveBrain, PipelineBrain, PipelineConfig, RandomBrain};
 use crate::chess::engine::{Engine, Style};
-use crate::llm::ChatModel;
+use crate::config::RoleConfig;
+use crate::llm::{ChatModel, LlmPool};
 use crate::personas::{BrainKind, Persona};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,23 +57,24 @@ impl FromStr for BrainSpec {
     }
 }
 
-/// What a brain is built from: the engine pool, the language model (if one
-/// is configured) and the engine's time per move.
+/// What a brain is built from: the engine pool, the language models (if any
+/// are configured) and the engine's time per move.
 #[derive(Clone)]
 pub struct Workshop {
     pub engine: Arc<dyn Engine>,
-    pub llm: Option<Arc<dyn ChatModel>>,
+    pub llm: Option<LlmPool>,
     pub movetime_ms: u64,
-    /// Longest answer per LLM call.
-    pub llm_max_tokens: u32,
+    /// Sampling for move brains.
+    pub sampling: RoleConfig,
 }
 
 impl Workshop {
     /// The brain a persona's card asks for. An LLM brain without a configured
     /// model becomes the engine brain (and says so), so a game always starts.
-    pub fn persona_brain(&self, persona: &Persona) -> Box<dyn MoveBrain> {
+    pub fn persona_brain(&self, persona: &Persona, match_id: Option<String>) -> Box<dyn MoveBrain> {
         let engine = EngineBrain::new(self.engine.clone(), persona.elo, persona.style, self.movetime_ms);
-        match (&persona.brain, &self.llm) {
+        let llm = self.session(match_id);
+        match (&persona.brain, &llm) {
             (BrainKind::Engine, _) => Box::new(engine),
             (BrainKind::Llm, Some(llm)) => Box::new(LlmBrain::new(llm.clone(), engine, self.llm_config())),
             (BrainKind::Pipeline(agents), Some(llm)) => {
@@ -80,22 +82,30 @@ impl Workshop {
                 Box::new(PipelineBrain::new(llm.clone(), engine, self.pipeline_config(config)))
             }
             (kind, None) => {
-                tracing::warn!(persona = %persona.id, "brain {kind:?} needs an LLM (llm.url); the engine plays instead");
+                tracing::warn!(persona = %persona.id, "brain {kind:?} needs an LLM ([llm]); the engine plays instead");
                 Box::new(engine)
             }
         }
     }
 
+    /// A move-brain session on the LLM endpoints, if there are any.
+    fn session(&self, match_id: Option<String>) -> Option<Arc<dyn ChatModel>> {
+        let pool = self.llm.as_ref()?;
+        Some(pool.session(match_id, "moves", self.sampling) as Arc<dyn ChatModel>)
+    }
+
     fn llm_config(&self) -> LlmBrainConfig {
         LlmBrainConfig {
-            max_tokens: self.llm_max_tokens,
+            temperature: self.sampling.temperature,
+            max_tokens: self.sampling.max_tokens,
             ..LlmBrainConfig::default()
         }
     }
 
     fn pipeline_config(&self, agents: PipelineConfig) -> PipelineConfig {
         PipelineConfig {
-            max_tokens: self.llm_max_tokens.max(64),
+            temperature: self.sampling.temperature,
+            max_tokens: self.sampling.max_tokens.max(64),
             ..agents
         }
     }
@@ -107,8 +117,7 @@ impl Workshop {
             why,
         };
         let need_llm = || {
-            self.llm
-                .clone()
+            self.session(None)
                 .ok_or_else(|| err("no LLM configured (set llm.url or KIBITZ_LLM_URL)".into()))
         };
         let strong = || EngineBrain::new(self.engine.clone(), 1500, Style::Positional, self.movetime_ms);
@@ -124,7 +133,7 @@ impl Workshop {
                     .iter()
                     .find(|p| &p.id == id)
                     .ok_or_else(|| err(format!("no persona {id:?}")))?;
-                self.persona_brain(persona)
+                self.persona_brain(persona, None)
             }
             BrainSpec::Random => Box::new(RandomBrain),
             BrainSpec::Llm => Box::new(LlmBrain::new(need_llm()?, strong(), self.llm_config())),

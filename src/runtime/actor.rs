@@ -17,6 +17,7 @@ use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MatchId;
+use crate::llm::{ChatModel, Session};
 use crate::moves::MoveBrain;
 use crate::personas::Persona;
 use crate::store::{DomainWrite, Player};
@@ -86,6 +87,9 @@ pub struct MatchActor {
     pub(super) odds: Vec<Option<MoveOdds>>,
     /// Chooses the persona's moves; one decision at a time (this actor).
     pub(super) brain: Box<dyn MoveBrain>,
+    /// The main agent's session on the language models (failover state,
+    /// accounting), if any are configured.
+    pub(super) agent_llm: Option<Arc<Session>>,
 }
 
 type Events = Vec<MatchEvent>;
@@ -300,6 +304,7 @@ impl MatchActor {
             emotion: &self.emotion,
             recall: &mut self.recall,
             emitter: &mut self.emitter,
+            llm: self.agent_llm.as_deref().map(|s| s as &dyn ChatModel),
         };
         let outcome = self.svc.pipeline.fire(trigger, &ctx, side).await?;
         if let Some(emotion) = outcome.emotion {

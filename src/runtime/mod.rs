@@ -255,7 +255,12 @@ impl Runtime {
             inbox: inbox.downgrade(),
             done: false,
             odds,
-            brain: self.svc.moves.persona_brain(&persona),
+            brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
+            agent_llm: self
+                .svc
+                .llm
+                .as_ref()
+                .map(|pool| pool.session(Some(id.to_string()), "main", self.svc.config.llm.main)),
             player,
             persona,
             game,

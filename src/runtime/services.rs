@@ -9,9 +9,10 @@ use std::path::Path;
 
 use tokio_cron_scheduler::{Job, JobScheduler};
 
-use crate::agent::ScriptedBrain;
+use crate::agent::{LlmAgent, ScriptedBrain};
 use crate::chess::engine::{self, Engine};
 use crate::config::Config;
+use crate::llm::LlmPool;
 use crate::memory::Scope;
 use crate::memory::edge::EdgeStore;
 use crate::memory::embed::{EmbedError, Embedder};
@@ -58,6 +59,8 @@ pub struct Services {
     pub analyst: Option<Arc<dyn Engine>>,
     /// Builds each match's move brain.
     pub moves: Workshop,
+    /// The language models, if any: each match opens its own sessions.
+    pub llm: Option<LlmPool>,
     pub pipeline: Pipeline,
     pub scheduler: JobScheduler,
     by_id: HashMap<String, Arc<Persona>>,
@@ -76,21 +79,30 @@ impl Services {
             0 => None,
             _ => Some(engine::start(&config.stockfish_path, 1).await),
         };
+        let llm = LlmPool::start(&config.llm, Some(Arc::new(db.clone()))).await;
+        match &llm {
+            Some(pool) => tracing::info!("language models: {}", pool.describe()),
+            None => tracing::info!("no language model configured or found: scripted agents, engine moves"),
+        }
         let moves = Workshop {
             engine: engine.clone(),
-            llm: crate::llm::from_config(&config.llm),
+            llm: llm.clone(),
             movetime_ms: config.engine_movetime_ms,
-            llm_max_tokens: config.llm.max_tokens,
+            sampling: config.llm.moves,
         };
         for p in &personas {
-            tracing::info!("{} moves with {}", p.id, moves.persona_brain(p).name());
+            tracing::info!("{} moves with {}", p.id, moves.persona_brain(p, None).name());
         }
         let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron).await?;
         let pipeline = Pipeline {
             db: db.clone(),
             memory: memory.clone(),
             subconscious: Subconscious::new(memory.clone(), config.recall.clone()),
-            brain: Arc::new(ScriptedBrain),
+            brain: match &llm {
+                Some(_) => Arc::new(LlmAgent::new()),
+                None => Arc::new(ScriptedBrain),
+            },
+            sampling: config.llm.main,
         };
         let personas: Vec<Arc<Persona>> = personas.into_iter().map(Arc::new).collect();
         let by_id = personas.iter().map(|p| (p.id.clone(), p.clone())).collect();
@@ -102,6 +114,7 @@ impl Services {
             engine,
             analyst,
             moves,
+            llm,
             pipeline,
             scheduler,
             by_id,

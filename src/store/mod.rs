@@ -4,6 +4,7 @@
 
 mod consolidation;
 mod erasure;
+mod llm_calls;
 mod matches;
 mod memories;
 mod players;
@@ -17,6 +18,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use consolidation::ConsolidationRow;
+pub use llm_calls::LlmCallRow;
 pub use matches::{MatchRow, MoveRow, NewMatch};
 pub use memories::MemoryQuery;
 pub use players::Player;

@@ -11,7 +11,9 @@ use serde_json::json;
 use super::{GameContext, Trigger};
 use crate::actions::{self, Decision, ExecContext};
 use crate::agent::{Brain, BrainInput};
+use crate::config::RoleConfig;
 use crate::events::{Emitter, MatchEvent};
+use crate::llm::ChatModel;
 use crate::memory::MemoryService;
 use crate::personas::Persona;
 use crate::store::{Db, DomainWrite, StoreError};
@@ -23,6 +25,8 @@ pub struct Pipeline {
     pub memory: MemoryService,
     pub subconscious: Subconscious,
     pub brain: Arc<dyn Brain>,
+    /// Sampling for the main agent's LLM calls.
+    pub sampling: RoleConfig,
 }
 
 #[derive(Debug, Default)]
@@ -38,6 +42,8 @@ pub struct MatchSide<'a> {
     pub emotion: &'a str,
     pub recall: &'a mut RecallState,
     pub emitter: &'a mut Emitter,
+    /// The match's main-agent session on the language models.
+    pub llm: Option<&'a dyn ChatModel>,
 }
 
 impl Pipeline {
@@ -69,6 +75,8 @@ impl Pipeline {
             persona: side.persona,
             memories: &memories,
             emotion: side.emotion,
+            llm: side.llm,
+            sampling: self.sampling,
         };
         let decision = match self.brain.decide(input).await {
             Ok(d) => d,

@@ -1,0 +1,126 @@
+//! The main agent on a language model. One call per trigger with the seed's
+//! JSON actions as structured output (or the first JSON object in the prose);
+//! an invalid answer gets one corrective retry at temperature + 0.1, then the
+//! scripted brain acts for that turn and the failed turn stays out of the
+//! thread. The game never waits on a broken model.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+
+use super::prompt;
+use super::speech::SpeechLog;
+use super::validate::{parse_decision, summary};
+use super::{Brain, BrainError, BrainInput, ScriptedBrain};
+use crate::actions::Decision;
+use crate::ids::MatchId;
+use crate::llm::{ChatModel, ChatRequest, Message, Usage};
+use crate::triggers::TriggerKind;
+
+/// Earlier turns kept in a match's thread, as (label, what was done).
+const THREAD_TURNS: usize = 6;
+
+#[derive(Default)]
+pub struct LlmAgent {
+    fallback: ScriptedBrain,
+    threads: Mutex<HashMap<MatchId, VecDeque<(String, String)>>>,
+    speech: SpeechLog,
+}
+
+impl LlmAgent {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn messages(&self, input: &BrainInput<'_>) -> Vec<Message> {
+        let mut out = vec![Message::system(prompt::system(input))];
+        if let Ok(threads) = self.threads.lock()
+            && let Some(thread) = threads.get(&input.ctx.match_id)
+        {
+            for (label, done) in thread {
+                out.push(Message::user(label.clone()));
+                out.push(Message::assistant(done.clone()));
+            }
+        }
+        out.push(Message::user(prompt::turn(input)));
+        out
+    }
+
+    fn remember(&self, input: &BrainInput<'_>, decision: &Decision) {
+        let label = format!("[{} at move {}]", input.trigger.kind.as_str(), input.ctx.move_count);
+        let Ok(mut threads) = self.threads.lock() else { return };
+        if input.trigger.kind == TriggerKind::AfterMatch {
+            threads.remove(&input.ctx.match_id);
+            return;
+        }
+        let thread = threads.entry(input.ctx.match_id).or_default();
+        thread.push_back((label, summary(decision)));
+        while thread.len() > THREAD_TURNS {
+            thread.pop_front();
+        }
+    }
+
+    /// One answer, checked; `Err` carries the reason to show the model.
+    async fn attempt(
+        &self,
+        model: &dyn ChatModel,
+        input: &BrainInput<'_>,
+        messages: &[Message],
+        temperature: f32,
+        usage: &mut Usage,
+    ) -> Result<Decision, (String, String)> {
+        let sampling = input.sampling;
+        let mut req = ChatRequest::new(messages.to_vec(), temperature, sampling.max_tokens);
+        req.json_schema = Some(("kibitz_actions".into(), prompt::schema(input)));
+        let reply = model
+            .chat(&req)
+            .await
+            .map_err(|e| (String::new(), format!("call failed: {e}")))?;
+        *usage += reply.usage;
+        parse_decision(&reply.content, input).map_err(|why| (reply.content, why))
+    }
+}
+
+#[async_trait]
+impl Brain for LlmAgent {
+    fn name(&self) -> &'static str {
+        "llm"
+    }
+
+    async fn decide(&self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
+        let Some(model) = input.llm else {
+            return self.fallback.decide(input).await;
+        };
+        let mut messages = self.messages(&input);
+        let temperature = input.sampling.temperature;
+        let mut usage = Usage::default();
+        let first = self.attempt(model, &input, &messages, temperature, &mut usage).await;
+        let result = match first {
+            Ok(d) => Ok(d),
+            Err((answer, why)) if !answer.is_empty() => {
+                messages.push(Message::assistant(answer));
+                messages.push(Message::user(format!(
+                    "That answer was not valid: {why}. Answer again with only the JSON object."
+                )));
+                self.attempt(model, &input, &messages, temperature + 0.1, &mut usage)
+                    .await
+            }
+            Err(e) => Err(e),
+        };
+        let mut decision = match result {
+            Ok(d) => {
+                self.remember(&input, &d);
+                d
+            }
+            Err((_, why)) => {
+                tracing::warn!(model = %model.describe(), "main agent answer unusable ({why}); scripted brain acts");
+                let mut d = self.fallback.decide(input.clone()).await?;
+                d.thinking = Some(format!("scripted fallback: {why}"));
+                d
+            }
+        };
+        self.speech.limit(&input, &mut decision);
+        Ok(decision)
+    }
+}

@@ -1,0 +1,258 @@
+//! Endpoints in priority order and one session per match and role: a
+//! preflight (1.5 s each) picks the first that answers, a failed call moves
+//! the session to the next endpoint for good (one-way failover, seed 001),
+//! the first call may take longer (a cold model), the match's end cancels a
+//! call in flight, and every call is recorded (tokens, latency, the request
+//! and the answer) through `CallLog`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use tokio::sync::watch;
+
+use super::{AnthropicModel, ChatModel, ChatRequest, LlmError, OpenAiModel, Reply, Usage};
+use crate::config::{ApiKind, EndpointConfig, LlmConfig, RoleConfig};
+
+/// One configured endpoint and its client.
+pub struct Endpoint {
+    pub config: EndpointConfig,
+    pub model: Arc<dyn ChatModel>,
+}
+
+impl Endpoint {
+    pub fn new(config: EndpointConfig, timeout: Duration) -> Endpoint {
+        let key = config.api_key();
+        let model: Arc<dyn ChatModel> = match config.kind {
+            ApiKind::Openai => Arc::new(OpenAiModel::new(&config.url, &config.model, key, timeout)),
+            ApiKind::Anthropic => Arc::new(AnthropicModel::new(&config.url, &config.model, key, timeout)),
+        };
+        Endpoint { config, model }
+    }
+
+    /// Answers its model list within `wait`.
+    async fn alive(&self, wait: Duration) -> bool {
+        let url = match self.config.kind {
+            ApiKind::Openai => format!("{}/models", self.config.url.trim_end_matches('/')),
+            ApiKind::Anthropic => format!(
+                "{}/v1/models",
+                self.config.url.trim_end_matches('/').trim_end_matches("/v1")
+            ),
+        };
+        let mut req = reqwest::Client::new().get(url).timeout(wait);
+        if let Some(key) = self.config.api_key() {
+            req = match self.config.kind {
+                ApiKind::Openai => req.bearer_auth(key),
+                ApiKind::Anthropic => req.header("x-api-key", key).header("anthropic-version", "2023-06-01"),
+            };
+        }
+        req.send().await.is_ok_and(|r| r.status().is_success())
+    }
+}
+
+/// One LLM call, as recorded for accounting and the conversation log.
+#[derive(Debug, Clone)]
+pub struct CallRecord {
+    pub match_id: Option<String>,
+    pub role: &'static str,
+    pub endpoint: String,
+    pub model: String,
+    /// The messages sent, as JSON.
+    pub request: String,
+    pub response: String,
+    pub usage: Usage,
+    pub latency_ms: u64,
+    pub error: Option<String>,
+}
+
+#[async_trait]
+pub trait CallLog: Send + Sync {
+    async fn record(&self, call: CallRecord);
+}
+
+#[derive(Clone)]
+pub struct LlmPool {
+    endpoints: Arc<Vec<Endpoint>>,
+    timeout: Duration,
+    first_timeout: Duration,
+    preflight: Duration,
+    log: Option<Arc<dyn CallLog>>,
+}
+
+impl LlmPool {
+    /// The configured endpoints, or a local Ollama if none is configured and
+    /// one answers; None when there is no model to use.
+    pub async fn start(config: &LlmConfig, log: Option<Arc<dyn CallLog>>) -> Option<LlmPool> {
+        let mut configs = config.all_endpoints();
+        if configs.is_empty() && config.detect_ollama {
+            configs.extend(detect_ollama(Duration::from_millis(config.preflight_ms)).await);
+        }
+        if configs.is_empty() {
+            return None;
+        }
+        let first_timeout = Duration::from_secs(config.first_timeout_secs.max(config.timeout_secs).max(1));
+        let endpoints = configs.into_iter().map(|c| Endpoint::new(c, first_timeout)).collect();
+        Some(LlmPool {
+            endpoints: Arc::new(endpoints),
+            timeout: Duration::from_secs(config.timeout_secs.max(1)),
+            first_timeout,
+            preflight: Duration::from_millis(config.preflight_ms),
+            log,
+        })
+    }
+
+    /// A new session: its own failover state, calls labelled with the match and role.
+    pub fn session(&self, match_id: Option<String>, role: &'static str, sampling: RoleConfig) -> Arc<Session> {
+        let (cancel, cancelled) = watch::channel(false);
+        Arc::new(Session {
+            pool: self.clone(),
+            match_id,
+            role,
+            sampling,
+            current: AtomicUsize::new(0),
+            checked: AtomicBool::new(false),
+            called: AtomicBool::new(false),
+            cancel,
+            cancelled,
+        })
+    }
+
+    /// Names, models and URLs in priority order, for the start-up log.
+    pub fn describe(&self) -> String {
+        let names: Vec<String> = self
+            .endpoints
+            .iter()
+            .map(|e| format!("{} ({} at {})", e.config.name, e.config.model, e.config.url))
+            .collect();
+        names.join(", then ")
+    }
+}
+
+/// A local Ollama on its default port, with the first model it has.
+async fn detect_ollama(wait: Duration) -> Option<EndpointConfig> {
+    let tags = reqwest::Client::new()
+        .get("http://127.0.0.1:11434/api/tags")
+        .timeout(wait)
+        .send()
+        .await
+        .ok()?;
+    let body: serde_json::Value = tags.json().await.ok()?;
+    let model = body["models"].as_array()?.first()?["name"].as_str()?.to_string();
+    tracing::info!("found a local Ollama with {model}");
+    Some(EndpointConfig {
+        name: "ollama".into(),
+        kind: ApiKind::Openai,
+        url: "http://127.0.0.1:11434/v1".into(),
+        model,
+        api_key_env: None,
+    })
+}
+
+pub struct Session {
+    pool: LlmPool,
+    match_id: Option<String>,
+    role: &'static str,
+    pub sampling: RoleConfig,
+    /// The endpoint in use; it only ever moves forward.
+    current: AtomicUsize,
+    checked: AtomicBool,
+    called: AtomicBool,
+    cancel: watch::Sender<bool>,
+    cancelled: watch::Receiver<bool>,
+}
+
+impl Session {
+    /// The endpoint and model now serving this session.
+    pub fn serving(&self) -> Option<(String, String)> {
+        let e = self.pool.endpoints.get(self.current.load(Ordering::SeqCst))?;
+        Some((e.config.name.clone(), e.config.model.clone()))
+    }
+
+    /// Stops a call in flight and every later one (the match ended).
+    pub fn cancel(&self) {
+        let _ = self.cancel.send(true);
+    }
+
+    /// Skips endpoints that do not answer their model list in time. Once.
+    async fn preflight(&self) {
+        if self.checked.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let endpoints = &self.pool.endpoints;
+        for (i, e) in endpoints.iter().enumerate().skip(self.current.load(Ordering::SeqCst)) {
+            if e.alive(self.pool.preflight).await {
+                self.current.fetch_max(i, Ordering::SeqCst);
+                return;
+            }
+            tracing::warn!(endpoint = %e.config.name, role = self.role, "LLM endpoint failed its preflight");
+        }
+        // None answered: keep the first; its calls will say why.
+    }
+
+    async fn call_one(&self, e: &Endpoint, req: &ChatRequest) -> Result<Reply, LlmError> {
+        let first = !self.called.swap(true, Ordering::SeqCst);
+        let limit = if first {
+            self.pool.first_timeout
+        } else {
+            self.pool.timeout
+        };
+        let mut cancelled = self.cancelled.clone();
+        if *cancelled.borrow() {
+            return Err(LlmError::Cancelled);
+        }
+        tokio::select! {
+            r = tokio::time::timeout(limit, e.model.chat(req)) => r.unwrap_or(Err(LlmError::Timeout(limit))),
+            _ = cancelled.changed() => Err(LlmError::Cancelled),
+        }
+    }
+
+    async fn record(&self, e: &Endpoint, req: &ChatRequest, result: &Result<Reply, LlmError>, took: Duration) {
+        let Some(log) = &self.pool.log else { return };
+        let (response, usage, error) = match result {
+            Ok(r) => (r.content.clone(), r.usage, None),
+            Err(err) => (String::new(), Usage::default(), Some(err.to_string())),
+        };
+        log.record(CallRecord {
+            match_id: self.match_id.clone(),
+            role: self.role,
+            endpoint: e.config.name.clone(),
+            model: e.config.model.clone(),
+            request: serde_json::to_string(&req.messages).unwrap_or_default(),
+            response,
+            usage,
+            latency_ms: took.as_millis() as u64,
+            error,
+        })
+        .await;
+    }
+}
+
+#[async_trait]
+impl ChatModel for Session {
+    fn describe(&self) -> String {
+        self.serving()
+            .map_or_else(|| "no endpoint".into(), |(name, model)| format!("{model} on {name}"))
+    }
+
+    async fn chat(&self, req: &ChatRequest) -> Result<Reply, LlmError> {
+        self.preflight().await;
+        let mut last = LlmError::Unreachable("no endpoint configured".into());
+        let endpoints = &self.pool.endpoints;
+        for (i, e) in endpoints.iter().enumerate().skip(self.current.load(Ordering::SeqCst)) {
+            let started = Instant::now();
+            let result = self.call_one(e, req).await;
+            self.record(e, req, &result, started.elapsed()).await;
+            match result {
+                Ok(reply) => return Ok(reply),
+                Err(err) if !err.is_endpoint_failure() => return Err(err),
+                Err(err) => {
+                    tracing::warn!(endpoint = %e.config.name, role = self.role, "LLM call failed ({err}); failing over");
+                    self.current.fetch_max(i + 1, Ordering::SeqCst);
+                    last = err;
+                }
+            }
+        }
+        Err(last)
+    }
+}
