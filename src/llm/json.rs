@@ -6,10 +6,10 @@ pub fn first_json_object(text: &str) -> Option<serde_json::Value> {
     let mut from = 0;
     while let Some(offset) = text[from..].find('{') {
         let start = from + offset;
-        if let Some(end) = balanced_end(&text[start..]) {
-            if let Ok(v) = serde_json::from_str(&text[start..start + end]) {
-                return Some(v);
-            }
+        if let Some(end) = balanced_end(&text[start..])
+            && let Ok(v) = serde_json::from_str(&text[start..start + end])
+        {
+            return Some(v);
         }
         from = start + 1;
     }
