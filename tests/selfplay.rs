@@ -13,6 +13,7 @@ fn kibitz(args: &[&str]) -> (bool, String, String) {
         .args(args)
         .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
         .env_remove("KIBITZ_LLM_URL")
+        .env("KIBITZ_LLM_DETECT_OLLAMA", "false")
         .env_remove("KIBITZ_CONFIG")
         .env("RUST_LOG", "error")
         .output()

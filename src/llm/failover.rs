@@ -248,7 +248,10 @@ impl ChatModel for Session {
                 Err(err) if !err.is_endpoint_failure() => return Err(err),
                 Err(err) => {
                     tracing::warn!(endpoint = %e.config.name, role = self.role, "LLM call failed ({err}); failing over");
-                    self.current.fetch_max(i + 1, Ordering::SeqCst);
+                    // Forward only, but never past the last endpoint: later
+                    // calls try it again rather than give up on the match.
+                    self.current
+                        .fetch_max((i + 1).min(endpoints.len() - 1), Ordering::SeqCst);
                     last = err;
                 }
             }

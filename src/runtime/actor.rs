@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::Services;
 use super::error::RuntimeError;
 use super::idle::IdleTimer;
-use super::state::{MatchState, StateParts};
+use super::state::{MatchState, Serving, StateParts};
 use crate::chess::engine::Score;
 use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
@@ -344,6 +344,14 @@ impl MatchActor {
             last_seq: self.emitter.last_seq(),
             odds: &self.odds,
         };
-        MatchState::build(parts, &self.game)
+        let mut state = MatchState::build(parts, &self.game);
+        let serving = self.agent_llm.as_ref().and_then(|s| s.serving());
+        state.serving = Some(Serving {
+            agent: if self.agent_llm.is_some() { "llm" } else { "scripted" },
+            moves: self.brain.name(),
+            llm_endpoint: serving.as_ref().map(|(e, _)| e.clone()),
+            llm_model: serving.map(|(_, m)| m),
+        });
+        state
     }
 }

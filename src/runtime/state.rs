@@ -45,6 +45,21 @@ pub struct MatchState {
     pub draw_offer: Option<String>,
     /// The last event number; a WebSocket opened with `?since=` this sees only newer ones.
     pub last_seq: i64,
+    /// Who is thinking for the persona in a live match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serving: Option<Serving>,
+}
+
+/// The brains and, if any, the language model endpoint serving a live match.
+#[derive(Debug, Clone, Serialize)]
+pub struct Serving {
+    /// `llm` or `scripted`.
+    pub agent: &'static str,
+    /// The move brain, e.g. "engine stockfish 15.1 at 1500 (positional)".
+    pub moves: String,
+    /// The endpoint name and model now answering the main agent.
+    pub llm_endpoint: Option<String>,
+    pub llm_model: Option<String>,
 }
 
 pub struct StateParts<'a> {
@@ -104,6 +119,7 @@ impl MatchState {
             emotion: p.emotion.to_string(),
             draw_offer: p.draw_offer.map(str::to_string),
             last_seq: p.last_seq,
+            serving: None,
         }
     }
 }

@@ -94,6 +94,10 @@ impl MatchActor {
         self.history = self.load_history().await?;
         self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
         self.done = true;
+        // Nothing more to say in this match: stop any call still in flight.
+        if let Some(llm) = &self.agent_llm {
+            llm.cancel();
+        }
         // Tidy this player's memories now, off the match's critical path.
         let (memory, player) = (self.svc.memory.clone(), self.player.id);
         tokio::spawn(async move {

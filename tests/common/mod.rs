@@ -2,6 +2,7 @@
 //! with a temporary data dir, the real models, personas and Stockfish.
 #![allow(dead_code)]
 
+pub mod fake_llm;
 pub mod llama;
 
 use std::net::TcpListener;
@@ -99,6 +100,9 @@ impl Server {
             .env("KIBITZ_MODELS_DIR", repo().join("models"))
             .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
             .env("KIBITZ_ENGINE_MOVETIME_MS", "30")
+            // Only the LLM a test names: never a developer's local Ollama.
+            .env("KIBITZ_LLM_DETECT_OLLAMA", "false")
+            .env_remove("KIBITZ_LLM_URL")
             .env("RUST_LOG", "warn,qdrant_edge=error,kibitz=info")
             .current_dir(self.data.path())
             .stdin(Stdio::null())
