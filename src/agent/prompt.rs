@@ -118,25 +118,46 @@ fn move_json(m: &MoveFact) -> Value {
     })
 }
 
-/// The JSON schema of an answer, for backends with structured output.
+/// The JSON schema of an answer, for backends with structured output: one
+/// object shape per action (so a grammar-constrained model cannot leave out
+/// a field), the persona's own tones and emotions, short texts.
 pub fn schema(input: &BrainInput<'_>) -> Value {
     let types: Vec<&str> = MemoryType::ALL.iter().map(|t| t.as_str()).collect();
+    let p = input.persona;
+    let send = shape(
+        "send_message",
+        json!({"content": {"type": "string", "maxLength": 300}, "tone": {"type": "string", "enum": p.tones}}),
+        &["content", "tone"],
+    );
+    let emotion = shape(
+        "set_emotion",
+        json!({"content": {"type": "string", "enum": p.emotions}}),
+        &["content"],
+    );
+    let memory = shape(
+        "save_memory",
+        json!({
+            "content": {"type": "string", "maxLength": 300},
+            "memory_type": {"type": "string", "enum": types},
+            "importance": {"type": "number", "minimum": 0, "maximum": 1}
+        }),
+        &["content", "memory_type"],
+    );
+    let stop = shape("stop", json!({}), &[]);
     json!({
         "type": "object",
         "properties": {
-            "thinking": {"type": "string"},
-            "actions": {"type": "array", "maxItems": 4, "items": {
-                "type": "object",
-                "properties": {
-                    "action": {"type": "string", "enum": ["send_message", "set_emotion", "save_memory", "stop"]},
-                    "content": {"type": "string"},
-                    "tone": {"type": "string", "enum": input.persona.tones},
-                    "memory_type": {"type": "string", "enum": types},
-                    "importance": {"type": "number"}
-                },
-                "required": ["action"]
-            }}
+            "thinking": {"type": "string", "maxLength": 400},
+            "actions": {"type": "array", "maxItems": 3, "items": {"anyOf": [send, emotion, memory, stop]}}
         },
-        "required": ["thinking", "actions"]
+        "required": ["thinking", "actions"],
+        "additionalProperties": false
     })
+}
+
+fn shape(action: &str, mut properties: Value, required: &[&str]) -> Value {
+    properties["action"] = json!({"const": action});
+    let mut required: Vec<&str> = required.to_vec();
+    required.insert(0, "action");
+    json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
 }

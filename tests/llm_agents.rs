@@ -1,0 +1,76 @@
+//! The main agent on a real LLM (llama-server with SmolLM2-135M, structured
+//! output through `response_format: json_schema`): a match from greeting to
+//! resignation where every trigger yields valid actions, from the model, its
+//! repair, or the scripted brain; every call is accounted for.
+
+mod common;
+
+use common::Server;
+use common::llama::LlamaServer;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_with_a_real_model_runs_end_to_end() {
+    let llama = LlamaServer::start().await;
+    let server = Server::start_with(&[("KIBITZ_LLM_URL", &llama.url), ("KIBITZ_LLM_MAX_TOKENS", "200")]).await;
+    let pat = server.new_player("Pat").await;
+    let (m, created) = server.new_match(&pat, "margot", "white").await;
+    assert_eq!(created["state"]["serving"]["agent"], "llm", "{created}");
+    let (status, out) = server
+        .post(
+            &format!("/api/matches/{m}/chat"),
+            json!({ "text": "Good evening! I love the Italian." }),
+        )
+        .await;
+    assert_eq!(status, 200, "{out}");
+    for mv in ["e4", "Nf3"] {
+        let (status, out) = server
+            .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
+            .await;
+        assert_eq!(status, 200, "{out}");
+    }
+    let (status, out) = server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
+    assert_eq!(status, 200, "{out}");
+    assert_eq!(out["state"]["status"], "finished");
+
+    // Every trigger ran its actions through the executor: from the model, its
+    // one repair, or the scripted brain. Nothing was left undecided.
+    let logs: Vec<(String, String)> =
+        sqlx::query_as("SELECT trigger, actions FROM trigger_log WHERE match_id = $1 ORDER BY id")
+            .bind(&m)
+            .fetch_all(&server.sql().await)
+            .await
+            .unwrap();
+    let kinds: Vec<&str> = logs.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(kinds.first(), Some(&"before_match"));
+    assert_eq!(kinds.last(), Some(&"after_match"));
+    let mut from_model = 0;
+    for (kind, actions) in &logs {
+        let log: serde_json::Value = serde_json::from_str(actions).unwrap();
+        assert_eq!(log["brain"], "llm", "{kind}");
+        assert!(log["executed"].is_array(), "{kind}: {log}");
+        let thinking = log["thinking"].as_str().unwrap_or("");
+        from_model += usize::from(!thinking.starts_with("scripted fallback"));
+    }
+    println!("{from_model} of {} triggers answered by the model itself", logs.len());
+
+    // Accounting: each call with tokens and latency; the conversation log
+    // holds what was sent and what came back.
+    let calls: Vec<(String, i64, i64, String)> =
+        sqlx::query_as("SELECT role, prompt_tokens, latency_ms, response FROM llm_calls WHERE match_id = $1")
+            .bind(&m)
+            .fetch_all(&server.sql().await)
+            .await
+            .unwrap();
+    assert!(
+        calls.len() >= logs.len(),
+        "{} calls for {} triggers",
+        calls.len(),
+        logs.len()
+    );
+    assert!(
+        calls
+            .iter()
+            .all(|(role, tokens, ms, _)| role == "main" && *tokens > 0 && *ms > 0)
+    );
+}
