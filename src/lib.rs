@@ -15,6 +15,7 @@ pub mod llm;
 pub mod memory;
 pub mod moves;
 pub mod personas;
+pub mod reflection;
 pub mod runtime;
 pub mod server;
 pub mod store;

@@ -49,6 +49,8 @@ enum Command {
     Bench(cli::bench::BenchArgs),
     /// Check that the embedding model and ONNX Runtime are provisioned.
     Models,
+    /// The personas' reflections after a player's matches.
+    Reflections(cli::reflections::ReflectionsArgs),
     /// Two move brains play each other: results, latency, tokens, illegal moves, fallbacks.
     Selfplay(cli::selfplay::SelfplayArgs),
     /// Each persona against Stockfish at several Elo levels: its measured Elo ± 95% bar.
@@ -63,7 +65,7 @@ fn main() -> anyhow::Result<()> {
     }
     let quiet = matches!(
         cli.command,
-        Command::Play(_) | Command::Selfplay(_) | Command::Calibrate(_)
+        Command::Play(_) | Command::Selfplay(_) | Command::Calibrate(_) | Command::Reflections(_)
     );
     init_logging(if quiet {
         "warn,qdrant_edge=error"
@@ -84,6 +86,7 @@ fn main() -> anyhow::Result<()> {
             Command::Memories(args) => cli::memories::run(&config, args).await,
             Command::Bench(args) => cli::bench::run(&config, args).await,
             Command::Models => cli::models(&config),
+            Command::Reflections(args) => cli::reflections::run(&config, args).await,
             Command::Selfplay(args) => cli::selfplay::selfplay(&config, args).await,
             Command::Calibrate(args) => cli::selfplay::calibrate(&config, args).await,
         }

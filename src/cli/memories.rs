@@ -159,7 +159,7 @@ pub async fn run(config: &Config, args: MemoriesArgs) -> anyhow::Result<()> {
     }
 }
 
-async fn find_player(db: &Db, key: &str) -> anyhow::Result<Player> {
+pub(super) async fn find_player(db: &Db, key: &str) -> anyhow::Result<Player> {
     let found = match key.parse::<PlayerId>() {
         Ok(id) => db.player(id).await?,
         Err(_) => db.player_by_name(key).await?,

@@ -5,6 +5,7 @@ mod bench_policy;
 mod bench_tools;
 pub mod memories;
 pub mod play;
+pub mod reflections;
 pub mod selfplay;
 
 use anyhow::Context;

@@ -6,6 +6,7 @@ mod actor;
 mod error;
 mod idle;
 mod odds;
+mod reflect;
 mod services;
 mod state;
 mod turns;

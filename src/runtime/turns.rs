@@ -93,6 +93,9 @@ impl MatchActor {
         self.draw_offer = None;
         self.history = self.load_history().await?;
         self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
+        if let Err(e) = self.reflect(end, events).await {
+            tracing::warn!(match_id = %self.id, "no reflection for this match: {e}");
+        }
         self.done = true;
         // Nothing more to say in this match: stop any call still in flight.
         if let Some(llm) = &self.agent_llm {

@@ -26,7 +26,7 @@ pub struct AppState {
 }
 
 pub fn router(runtime: Runtime) -> Router {
-    use routes::{admin, matches, memories, personas, players};
+    use routes::{admin, matches, memories, personas, players, reflections};
     Router::new()
         .route("/api/health", get(routes::health))
         .route("/api/personas", get(personas::list))
@@ -51,6 +51,8 @@ pub fn router(runtime: Runtime) -> Router {
         .route("/api/matches/{id}/draw", post(matches::draw))
         .route("/api/matches/{id}/events", get(matches::events))
         .route("/api/matches/{id}/triggers", get(matches::triggers))
+        .route("/api/matches/{id}/reflection", get(reflections::reflection))
+        .route("/api/matches/{id}/reasoning", get(reflections::reasoning))
         .route("/api/matches/{id}/ws", get(ws::upgrade))
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)

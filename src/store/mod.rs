@@ -8,6 +8,7 @@ mod llm_calls;
 mod matches;
 mod memories;
 mod players;
+mod reflections;
 mod timeline;
 
 use std::str::FromStr;

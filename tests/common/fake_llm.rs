@@ -26,6 +26,8 @@ pub enum Behaviour {
     Truncated,
     /// A 200 whose body is not JSON at all.
     NotJson,
+    /// The answer whose needle occurs in the request body, else the default.
+    Keyed(Vec<(String, String)>, String),
 }
 
 #[derive(Default)]
@@ -120,8 +122,16 @@ async fn models(State(fake): State<Arc<Fake>>) -> Json<Value> {
 }
 
 /// The answer for `text` in either wire format, or the misbehaviour.
-async fn respond(behaviour: Behaviour, wrap: impl Fn(&str) -> Value) -> Response {
+async fn respond(behaviour: Behaviour, body: &Value, wrap: impl Fn(&str) -> Value) -> Response {
     match behaviour {
+        Behaviour::Keyed(keys, default) => {
+            let text = body.to_string();
+            let answer = keys
+                .iter()
+                .find(|(needle, _)| text.contains(needle.as_str()))
+                .map_or(&default, |(_, a)| a);
+            Json(wrap(answer)).into_response()
+        }
         Behaviour::Answer(text) => Json(wrap(&text)).into_response(),
         Behaviour::Slow(d, text) => {
             tokio::time::sleep(d).await;
@@ -137,8 +147,8 @@ async fn respond(behaviour: Behaviour, wrap: impl Fn(&str) -> Value) -> Response
 }
 
 async fn openai_chat(State(fake): State<Arc<Fake>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
-    fake.note(headers, body);
-    respond(fake.next(), |text| {
+    fake.note(headers, body.clone());
+    respond(fake.next(), &body, |text| {
         json!({
             "id": "chatcmpl-fake", "object": "chat.completion",
             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
@@ -149,8 +159,8 @@ async fn openai_chat(State(fake): State<Arc<Fake>>, headers: HeaderMap, Json(bod
 }
 
 async fn anthropic_messages(State(fake): State<Arc<Fake>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {
-    fake.note(headers, body);
-    respond(fake.next(), |text| {
+    fake.note(headers, body.clone());
+    respond(fake.next(), &body, |text| {
         json!({
             "id": "msg_fake", "type": "message", "role": "assistant", "model": "fake",
             "content": [{"type": "text", "text": text}],

@@ -37,7 +37,7 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(outcome)))
 }
 
-fn match_id(id: &str) -> Result<MatchId, ApiError> {
+pub(super) fn match_id(id: &str) -> Result<MatchId, ApiError> {
     Ok(id.parse()?)
 }
 

@@ -3,6 +3,7 @@ pub mod matches;
 pub mod memories;
 pub mod personas;
 pub mod players;
+pub mod reflections;
 
 use axum::Json;
 use axum::extract::State;

@@ -1,0 +1,206 @@
+//! The persona's reflection after a match (after_match): a summary, the key
+//! moments (the largest odds swings, classed at Lichess's 5/10/15 points),
+//! what it learned (memories saved or reinforced in the match), its mood, and
+//! the head-to-head with its streak. The facts are computed, never guessed;
+//! the scripted summary states them plainly, and a language model, when there
+//! is one, may retell them in the persona's voice.
+
+mod llm;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+pub use llm::retell;
+
+use crate::chess::odds::{MoveClass, MoveOdds};
+use crate::chess::{GameEnd, PlayedMove};
+use crate::triggers::MatchHistory;
+
+/// How many swings a reflection keeps.
+const KEY_MOMENTS: usize = 3;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reflection {
+    pub summary: String,
+    /// `scripted` or the model that retold it.
+    pub written_by: String,
+    pub result: String,
+    pub termination: String,
+    /// "win", "loss" or "draw", from the persona's side.
+    pub outcome: String,
+    pub moves: usize,
+    pub opening: Option<String>,
+    pub key_moments: Vec<KeyMoment>,
+    pub learned: Vec<Learned>,
+    pub mood: String,
+    pub head_to_head: HeadToHead,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeyMoment {
+    pub ply: usize,
+    /// "12. Nf3" or "12... Nf6".
+    pub move_label: String,
+    pub san: String,
+    /// "player" or "persona".
+    pub by: String,
+    /// Win% points the mover lost (negative) or gained.
+    pub delta: f64,
+    pub class: MoveClass,
+    /// The position after the move, to show it.
+    pub fen_after: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Learned {
+    pub memory_id: String,
+    pub content: String,
+    pub memory_type: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HeadToHead {
+    pub played: u32,
+    pub player_wins: u32,
+    pub player_losses: u32,
+    pub draws: u32,
+    pub streak: Option<String>,
+}
+
+/// What the reflection is made from.
+pub struct MatchFacts<'a> {
+    pub persona_name: &'a str,
+    pub player_name: &'a str,
+    pub user_is_white: bool,
+    pub end: GameEnd,
+    pub moves: &'a [PlayedMove],
+    /// The start position's move number and whether White moved first.
+    pub start_fullmove: u32,
+    pub start_white: bool,
+    pub odds: &'a [Option<MoveOdds>],
+    pub opening: Option<String>,
+    pub learned: Vec<Learned>,
+    pub mood: &'a str,
+    /// Including this match.
+    pub history: &'a MatchHistory,
+}
+
+/// The moves that swung the odds most, worst first (only those that lost at
+/// least an inaccuracy's worth, or the largest swings if none did).
+pub fn key_moments(f: &MatchFacts<'_>) -> Vec<KeyMoment> {
+    let mut swings: Vec<(usize, MoveOdds)> = f
+        .odds
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| o.map(|o| (i, o)))
+        .filter(|(_, o)| o.class != MoveClass::Good)
+        .collect();
+    swings.sort_by(|a, b| a.1.delta.total_cmp(&b.1.delta));
+    swings.truncate(KEY_MOMENTS);
+    swings.sort_by_key(|(i, _)| *i);
+    swings
+        .into_iter()
+        .filter_map(|(i, o)| {
+            let m = f.moves.get(i)?;
+            let by_user = m.mover.is_white() == f.user_is_white;
+            // Numbered from the start position (a set-up game may begin at move 30, Black to play).
+            let offset = usize::from(!f.start_white);
+            let number = f.start_fullmove as usize + (i + offset) / 2;
+            let dots = if m.mover.is_white() { "." } else { "..." };
+            Some(KeyMoment {
+                ply: i + 1,
+                move_label: format!("{number}{dots} {}", m.san),
+                san: m.san.clone(),
+                by: if by_user { "player" } else { "persona" }.into(),
+                delta: (o.delta * 10.0).round() / 10.0,
+                class: o.class,
+                fen_after: m.fen_after.clone(),
+            })
+        })
+        .collect()
+}
+
+pub fn head_to_head(h: &MatchHistory) -> HeadToHead {
+    HeadToHead {
+        played: h.played,
+        player_wins: h.user_wins,
+        player_losses: h.user_losses,
+        draws: h.draws,
+        streak: h.streak.as_ref().map(|(kind, n)| format!("{kind} x{n}")),
+    }
+}
+
+/// The plain, factual reflection (the scripted brain's, and every model's base).
+pub fn write(f: &MatchFacts<'_>) -> Reflection {
+    let outcome = match f.end.winner() {
+        None => "draw",
+        Some(w) if w.is_white() == f.user_is_white => "loss",
+        Some(_) => "win",
+    };
+    let key_moments = key_moments(f);
+    let h2h = head_to_head(f.history);
+    let summary = scripted_summary(f, outcome, &key_moments, &h2h);
+    Reflection {
+        summary,
+        written_by: "scripted".into(),
+        result: f.end.result().into(),
+        termination: f.end.termination().into(),
+        outcome: outcome.into(),
+        moves: f.moves.len().div_ceil(2),
+        opening: f.opening.clone(),
+        key_moments,
+        learned: f.learned.clone(),
+        mood: f.mood.to_string(),
+        head_to_head: h2h,
+        created_at: Utc::now(),
+    }
+}
+
+fn scripted_summary(f: &MatchFacts<'_>, outcome: &str, moments: &[KeyMoment], h2h: &HeadToHead) -> String {
+    let verb = match outcome {
+        "win" => "beat",
+        "loss" => "lost to",
+        _ => "drew with",
+    };
+    let how = f.end.termination().replace('_', " ");
+    let n = f.moves.len().div_ceil(2);
+    let moves = if n == 1 { "move" } else { "moves" };
+    let mut text = format!("{} {verb} {} by {how} after {n} {moves}", f.persona_name, f.player_name);
+    if let Some(opening) = &f.opening {
+        text.push_str(&format!(" in the {opening}"));
+    }
+    text.push('.');
+    match moments.iter().min_by(|a, b| a.delta.total_cmp(&b.delta)) {
+        Some(m) => text.push_str(&format!(
+            " The turning point: {} by the {}, a {} ({:+.1} points).",
+            m.move_label,
+            m.by,
+            class_word(m.class),
+            m.delta
+        )),
+        None => text.push_str(" No move lost more than five points: a clean game."),
+    }
+    match f.learned.len() {
+        0 => {}
+        1 => text.push_str(" One thing learned about the player."),
+        n => text.push_str(&format!(" {n} things learned about the player.")),
+    }
+    text.push_str(&format!(
+        " Head to head: {} played, {} won by the player, {} lost, {} drawn.",
+        h2h.played, h2h.player_wins, h2h.player_losses, h2h.draws
+    ));
+    text
+}
+
+fn class_word(c: MoveClass) -> &'static str {
+    match c {
+        MoveClass::Good => "good move",
+        MoveClass::Inaccuracy => "inaccuracy",
+        MoveClass::Mistake => "mistake",
+        MoveClass::Blunder => "blunder",
+    }
+}
+
+#[cfg(test)]
+mod tests;

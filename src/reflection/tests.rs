@@ -1,0 +1,103 @@
+use super::*;
+use crate::chess::Game;
+use crate::chess::engine::Score;
+
+fn played(sans: &[&str]) -> Vec<PlayedMove> {
+    let mut game = Game::new(None).unwrap();
+    for san in sans {
+        let m = game.parse(san).unwrap();
+        game.play(m);
+    }
+    game.moves().to_vec()
+}
+
+/// Odds for White after each move, from White's win% before and after.
+fn odds(whites: &[f64]) -> Vec<Option<MoveOdds>> {
+    let mut before = 50.0;
+    whites
+        .iter()
+        .enumerate()
+        .map(|(i, &after)| {
+            let white_moved = i % 2 == 0;
+            // A score for the side to move after the move, matching `after`.
+            let to_move = if white_moved { 100.0 - after } else { after };
+            let cp = (-(100.0 / to_move - 1.0).ln() / 0.00368208 * 1.0) as i32;
+            let o = MoveOdds::new(before, &Score::Cp(cp / 2 * 2), white_moved);
+            before = o.white;
+            Some(o)
+        })
+        .collect()
+}
+
+#[test]
+fn the_worst_swings_are_the_key_moments_and_the_summary_states_facts() {
+    // 1.f3 e5 2.g4?? Qh4#: the player (White) blundered on move 2.
+    let moves = played(&["f3", "e5", "g4", "Qh4#"]);
+    let odds = odds(&[44.0, 46.0, 2.0, 0.0]);
+    let history = MatchHistory {
+        played: 3,
+        user_wins: 1,
+        user_losses: 2,
+        draws: 0,
+        streak: Some(("user_lost".into(), 2)),
+    };
+    let facts = MatchFacts {
+        persona_name: "Pip",
+        player_name: "Ann",
+        user_is_white: true,
+        end: GameEnd::Checkmate {
+            winner: shakmaty::Color::Black,
+        },
+        moves: &moves,
+        start_fullmove: 1,
+        start_white: true,
+        odds: &odds,
+        opening: Some("A00 Barnes Opening".into()),
+        learned: vec![],
+        mood: "proud",
+        history: &history,
+    };
+    let r = write(&facts);
+    assert_eq!((r.outcome.as_str(), r.moves, r.result.as_str()), ("win", 2, "0-1"));
+    let worst = r.key_moments.iter().min_by(|a, b| a.delta.total_cmp(&b.delta)).unwrap();
+    assert_eq!((worst.move_label.as_str(), worst.by.as_str()), ("2. g4", "player"));
+    assert_eq!(worst.class, MoveClass::Blunder);
+    assert!(
+        r.summary
+            .starts_with("Pip beat Ann by checkmate after 2 moves in the A00 Barnes Opening."),
+        "{}",
+        r.summary
+    );
+    assert!(r.summary.contains("2. g4 by the player, a blunder"), "{}", r.summary);
+    assert_eq!(r.head_to_head.streak.as_deref(), Some("user_lost x2"));
+    assert_eq!(r.mood, "proud");
+}
+
+#[test]
+fn a_clean_game_says_so() {
+    let moves = played(&["e4", "e5"]);
+    let odds = odds(&[52.0, 50.0]);
+    let history = MatchHistory::default();
+    let facts = MatchFacts {
+        persona_name: "Margot",
+        player_name: "Ann",
+        user_is_white: false,
+        end: GameEnd::DrawAgreed,
+        moves: &moves,
+        start_fullmove: 1,
+        start_white: true,
+        odds: &odds,
+        opening: None,
+        learned: vec![],
+        mood: "calm",
+        history: &history,
+    };
+    let r = write(&facts);
+    assert!(r.key_moments.is_empty());
+    assert_eq!(r.outcome, "draw");
+    assert!(
+        r.summary.contains("drew with Ann by draw agreed") && r.summary.contains("a clean game"),
+        "{}",
+        r.summary
+    );
+}

@@ -1,0 +1,64 @@
+//! After the match: the persona's reflection, written from the facts and
+//! stored before it is announced (`reflection` event); a language model, if
+//! there is one, retells it in the persona's voice afterwards, off the reply.
+
+use serde_json::json;
+use shakmaty::{Color, Position};
+
+use super::actor::MatchActor;
+use super::error::RuntimeError;
+use crate::chess::GameEnd;
+use crate::events::MatchEvent;
+use crate::llm::ChatModel;
+use crate::reflection::{self, MatchFacts};
+use crate::store::DomainWrite;
+
+impl MatchActor {
+    pub(super) async fn reflect(&mut self, end: GameEnd, events: &mut Vec<MatchEvent>) -> Result<(), RuntimeError> {
+        let db = self.svc.db.clone();
+        let learned = db.learned_in(self.id).await?;
+        let opening = self.context().opening_name.map(|o| format!("{} {}", o.eco, o.name));
+        let start = crate::chess::Game::new(Some(self.game.start_fen()))
+            .map_err(|e| RuntimeError::InvalidFen(e.to_string()))?
+            .position()
+            .clone();
+        let facts = MatchFacts {
+            persona_name: &self.persona.name,
+            player_name: &self.player.name,
+            user_is_white: self.user_color == Color::White,
+            end,
+            moves: self.game.moves(),
+            start_fullmove: start.fullmoves().get(),
+            start_white: start.turn() == Color::White,
+            odds: &self.odds,
+            opening,
+            learned,
+            mood: &self.emotion,
+            history: &self.history,
+        };
+        let written = reflection::write(&facts);
+        db.save_reflection(self.id, &written).await?;
+        let data = json!({ "summary": written.summary, "key_moments": written.key_moments.len() });
+        events.push(self.emitter.emit("reflection", data, DomainWrite::Nothing).await?);
+
+        let (Some(pool), persona, id) = (self.svc.llm.clone(), self.persona.clone(), self.id) else {
+            return Ok(());
+        };
+        let sampling = self.svc.config.llm.main;
+        let session = pool.session(Some(id.to_string()), "reflection", sampling);
+        tokio::spawn(async move {
+            let Some(summary) = reflection::retell(session.as_ref(), &persona, &written, sampling).await else {
+                return;
+            };
+            let retold = reflection::Reflection {
+                summary,
+                written_by: session.describe(),
+                ..written
+            };
+            if let Err(e) = db.save_reflection(id, &retold).await {
+                tracing::warn!(match_id = %id, "retold reflection not saved: {e}");
+            }
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,45 @@
+//! After the match: the persona's reflection, and its per-turn reasoning
+//! (the private `thinking`, never shown while the match is on).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use super::matches::match_id;
+use crate::reflection::Reflection;
+use crate::server::{AppState, error::ApiError};
+
+pub async fn reflection(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Reflection>, ApiError> {
+    let id = match_id(&id)?;
+    app.runtime.state(id).await?;
+    let found = app.runtime.services().db.reflection(id).await?;
+    found
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("reflection (the match is not over yet)"))
+}
+
+pub async fn reasoning(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<Value>>, ApiError> {
+    let id = match_id(&id)?;
+    let state = app.runtime.state(id).await?;
+    if state.status != "finished" {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "match_not_over",
+            "the persona's reasoning is revealed after the match",
+        ));
+    }
+    let rows = app.runtime.services().db.triggers(id).await?;
+    Ok(Json(
+        rows.into_iter()
+            .map(|t| {
+                json!({
+                    "trigger": t.trigger,
+                    "fired_at": t.fired_at,
+                    "brain": t.actions.get("brain"),
+                    "thinking": t.actions.get("thinking"),
+                })
+            })
+            .collect(),
+    ))
+}
