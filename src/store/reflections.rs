@@ -9,7 +9,7 @@ use crate::reflection::{Learned, Reflection};
 
 impl Db {
     pub async fn save_reflection(&self, id: MatchId, r: &Reflection) -> StoreResult<()> {
-        let body = serde_json::to_string(r).map_err(|e| corrupt(e))?;
+        let body = serde_json::to_string(r).map_err(corrupt)?;
         let sql = "INSERT INTO reflections (match_id, body, written_by, created_at) VALUES ($1, $2, $3, $4) \
                    ON CONFLICT (match_id) DO UPDATE SET body = excluded.body, written_by = excluded.written_by";
         sqlx::query(sql)
@@ -29,7 +29,7 @@ impl Db {
             .await?;
         row.map(|r| {
             let body: String = r.try_get("body")?;
-            serde_json::from_str(&body).map_err(|e| corrupt(e))
+            serde_json::from_str(&body).map_err(corrupt)
         })
         .transpose()
     }
@@ -49,7 +49,7 @@ impl Db {
                 let id: String = r.try_get("match_id")?;
                 let body: String = r.try_get("body")?;
                 let id = id.parse().map_err(|_| corrupt(format!("match id {id}")))?;
-                let reflection = serde_json::from_str(&body).map_err(|e| corrupt(e))?;
+                let reflection = serde_json::from_str(&body).map_err(corrupt)?;
                 Ok((id, reflection))
             })
             .collect()
