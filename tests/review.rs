@@ -27,6 +27,8 @@ async fn everything_visible(server: &Server, player: &str, matches: &[&str]) -> 
             .map(Value::to_string)
             .collect::<String>();
         all += &server.get(&format!("/api/matches/{m}")).await.1.to_string();
+        all += &server.get(&format!("/api/matches/{m}/reflection")).await.1.to_string();
+        all += &server.get(&format!("/api/matches/{m}/reasoning")).await.1.to_string();
     }
     let token = server.token(player);
     all += &server
@@ -248,6 +250,9 @@ async fn stored_copies(server: &Server, text: &str) -> i64 {
         ("events", "payload"),
         ("trigger_log", "actions"),
         ("recall_log", "reason"),
+        ("reflections", "body"),
+        ("llm_calls", "request"),
+        ("llm_calls", "response"),
     ] {
         let sql = format!("SELECT COUNT(*) AS n FROM {table} WHERE strpos({column}, $1) > 0");
         n += sqlx::query(&sql)

@@ -1,6 +1,6 @@
 //! Really forgetting: a deleted memory's text must not survive anywhere the
-//! API can reach (events, trigger log, the persona's messages) nor in free
-//! pages of the database file.
+//! API can reach (events, trigger log, the persona's messages, LLM call
+//! logs, reflections) nor in free pages of the database file.
 
 use sqlx::Row;
 
@@ -31,10 +31,15 @@ impl Db {
             // Events and the trigger log hold JSON; the text appears JSON-escaped there.
             let escaped = serde_json::to_string(content).unwrap_or_default();
             let inner = escaped.trim_matches('"').to_string();
+            // LLM prompts carry it JSON-escaped; answers raw or escaped.
             let places = [
                 ("messages", "content", content.to_string()),
                 ("events", "payload", inner.clone()),
-                ("trigger_log", "actions", inner),
+                ("trigger_log", "actions", inner.clone()),
+                ("llm_calls", "request", inner.clone()),
+                ("llm_calls", "response", content.to_string()),
+                ("llm_calls", "response", inner.clone()),
+                ("reflections", "body", inner),
             ];
             for (table, column, text) in places {
                 sqlx::query(&format!(
@@ -66,7 +71,7 @@ impl Db {
                 }
             }
             Backend::Postgres => {
-                sqlx::query("VACUUM memories, messages, events, trigger_log")
+                sqlx::query("VACUUM memories, messages, events, trigger_log, llm_calls, reflections")
                     .execute(&self.pool)
                     .await?;
             }
