@@ -68,9 +68,15 @@ async fn a_match_with_a_real_model_runs_end_to_end() {
         calls.len(),
         logs.len()
     );
+    let roles = ["main", "subconscious", "reflection"];
     assert!(
         calls
             .iter()
-            .all(|(role, tokens, ms, _)| role == "main" && *tokens > 0 && *ms > 0)
+            .all(|(role, tokens, ms, _)| roles.contains(&role.as_str()) && *tokens > 0 && *ms > 0),
+        "{calls:?}"
+    );
+    assert!(
+        calls.iter().any(|(role, ..)| role == "subconscious"),
+        "the subconscious asked the model too"
     );
 }

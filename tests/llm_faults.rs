@@ -228,7 +228,9 @@ async fn the_model_speaks_for_the_persona_and_the_state_says_which() {
         .await
         .unwrap();
     assert!(
-        rows.len() >= 2 && rows.iter().all(|(t, r)| *t == 42 && r == "main"),
+        rows.iter().filter(|(_, r)| r == "main").count() >= 2
+            && rows.iter().any(|(_, r)| r == "subconscious")
+            && rows.iter().all(|(t, _)| *t == 42),
         "{rows:?}"
     );
 }
@@ -273,4 +275,59 @@ async fn the_last_endpoint_is_tried_again_after_a_failure() {
         Err(LlmError::Status { status: 500, .. })
     ));
     assert_eq!(session.chat(&hello()).await.unwrap().content, "back");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_llm_subconscious_searches_then_provides_with_its_reasons() {
+    let save = r#"{"thinking": "note it", "actions": [{"action": "save_memory", "content": "Pat collects antique chess clocks from Vienna", "memory_type": "personal_note", "importance": 0.7}, {"action": "stop"}]}"#;
+    let recaller = Behaviour::Recaller {
+        query: "hobbies and collections".into(),
+        reason: "Pat loves old clocks; ask about the collection".into(),
+        answer: save.into(),
+    };
+    let fake = FakeLlm::openai(vec![recaller]).await;
+    let server = Server::start_with(&[("KIBITZ_LLM_URL", &fake.url)]).await;
+    let pat = server.new_player("Pat").await;
+    let (m1, _) = server.new_match(&pat, "pip", "white").await;
+    assert_eq!(
+        server
+            .post(
+                &format!("/api/matches/{m1}/chat"),
+                json!({ "text": "I collect clocks" })
+            )
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        server.post(&format!("/api/matches/{m1}/resign"), json!({})).await.0,
+        200
+    );
+    let saved = server.memories(&pat).await;
+    let clock = saved
+        .iter()
+        .find(|m| m["content"].as_str().unwrap().contains("antique chess clocks"))
+        .unwrap();
+
+    // The next match: the model's subconscious searched, then provided it.
+    let (m2, _) = server.new_match(&pat, "pip", "white").await;
+    let token = server.token(&pat);
+    let (_, shown) = server
+        .get_as(&format!("/api/memories/{}", clock["id"].as_str().unwrap()), &token)
+        .await;
+    let reasons: Vec<String> = shown["recalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["match_id"] == m2.as_str())
+        .filter_map(|r| r["reason"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("ask about the collection")),
+        "{shown}"
+    );
+    let searched = fake.calls.bodies.lock().unwrap().iter().any(|b| {
+        b["messages"].to_string().contains("hobbies and collections") || b.to_string().contains("search_memories")
+    });
+    assert!(searched);
 }

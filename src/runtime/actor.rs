@@ -90,6 +90,8 @@ pub struct MatchActor {
     /// The main agent's session on the language models (failover state,
     /// accounting), if any are configured.
     pub(super) agent_llm: Option<Arc<Session>>,
+    /// The subconscious's session, likewise.
+    pub(super) sub_llm: Option<Arc<Session>>,
 }
 
 type Events = Vec<MatchEvent>;
@@ -305,6 +307,7 @@ impl MatchActor {
             recall: &mut self.recall,
             emitter: &mut self.emitter,
             llm: self.agent_llm.as_deref().map(|s| s as &dyn ChatModel),
+            sub_llm: self.sub_llm.as_deref().map(|s| s as &dyn ChatModel),
         };
         let outcome = self.svc.pipeline.fire(trigger, &ctx, side).await?;
         if let Some(emotion) = outcome.emotion {

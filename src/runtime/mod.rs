@@ -262,6 +262,11 @@ impl Runtime {
                 .llm
                 .as_ref()
                 .map(|pool| pool.session(Some(id.to_string()), "main", self.svc.config.llm.main)),
+            sub_llm: self
+                .svc
+                .llm
+                .as_ref()
+                .map(|pool| pool.session(Some(id.to_string()), "subconscious", self.svc.config.llm.subconscious)),
             player,
             persona,
             game,

@@ -103,6 +103,7 @@ impl Services {
                 None => Arc::new(ScriptedBrain),
             },
             sampling: config.llm.main,
+            sub_sampling: config.llm.subconscious,
         };
         let personas: Vec<Arc<Persona>> = personas.into_iter().map(Arc::new).collect();
         let by_id = personas.iter().map(|p| (p.id.clone(), p.clone())).collect();

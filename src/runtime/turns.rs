@@ -98,7 +98,7 @@ impl MatchActor {
         }
         self.done = true;
         // Nothing more to say in this match: stop any call still in flight.
-        if let Some(llm) = &self.agent_llm {
+        for llm in [&self.agent_llm, &self.sub_llm].into_iter().flatten() {
             llm.cancel();
         }
         // Tidy this player's memories now, off the match's critical path.

@@ -27,6 +27,8 @@ pub struct Pipeline {
     pub brain: Arc<dyn Brain>,
     /// Sampling for the main agent's LLM calls.
     pub sampling: RoleConfig,
+    /// Sampling for the subconscious's LLM calls.
+    pub sub_sampling: RoleConfig,
 }
 
 #[derive(Debug, Default)]
@@ -44,6 +46,8 @@ pub struct MatchSide<'a> {
     pub emitter: &'a mut Emitter,
     /// The match's main-agent session on the language models.
     pub llm: Option<&'a dyn ChatModel>,
+    /// The match's subconscious session.
+    pub sub_llm: Option<&'a dyn ChatModel>,
 }
 
 impl Pipeline {
@@ -62,7 +66,12 @@ impl Pipeline {
                 .await?,
         ];
 
-        let memories = match self.subconscious.recall(&trigger, ctx, side.recall).await {
+        let sub_llm = side.sub_llm.map(|m| (m, self.sub_sampling));
+        let recalled = self
+            .subconscious
+            .recall_with(&trigger, ctx, side.recall, sub_llm, &side.persona.name)
+            .await;
+        let memories = match recalled {
             Ok(found) => found,
             Err(e) => {
                 tracing::warn!(trigger = kind, "recall failed, going on without memories: {e}");

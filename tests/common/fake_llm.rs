@@ -28,6 +28,13 @@ pub enum Behaviour {
     NotJson,
     /// The answer whose needle occurs in the request body, else the default.
     Keyed(Vec<(String, String)>, String),
+    /// A subconscious that searches for `query`, then provides the first
+    /// memory id the search returned with `reason`; other calls get `answer`.
+    Recaller {
+        query: String,
+        reason: String,
+        answer: String,
+    },
 }
 
 #[derive(Default)]
@@ -122,8 +129,49 @@ async fn models(State(fake): State<Arc<Fake>>) -> Json<Value> {
 }
 
 /// The answer for `text` in either wire format, or the misbehaviour.
+/// An OpenAI reply that calls one tool.
+fn tool_reply(name: &str, arguments: Value) -> Response {
+    Json(json!({
+        "id": "chatcmpl-fake", "object": "chat.completion",
+        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+            "tool_calls": [{"id": "call_1", "type": "function",
+                "function": {"name": name, "arguments": arguments.to_string()}}]}}],
+        "usage": {"prompt_tokens": 42, "completion_tokens": 9}
+    }))
+    .into_response()
+}
+
+/// The first UUID in a tool result the request carries back.
+fn first_id_in_tool_results(body: &Value) -> Option<String> {
+    let messages = body["messages"].as_array()?;
+    let text = messages.iter().rev().find(|m| m["role"] == "tool")?["content"]
+        .as_str()?
+        .to_string();
+    text.split(|c: char| !(c.is_ascii_hexdigit() || c == '-'))
+        .find(|w| w.len() == 36 && w.matches('-').count() == 4)
+        .map(str::to_string)
+}
+
 async fn respond(behaviour: Behaviour, body: &Value, wrap: impl Fn(&str) -> Value) -> Response {
     match behaviour {
+        Behaviour::Recaller { query, reason, answer } => {
+            let is_subconscious = body["tools"].to_string().contains("search_memories");
+            if !is_subconscious {
+                return Json(wrap(&answer)).into_response();
+            }
+            match first_id_in_tool_results(body) {
+                None if !body["messages"].to_string().contains("\"tool\"") => {
+                    tool_reply("search_memories", json!({ "query": query }))
+                }
+                found => {
+                    let memories: Vec<Value> = found
+                        .into_iter()
+                        .map(|id| json!({"id": id, "reason": reason}))
+                        .collect();
+                    tool_reply("provide", json!({ "memories": memories }))
+                }
+            }
+        }
         Behaviour::Keyed(keys, default) => {
             let text = body.to_string();
             let answer = keys

@@ -2,14 +2,18 @@
 //! vector memory for what is relevant now (by meaning, and by the board:
 //! the same position or opening), drops what it gave recently and what was
 //! only just created, ranks by similarity, importance, strength and recency,
-//! and hands over the best few.
+//! and hands over the best few. With a language model, the model searches
+//! and chooses instead (`llm.rs`), within the same guard rails.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
 
-use crate::config::RecallConfig;
+mod llm;
+
+use crate::config::{RecallConfig, RoleConfig};
 use crate::ids::MemoryId;
+use crate::llm::ChatModel;
 use crate::memory::strength;
 use crate::memory::vector::{BoardFilter, SearchFilter};
 use crate::memory::{MemoryError, MemoryService, Recalled, Search};
@@ -32,6 +36,85 @@ impl Subconscious {
         Subconscious { memory, config }
     }
 
+    /// With a language model, its choice (falling back to the heuristic if
+    /// it fails or never provides); without one, the heuristic.
+    pub async fn recall_with(
+        &self,
+        trigger: &Trigger,
+        ctx: &GameContext,
+        state: &mut RecallState,
+        llm: Option<(&dyn ChatModel, RoleConfig)>,
+        persona: &str,
+    ) -> Result<Vec<Recalled>, MemoryError> {
+        let Some((model, sampling)) = llm else {
+            return self.recall(trigger, ctx, state).await;
+        };
+        let now = Utc::now();
+        let session = llm::Session {
+            model,
+            memory: &self.memory,
+            base: self.base_filter(ctx, state, now),
+            sampling,
+            limit: self.config.limit,
+        };
+        let query = query_for(trigger, ctx);
+        let situation = format!(
+            "{} at move {}. The situation: {query}",
+            trigger.kind.as_str(),
+            ctx.move_count
+        );
+        match llm::choose(&session, persona, &situation).await {
+            Ok(Some(chosen)) => {
+                self.hand_over(&chosen, ctx, trigger, state, &format!("subconscious: {query}"), now)
+                    .await;
+                Ok(chosen)
+            }
+            Ok(None) => self.recall(trigger, ctx, state).await,
+            Err(e) => {
+                tracing::warn!("LLM subconscious failed ({e}); the heuristic recalls");
+                self.recall(trigger, ctx, state).await
+            }
+        }
+    }
+
+    /// The guard rails every search keeps: this persona, this player (and
+    /// lore), minus what was given recently and what this match just made.
+    fn base_filter(&self, ctx: &GameContext, state: &mut RecallState, now: DateTime<Utc>) -> SearchFilter {
+        let given_ttl = Duration::seconds(self.config.given_ttl_secs as i64);
+        state.given.retain(|_, at| now - *at < given_ttl);
+        let created_since = now - Duration::seconds(self.config.created_ttl_secs as i64);
+        SearchFilter {
+            persona_id: Some(ctx.persona_id.clone()),
+            player_id: Some(ctx.player_id),
+            include_lore: true,
+            exclude_ids: state.given.keys().copied().collect(),
+            exclude_created_in_match_since: Some((ctx.match_id, created_since.timestamp())),
+            ..SearchFilter::default()
+        }
+    }
+
+    /// Marks memories as given and logs each recall with its reason.
+    async fn hand_over(
+        &self,
+        found: &[Recalled],
+        ctx: &GameContext,
+        trigger: &Trigger,
+        state: &mut RecallState,
+        query: &str,
+        now: DateTime<Utc>,
+    ) {
+        for r in found {
+            state.given.insert(r.memory.id, now);
+        }
+        if let Err(e) = self
+            .memory
+            .record_recalls(found, ctx.match_id, trigger.kind.as_str(), query)
+            .await
+        {
+            tracing::warn!("cannot log recalls: {e}");
+        }
+    }
+
     pub async fn recall(
         &self,
         trigger: &Trigger,
@@ -39,17 +122,7 @@ impl Subconscious {
         state: &mut RecallState,
     ) -> Result<Vec<Recalled>, MemoryError> {
         let now = Utc::now();
-        let given_ttl = Duration::seconds(self.config.given_ttl_secs as i64);
-        state.given.retain(|_, at| now - *at < given_ttl);
-        let created_since = now - Duration::seconds(self.config.created_ttl_secs as i64);
-        let filter = SearchFilter {
-            persona_id: Some(ctx.persona_id.clone()),
-            player_id: Some(ctx.player_id),
-            include_lore: true,
-            exclude_ids: state.given.keys().copied().collect(),
-            exclude_created_in_match_since: Some((ctx.match_id, created_since.timestamp())),
-            ..SearchFilter::default()
-        };
+        let filter = self.base_filter(ctx, state, now);
         let board = ctx.live_board();
         let mut searches = vec![Search {
             filter: filter.clone(),
@@ -77,16 +150,7 @@ impl Subconscious {
         let mut found = self.memory.search_each(&query, searches).await?;
         strength::rank(&mut found, &board, now, &self.config, self.memory.config());
         found.truncate(self.config.limit);
-        for r in &found {
-            state.given.insert(r.memory.id, now);
-        }
-        if let Err(e) = self
-            .memory
-            .record_recalls(&found, ctx.match_id, trigger.kind.as_str(), &query)
-            .await
-        {
-            tracing::warn!("cannot log recalls: {e}");
-        }
+        self.hand_over(&found, ctx, trigger, state, &query, now).await;
         Ok(found)
     }
 }
