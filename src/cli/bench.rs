@@ -36,6 +36,14 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-tools.json")]
         json: PathBuf,
     },
+    /// The main agent's prompt size per trigger at moves 10, 40 and 80.
+    Prompt {
+        /// A llama.cpp server (its /tokenize) for exact token counts; else estimated.
+        #[arg(long)]
+        tokenizer_url: Option<String>,
+        #[arg(long, default_value = "bench/last-prompt.json")]
+        json: PathBuf,
+    },
     /// Embedding, vector search and retrieval quality.
     Memory {
         /// Stored-memory counts for the search benchmark.
@@ -62,6 +70,9 @@ enum BenchWhat {
 pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     if let BenchWhat::Tools { puzzles, json } = &args.what {
         return super::bench_tools::run(puzzles, json);
+    }
+    if let BenchWhat::Prompt { tokenizer_url, json } = &args.what {
+        return super::bench_prompt::run(config, tokenizer_url.as_deref(), json).await;
     }
     let BenchWhat::Memory {
         sizes,

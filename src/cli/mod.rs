@@ -2,6 +2,7 @@
 
 pub mod bench;
 mod bench_policy;
+mod bench_prompt;
 mod bench_tools;
 pub mod memories;
 pub mod play;

@@ -90,8 +90,14 @@ impl Services {
             movetime_ms: config.engine_movetime_ms,
             sampling: config.llm.moves,
         };
+        let agent = if llm.is_some() {
+            "a language model (scripted when it fails)"
+        } else {
+            "the scripted brain"
+        };
         for p in &personas {
-            tracing::info!("{} moves with {}", p.id, moves.persona_brain(p, None).name());
+            let mover = moves.persona_brain(p, None).name();
+            tracing::info!("{} talks with {agent} and moves with {mover}", p.id);
         }
         let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron).await?;
         let pipeline = Pipeline {
