@@ -331,3 +331,28 @@ async fn an_llm_subconscious_searches_then_provides_with_its_reasons() {
     });
     assert!(searched);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_knows_the_players_local_time_and_bad_offsets_are_refused() {
+    let stop = r#"{"thinking": "", "actions": [{"action": "stop"}]}"#;
+    let fake = FakeLlm::openai(vec![ok(stop)]).await;
+    let server = Server::start_with(&[("KIBITZ_LLM_URL", &fake.url)]).await;
+    let pat = server.new_player("Pat").await;
+    let body = json!({ "player_id": pat, "persona_id": "pip", "color": "white", "utc_offset_minutes": 14 * 60 + 1 });
+    let (status, out) = server.post("/api/matches", body).await;
+    assert_eq!(
+        (status, out["error"]["code"].as_str()),
+        (400, Some("invalid_utc_offset")),
+        "{out}"
+    );
+    let body = json!({ "player_id": pat, "persona_id": "pip", "color": "white", "utc_offset_minutes": 330 });
+    let (status, out) = server.post("/api/matches", body).await;
+    assert_eq!(status, 201, "{out}");
+    let bodies = fake.calls.bodies.lock().unwrap().clone();
+    let greeting = bodies
+        .iter()
+        .map(|b| b.to_string())
+        .find(|b| b.contains("Trigger: before_match"))
+        .unwrap();
+    assert!(greeting.contains("UTC+05:30"), "{greeting}");
+}

@@ -19,8 +19,14 @@ async fn check_contract(db: &Db) {
         user_color: "white",
         start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
         emotion: "calm".into(),
+        utc_offset_minutes: Some(-300),
     };
-    db.insert_match(&m).await.unwrap();
+    let row = db.insert_match(&m).await.unwrap();
+    assert_eq!(
+        row.utc_offset_minutes,
+        Some(-300),
+        "the offset round-trips on both engines"
+    );
 
     let mut older = Memory {
         player_id: Some(pat.id),

@@ -105,6 +105,7 @@ fn context_json(input: &BrainInput<'_>) -> Value {
         },
         "started_at": ctx.started_at.to_rfc3339(),
         "now_utc": ctx.now.to_rfc3339(),
+        "player_local_time": ctx.player_local_time,
     })
 }
 

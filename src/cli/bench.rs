@@ -348,6 +348,7 @@ async fn bench_quality(config: &Config, embedder: &Embedder, set: &Path) -> anyh
         user_color: "white",
         start_fen: kibitz::chess::Game::new(None).unwrap().start_fen().to_string(),
         emotion: "calm".into(),
+        utc_offset_minutes: None,
     };
     db.insert_match(&new_match).await?;
     score_cases(&set, &memory, &keys, match_id, player.id).await

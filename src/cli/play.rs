@@ -68,7 +68,13 @@ pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
                 ColorArg::Random => ColorChoice::Random,
             };
             let outcome = runtime
-                .create_match(player.id, &args.persona, color, args.fen.as_deref())
+                .create_match(
+                    player.id,
+                    &args.persona,
+                    color,
+                    args.fen.as_deref(),
+                    Some(local_offset()),
+                )
                 .await?;
             println!("You are {} against {}. {HELP}", outcome.state.user_color, view.persona);
             view.show(&outcome);
@@ -223,4 +229,9 @@ fn board(state: &MatchState) -> String {
         ));
     }
     out
+}
+
+/// This terminal's UTC offset in minutes: the player is here.
+fn local_offset() -> i32 {
+    chrono::Local::now().offset().local_minus_utc() / 60
 }

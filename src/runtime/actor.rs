@@ -73,6 +73,8 @@ pub struct MatchActor {
     pub(super) persona: Arc<Persona>,
     pub(super) user_color: Color,
     pub(super) started_at: DateTime<Utc>,
+    /// The player's UTC offset, if their client said.
+    pub(super) utc_offset_minutes: Option<i32>,
     pub(super) game: Game,
     pub(super) emotion: String,
     pub(super) draw_offer: Option<String>,
@@ -329,7 +331,12 @@ impl MatchActor {
             history: &self.history,
             odds: &self.odds,
         };
-        GameContext::build(parts, &self.game)
+        let mut ctx = GameContext::build(parts, &self.game);
+        ctx.player_local_time = self.utc_offset_minutes.map(|m| {
+            let local = ctx.now + chrono::Duration::minutes(i64::from(m));
+            format!("{} (UTC{:+03}:{:02})", local.format("%A %H:%M"), m / 60, (m % 60).abs())
+        });
+        ctx
     }
 
     pub(super) fn state(&self) -> MatchState {

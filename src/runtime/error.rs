@@ -9,6 +9,8 @@ pub enum RuntimeError {
     UnknownPersona(String),
     #[error("{0}")]
     InvalidFen(String),
+    #[error("utc_offset_minutes {0} is outside -720..=840")]
+    BadUtcOffset(i32),
     #[error(transparent)]
     BadMove(#[from] MoveError),
     #[error("it is not your turn")]

@@ -110,7 +110,11 @@ impl Runtime {
         persona_id: &str,
         color: ColorChoice,
         fen: Option<&str>,
+        utc_offset_minutes: Option<i32>,
     ) -> Result<Outcome, RuntimeError> {
+        if let Some(m) = utc_offset_minutes.filter(|m| !(-720..=840).contains(m)) {
+            return Err(RuntimeError::BadUtcOffset(m));
+        }
         let persona = self
             .svc
             .persona(persona_id)
@@ -134,6 +138,7 @@ impl Runtime {
             user_color: if user_white { "white" } else { "black" },
             start_fen: game.start_fen().to_string(),
             emotion: persona.default_emotion().to_string(),
+            utc_offset_minutes,
         };
         self.svc.db.insert_match(&new).await?;
         let inbox = self.spawn(new.id).await?;
@@ -247,6 +252,7 @@ impl Runtime {
             id,
             user_color: color_of(&row),
             started_at: row.created_at,
+            utc_offset_minutes: row.utc_offset_minutes,
             emotion: row.emotion.clone(),
             draw_offer: row.draw_offer.clone(),
             history: Default::default(),

@@ -57,6 +57,7 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::NotFound(_) => ApiError::new(S::NOT_FOUND, "not_found", message),
             RuntimeError::UnknownPersona(_) => ApiError::new(S::NOT_FOUND, "unknown_persona", message),
             RuntimeError::InvalidFen(_) => ApiError::new(S::BAD_REQUEST, "invalid_fen", message),
+            RuntimeError::BadUtcOffset(_) => ApiError::new(S::BAD_REQUEST, "invalid_utc_offset", message),
             RuntimeError::BadMove(MoveError::Unrecognised { .. }) => {
                 ApiError::new(S::BAD_REQUEST, "unrecognised_move", message)
             }

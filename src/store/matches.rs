@@ -14,6 +14,8 @@ pub struct NewMatch {
     pub user_color: &'static str,
     pub start_fen: String,
     pub emotion: String,
+    /// The player's UTC offset, as their client reported it.
+    pub utc_offset_minutes: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -30,6 +32,7 @@ pub struct MatchRow {
     pub draw_offer: Option<String>,
     pub created_at: DateTime<Utc>,
     pub ended_at: Option<DateTime<Utc>>,
+    pub utc_offset_minutes: Option<i32>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -57,14 +60,14 @@ impl MoveRow {
 }
 
 const MATCH_COLUMNS: &str = "id, player_id, persona_id, user_color, start_fen, status, result, termination, \
-                             emotion, draw_offer, created_at, ended_at";
+                             emotion, draw_offer, created_at, ended_at, utc_offset_minutes";
 
 impl Db {
     pub async fn insert_match(&self, m: &NewMatch) -> StoreResult<MatchRow> {
         let now = Utc::now();
         sqlx::query(
-            "INSERT INTO matches (id, player_id, persona_id, user_color, start_fen, status, emotion, created_at) \
-             VALUES ($1, $2, $3, $4, $5, 'active', $6, $7)",
+            "INSERT INTO matches (id, player_id, persona_id, user_color, start_fen, status, emotion, created_at, \
+             utc_offset_minutes) VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $8)",
         )
         .bind(m.id.to_string())
         .bind(m.player_id.to_string())
@@ -73,6 +76,7 @@ impl Db {
         .bind(&m.start_fen)
         .bind(&m.emotion)
         .bind(ts(now))
+        .bind(m.utc_offset_minutes)
         .execute(&self.pool)
         .await?;
         Ok(self.match_row(m.id).await?.expect("row just inserted"))
@@ -159,5 +163,6 @@ fn match_from_row(r: &AnyRow) -> StoreResult<MatchRow> {
         draw_offer: r.get("draw_offer"),
         created_at: parse_ts("matches", r.get("created_at"))?,
         ended_at: ended.map(|e| parse_ts("matches", &e)).transpose()?,
+        utc_offset_minutes: r.get::<Option<i64>, _>("utc_offset_minutes").map(|m| m as i32),
     })
 }

@@ -79,6 +79,8 @@ pub struct GameContext {
     /// Zobrist hash of the current position (16 hex digits); None at the
     /// standard start, which says nothing about this game.
     pub position_key: Option<String>,
+    /// The player's local weekday and time, when their client gave its offset.
+    pub player_local_time: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -147,6 +149,7 @@ impl GameContext {
             opening_name: openings::book().classify(game).cloned(),
             position_key: (!moves.is_empty() || !game.is_standard_start())
                 .then(|| openings::position_key(game.position())),
+            player_local_time: None,
         }
     }
 

@@ -19,6 +19,8 @@ pub struct NewMatch {
     #[serde(default = "random")]
     color: ColorChoice,
     fen: Option<String>,
+    /// Minutes east of UTC (a browser's `-new Date().getTimezoneOffset()`).
+    utc_offset_minutes: Option<i32>,
 }
 
 fn random() -> ColorChoice {
@@ -32,7 +34,13 @@ pub async fn create(
     let player: PlayerId = body.player_id.parse()?;
     let outcome = app
         .runtime
-        .create_match(player, &body.persona_id, body.color, body.fen.as_deref())
+        .create_match(
+            player,
+            &body.persona_id,
+            body.color,
+            body.fen.as_deref(),
+            body.utc_offset_minutes,
+        )
         .await?;
     Ok((StatusCode::CREATED, Json(outcome)))
 }
