@@ -356,3 +356,29 @@ async fn the_model_knows_the_players_local_time_and_bad_offsets_are_refused() {
         .unwrap();
     assert!(greeting.contains("UTC+05:30"), "{greeting}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persona_may_prefer_an_endpoint_and_its_own_sampling() {
+    let (a, b) = (
+        FakeLlm::openai(vec![ok("from a")]).await,
+        FakeLlm::openai(vec![ok("from b")]).await,
+    );
+    let cfg = config(
+        vec![
+            endpoint("a", ApiKind::Openai, &a.url),
+            endpoint("b", ApiKind::Openai, &b.url),
+        ],
+        5,
+        5,
+    );
+    let pool = LlmPool::start(&cfg, None).await.unwrap();
+    let card: kibitz::personas::PersonaLlm = toml::from_str("endpoint = \"b\"\ntemperature = 1.1").unwrap();
+    let sampling = card.sampling(cfg.main);
+    assert_eq!((sampling.temperature, sampling.max_tokens), (1.1, cfg.main.max_tokens));
+    let session = pool.session_from(None, "main", sampling, card.endpoint.as_deref());
+    assert_eq!(session.chat(&hello()).await.unwrap().content, "from b");
+    assert_eq!(a.calls.chat.load(Ordering::SeqCst), 0);
+    // An unknown name means the usual order.
+    let usual = pool.session_from(None, "main", sampling, Some("nowhere"));
+    assert_eq!(usual.chat(&hello()).await.unwrap().content, "from a");
+}

@@ -104,13 +104,28 @@ impl LlmPool {
 
     /// A new session: its own failover state, calls labelled with the match and role.
     pub fn session(&self, match_id: Option<String>, role: &'static str, sampling: RoleConfig) -> Arc<Session> {
+        self.session_from(match_id, role, sampling, None)
+    }
+
+    /// A session that starts at the endpoint named `first` (if there is one),
+    /// failing over down the list from there.
+    pub fn session_from(
+        &self,
+        match_id: Option<String>,
+        role: &'static str,
+        sampling: RoleConfig,
+        first: Option<&str>,
+    ) -> Arc<Session> {
+        let start = first
+            .and_then(|name| self.endpoints.iter().position(|e| e.config.name == name))
+            .unwrap_or(0);
         let (cancel, cancelled) = watch::channel(false);
         Arc::new(Session {
             pool: self.clone(),
             match_id,
             role,
             sampling,
-            current: AtomicUsize::new(0),
+            current: AtomicUsize::new(start),
             checked: AtomicBool::new(false),
             called: AtomicBool::new(false),
             cancel,

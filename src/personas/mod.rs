@@ -5,4 +5,4 @@ mod load;
 mod model;
 
 pub use load::{PersonaError, load_dir};
-pub use model::{BrainKind, IdlePolicy, Line, LineEvent, Lines, Persona};
+pub use model::{BrainKind, IdlePolicy, Line, LineEvent, Lines, Persona, PersonaLlm};

@@ -15,6 +15,9 @@ pub struct Persona {
     /// Who chooses its moves: `engine` (default), `llm`, or `pipeline:p+e+pl+m`.
     #[serde(default)]
     pub brain: BrainKind,
+    /// This persona's own preferences for its language model, if any.
+    #[serde(default)]
+    pub llm: PersonaLlm,
     /// Tones its messages may carry (seed 002: playful, sharp, respectful, dismissive...).
     pub tones: Vec<String>,
     /// Moods it can show; the first is where every match starts.
@@ -26,6 +29,26 @@ pub struct Persona {
     pub lore: Vec<String>,
     pub lines: Lines,
     pub moods: Moods,
+}
+
+/// `[llm]` in a persona card: an endpoint to try first (by name) and its own
+/// sampling for the main agent.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PersonaLlm {
+    pub endpoint: Option<String>,
+    pub temperature: Option<f32>,
+    pub max_tokens: Option<u32>,
+}
+
+impl PersonaLlm {
+    /// The role's sampling with this persona's preferences on top.
+    pub fn sampling(&self, role: crate::config::RoleConfig) -> crate::config::RoleConfig {
+        crate::config::RoleConfig {
+            temperature: self.temperature.unwrap_or(role.temperature),
+            max_tokens: self.max_tokens.unwrap_or(role.max_tokens),
+        }
+    }
 }
 
 /// A persona's move brain as its card names it; checked when the card loads.

@@ -263,16 +263,19 @@ impl Runtime {
             done: false,
             odds,
             brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
-            agent_llm: self
-                .svc
-                .llm
-                .as_ref()
-                .map(|pool| pool.session(Some(id.to_string()), "main", self.svc.config.llm.main)),
-            sub_llm: self
-                .svc
-                .llm
-                .as_ref()
-                .map(|pool| pool.session(Some(id.to_string()), "subconscious", self.svc.config.llm.subconscious)),
+            agent_llm: self.svc.llm.as_ref().map(|pool| {
+                let sampling = persona.llm.sampling(self.svc.config.llm.main);
+                pool.session_from(Some(id.to_string()), "main", sampling, persona.llm.endpoint.as_deref())
+            }),
+            sub_llm: self.svc.llm.as_ref().map(|pool| {
+                let sampling = self.svc.config.llm.subconscious;
+                pool.session_from(
+                    Some(id.to_string()),
+                    "subconscious",
+                    sampling,
+                    persona.llm.endpoint.as_deref(),
+                )
+            }),
             player,
             persona,
             game,
