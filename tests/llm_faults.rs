@@ -187,9 +187,11 @@ async fn the_anthropic_client_speaks_messages() {
 }
 
 /// A match served by a fake model: `script` for every main-agent call.
+const ADMIN: &str = "admin-token-for-the-llm-log";
+
 async fn match_with(script: Vec<Behaviour>) -> (Server, FakeLlm, String) {
     let fake = FakeLlm::openai(script).await;
-    let server = Server::start_with(&[("KIBITZ_LLM_URL", &fake.url)]).await;
+    let server = Server::start_with(&[("KIBITZ_LLM_URL", &fake.url), ("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
     let pat = server.new_player("Pat").await;
     let (m, _) = server.new_match(&pat, "pip", "white").await;
     (server, fake, m)
@@ -227,6 +229,14 @@ async fn the_model_speaks_for_the_persona_and_the_state_says_which() {
         .fetch_all(&pool)
         .await
         .unwrap();
+    // The same log over the admin API, and only there.
+    let player = out["state"]["player_id"].as_str().unwrap();
+    let log_path = format!("/api/admin/matches/{m}/llm-calls");
+    let (status, _) = server.get_as(&log_path, &server.token(player)).await;
+    assert_eq!(status, 403, "a player may not read the agents' raw answers");
+    let (status, log) = server.get_as(&log_path, ADMIN).await;
+    assert_eq!(status, 200, "{log}");
+    assert_eq!(log.as_array().unwrap().len(), rows.len());
     assert!(
         rows.iter().filter(|(_, r)| r == "main").count() >= 2
             && rows.iter().any(|(_, r)| r == "subconscious")

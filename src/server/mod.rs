@@ -42,6 +42,7 @@ pub fn router(runtime: Runtime) -> Router {
         )
         .route("/api/admin/consolidations", get(admin::consolidations))
         .route("/api/admin/consolidate", post(admin::consolidate))
+        .route("/api/admin/matches/{id}/llm-calls", get(admin::llm_calls))
         .route("/api/matches", post(matches::create))
         .route("/api/matches/{id}", get(matches::get))
         .route("/api/matches/{id}/pgn", get(matches::pgn))

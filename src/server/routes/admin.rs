@@ -1,4 +1,5 @@
-//! Admin-only routes: the memory consolidation log, and a run on demand.
+//! Admin-only routes: the memory consolidation log, a run on demand, and a
+//! match's LLM call log.
 
 use axum::Json;
 use axum::extract::State;
@@ -10,7 +11,7 @@ use crate::memory::Scope;
 use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::{AppState, error::ApiError};
-use crate::store::ConsolidationRow;
+use crate::store::{ConsolidationRow, LlmCallRow};
 
 fn admin_only(caller: Caller) -> Result<(), ApiError> {
     match caller {
@@ -59,4 +60,16 @@ pub async fn consolidate(
         None => Scope::Everyone,
     };
     Ok(Json(app.runtime.services().memory.consolidate(scope, "manual").await?))
+}
+
+/// A match's LLM calls: the per-role conversation log with tokens and
+/// latency. Admin only: answers hold the agents' private thinking.
+pub async fn llm_calls(
+    State(app): State<AppState>,
+    caller: Caller,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> Result<Json<Vec<LlmCallRow>>, ApiError> {
+    admin_only(caller)?;
+    let id = super::matches::match_id(&id)?;
+    Ok(Json(app.runtime.services().db.llm_calls(id).await?))
 }
