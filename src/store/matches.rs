@@ -90,6 +90,18 @@ impl Db {
         row.map(|r| match_from_row(&r)).transpose()
     }
 
+    /// A player's matches, newest first.
+    pub async fn matches_of(&self, player: PlayerId, limit: i64) -> StoreResult<Vec<MatchRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = $1 ORDER BY created_at DESC LIMIT $2"
+        ))
+        .bind(player.to_string())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(match_from_row).collect()
+    }
+
     pub async fn active_match_ids(&self) -> StoreResult<Vec<MatchId>> {
         let rows = sqlx::query("SELECT id FROM matches WHERE status = 'active' ORDER BY created_at")
             .fetch_all(&self.pool)

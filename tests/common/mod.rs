@@ -99,6 +99,7 @@ impl Server {
             .env("KIBITZ_DATABASE_URL", &self.database_url)
             .env("KIBITZ_MODELS_DIR", repo().join("models"))
             .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
+            .env("KIBITZ_WEB_DIR", repo().join("web/dist"))
             .env("KIBITZ_ENGINE_MOVETIME_MS", "30")
             // Only the LLM a test names: never a developer's local Ollama.
             .env("KIBITZ_LLM_DETECT_OLLAMA", "false")

@@ -49,7 +49,7 @@ pub struct ListQuery {
     superseded: bool,
 }
 
-async fn owned_player(app: &AppState, caller: Caller, id: &str) -> Result<PlayerId, ApiError> {
+pub(super) async fn owned_player(app: &AppState, caller: Caller, id: &str) -> Result<PlayerId, ApiError> {
     let id: PlayerId = id.parse()?;
     caller.may_access(Some(id), "player")?;
     app.runtime.player(id).await?;

@@ -7,7 +7,7 @@ pub mod reflections;
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use super::AppState;
@@ -16,10 +16,6 @@ use super::error::ApiError;
 pub async fn health(State(app): State<AppState>) -> Json<Value> {
     let svc = app.runtime.services();
     Json(json!({ "status": "ok", "engine": svc.engine.name(), "personas": svc.personas.len() }))
-}
-
-pub async fn not_found(uri: Uri) -> ApiError {
-    ApiError::not_found(format!("route {}", uri.path()))
 }
 
 pub async fn method_not_allowed() -> ApiError {

@@ -4,9 +4,10 @@ use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 
 use crate::ids::PlayerId;
+use crate::server::auth::Caller;
 use crate::server::extract::ApiJson;
 use crate::server::{AppState, error::ApiError};
-use crate::store::Player;
+use crate::store::{MatchRow, Player};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,4 +34,14 @@ pub async fn create(
 pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Player>, ApiError> {
     let id: PlayerId = id.parse()?;
     Ok(Json(app.runtime.player(id).await?))
+}
+
+/// The caller's own matches, newest first (bearer token).
+pub async fn matches(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<MatchRow>>, ApiError> {
+    let id = super::memories::owned_player(&app, caller, &id).await?;
+    Ok(Json(app.runtime.services().db.matches_of(id, 200).await?))
 }

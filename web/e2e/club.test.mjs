@@ -1,0 +1,111 @@
+// End to end in a real browser (Debian's Chromium, driven by playwright-core)
+// against a real `kibitz serve` at $KIBITZ_URL: sign in, play to checkmate by
+// clicking squares, chat and get a reply, see the mood change, delete a
+// memory and see it stay gone after a reload, read the match's reflection.
+// Screenshots go to $ARTIFACTS (default web/test-artifacts).
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { chromium } from "playwright-core";
+
+const BASE = process.env.KIBITZ_URL;
+const ARTIFACTS = process.env.ARTIFACTS || new URL("../test-artifacts", import.meta.url).pathname;
+/** White mates with Rd8 (the back rank). */
+const BACK_RANK = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+
+async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+      "--disable-sync", "--no-first-run", "--disable-quic"],
+  });
+}
+
+/** Clicks a square of the board, White at the bottom. */
+async function clickSquare(page, square) {
+  const box = await page.locator(".play cg-board").boundingBox();
+  const file = square.charCodeAt(0) - 97;
+  const rank = Number(square[1]) - 1;
+  const size = box.width / 8;
+  await page.mouse.click(box.x + (file + 0.5) * size, box.y + (7 - rank + 0.5) * size);
+}
+
+test("the club room, end to end", { timeout: 120_000 }, async () => {
+  assert.ok(BASE, "KIBITZ_URL names the server under test");
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const browser = await launch();
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  page.on("dialog", (d) => d.accept());
+  try {
+    await page.goto(BASE);
+    await page.getByLabel("Your name at the club").fill("Robin");
+    await page.getByRole("button", { name: "Come in" }).click();
+    await page.locator(".persona").first().waitFor();
+    assert.equal(await page.locator(".persona").count() >= 3, true, "the personas are listed");
+    await page.screenshot({ path: `${ARTIFACTS}/1-lobby.png` });
+
+    // A match from a set position, made with the player's own token.
+    const matchId = await page.evaluate(async (fen) => {
+      const player = JSON.parse(localStorage.getItem("kibitz.player"));
+      const res = await fetch("/api/matches", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${player.token}` },
+        body: JSON.stringify({ player_id: player.id, persona_id: "margot", color: "white", fen }),
+      });
+      return (await res.json()).state.id;
+    }, BACK_RANK);
+    await page.goto(`${BASE}/#/play/${matchId}`);
+    await page.locator(".play cg-board").waitFor();
+    const moodBefore = await page.locator(".play").getAttribute("data-emotion");
+
+    // Chat: the persona answers.
+    await page.getByLabel("Chat message").fill("I collect antique chess clocks from Vienna");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.locator(".msg.persona").last().waitFor();
+    await page.waitForFunction(() => document.querySelectorAll(".msg.persona").length >= 2);
+    await page.screenshot({ path: `${ARTIFACTS}/2-chat.png` });
+
+    // Checkmate by clicking squares: Rd1, then d8.
+    await clickSquare(page, "d1");
+    await page.locator("square.move-dest").first().waitFor();
+    await clickSquare(page, "d8");
+    await page.getByText("Game over: 1-0").waitFor({ timeout: 20_000 });
+    await page.screenshot({ path: `${ARTIFACTS}/3-checkmate.png` });
+    assert.ok((await page.locator(".moves li").allTextContents()).includes("Rd8#"), "the move list shows the mate");
+    await page.waitForFunction((before) => document.querySelector(".play").dataset.emotion !== before, moodBefore);
+
+    // The reflection of the finished match.
+    await page.getByRole("link", { name: "Read the reflection" }).click();
+    await page.locator(".summary").waitFor();
+    assert.match(await page.locator(".summary").textContent(), /Robin beat Margot|lost to Robin/);
+    await page.screenshot({ path: `${ARTIFACTS}/4-reflection.png` });
+
+    // Memories: the clocks, deleted, and still gone after a reload.
+    await page.goto(`${BASE}/#/memories`);
+    const clocks = page.locator(".memory", { hasText: "antique chess clocks" }).first();
+    await clocks.waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/5-memories.png` });
+    const gone = await clocks.getAttribute("data-id");
+    await clocks.getByRole("button", { name: "Delete" }).click();
+    await page.waitForFunction((id) => !document.querySelector(`.memory[data-id="${id}"]`), gone);
+    await page.reload();
+    await page.locator(".memory-list").waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(await page.locator(`.memory[data-id="${gone}"]`).count(), 0, "deleted for good");
+
+    // Readable on a phone: nothing wider than 360 px.
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.goto(`${BASE}/#/play/${matchId}`);
+    await page.locator(".play cg-board").waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(overflow <= 360, `page is ${overflow}px wide at 360`);
+    await page.screenshot({ path: `${ARTIFACTS}/6-phone.png` });
+  } catch (e) {
+    await page.screenshot({ path: `${ARTIFACTS}/failure.png` }).catch(() => {});
+    throw e;
+  } finally {
+    await browser.close();
+  }
+});

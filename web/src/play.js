@@ -1,0 +1,237 @@
+// A match: the board (chessground), the move list, the odds bar, the chat
+// with the persona's mood, and a WebSocket that reconnects by itself and
+// catches up from the last event it saw (`?since=`), never twice.
+
+import { Chessground } from "chessground";
+import { api, el } from "./api.js";
+import { emblem, face } from "./faces.js";
+
+export async function play(view, matchId) {
+  const state0 = await api("GET", `/api/matches/${matchId}`);
+  const personas = await api("GET", "/api/personas");
+  const persona = personas.find((p) => p.id === state0.persona_id) || { name: state0.persona_id, id: state0.persona_id };
+  const ui = layout(persona);
+  view.replaceChildren(ui.root);
+  const game = new Match(matchId, persona, ui, state0);
+  game.render(state0);
+  game.connect();
+  return () => game.close();
+}
+
+function layout(persona) {
+  const boardEl = el("div", { class: "board", "aria-label": "Chess board" });
+  const ui = {
+    boardEl,
+    oddsFill: el("div", { class: "odds-fill" }),
+    oddsText: el("span", { class: "odds-text" }),
+    moves: el("ol", { class: "moves", "aria-label": "Moves" }),
+    status: el("p", { class: "status", role: "status", "aria-live": "polite" }),
+    chat: el("ol", { class: "chat", "aria-live": "polite", "aria-label": "Chat" }),
+    thinking: el("p", { class: "thinking", hidden: true }, `${persona.name.split(" ")[0]} is thinking…`),
+    face: el("span", { class: "face", role: "img" }),
+    mood: el("span", { class: "mood" }),
+    promotion: el("div", { class: "promotion", hidden: true, role: "dialog", "aria-label": "Promote to" }),
+  };
+  ui.chatInput = el("input", { name: "chat", placeholder: "Say something…", maxlength: 1000, "aria-label": "Chat message" });
+  ui.moveInput = el("input", { name: "move", placeholder: "e4, Nf3, O-O", maxlength: 12, "aria-label": "Type a move" });
+  ui.chatForm = el("form", { class: "say" }, ui.chatInput, el("button", { type: "submit" }, "Send"));
+  ui.moveForm = el("form", { class: "type-move" }, ui.moveInput, el("button", { type: "submit" }, "Move"));
+  ui.flip = el("button", { type: "button", class: "flip" }, "Flip board");
+  ui.resign = el("button", { type: "button", class: "resign" }, "Resign");
+  ui.draw = el("button", { type: "button", class: "draw" }, "Offer draw");
+  ui.root = el("section", { class: "play" },
+    el("div", { class: "board-side" },
+      el("div", { class: "odds", "aria-label": "Winning chances" }, ui.oddsFill, ui.oddsText),
+      boardEl, ui.promotion,
+      el("div", { class: "controls" }, ui.moveForm, ui.flip, ui.draw, ui.resign),
+      ui.status),
+    el("aside", { class: "side" },
+      el("div", { class: "opponent" }, emblem(persona),
+        el("div", {}, el("strong", {}, persona.name), el("div", { class: "emotion" }, ui.face, " ", ui.mood))),
+      ui.chat, ui.thinking, ui.chatForm, ui.moves));
+  return ui;
+}
+
+class Match {
+  constructor(id, persona, ui, first) {
+    this.id = id;
+    this.persona = persona;
+    this.ui = ui;
+    this.lastSeq = 0;
+    this.closed = false;
+    this.retry = 500;
+    this.state = null;
+    // Start from the match's own position and side, so nothing animates in from the opening.
+    this.cg = Chessground(ui.boardEl, {
+      fen: first.fen,
+      orientation: first.user_color,
+      movable: { free: false, showDests: true },
+      highlight: { lastMove: true, check: true },
+    });
+    ui.flip.onclick = () => this.cg.toggleOrientation();
+    ui.resign.onclick = () => this.send({ type: "resign" });
+    ui.draw.onclick = () => this.send({ type: "draw", action: "offer" });
+    ui.chatForm.onsubmit = (e) => {
+      e.preventDefault();
+      const text = ui.chatInput.value.trim();
+      if (!text) return;
+      this.send({ type: "chat", text });
+      ui.chatInput.value = "";
+      this.thinking(true);
+    };
+    ui.moveForm.onsubmit = (e) => {
+      e.preventDefault();
+      const mv = ui.moveInput.value.trim();
+      if (mv) this.move(mv);
+      ui.moveInput.value = "";
+    };
+  }
+
+  connect() {
+    if (this.closed) return;
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${proto}://${location.host}/api/matches/${this.id}/ws?since=${this.lastSeq}`);
+    this.ws = ws;
+    ws.onopen = () => (this.retry = 500);
+    ws.onmessage = (m) => this.frame(JSON.parse(m.data));
+    ws.onclose = () => {
+      if (this.closed) return;
+      this.ui.status.textContent = "Connection lost; reconnecting…";
+      setTimeout(() => this.connect(), this.retry);
+      this.retry = Math.min(this.retry * 2, 8000);
+    };
+  }
+
+  close() {
+    this.closed = true;
+    this.ws?.close();
+    this.cg.destroy();
+  }
+
+  send(cmd) {
+    if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(cmd));
+    else this.ui.status.textContent = "Not connected yet; try again in a moment.";
+  }
+
+  move(mv) {
+    this.thinking(true);
+    this.send({ type: "move", move: mv });
+  }
+
+  frame(f) {
+    if (f.type === "state") return this.render(f.data);
+    if (f.type === "error") {
+      this.thinking(false);
+      this.ui.status.textContent = f.data.message;
+      return this.refresh();
+    }
+    if (typeof f.seq === "number") {
+      if (f.seq <= this.lastSeq) return; // already shown
+      this.lastSeq = f.seq;
+    }
+    this.event(f);
+  }
+
+  event(e) {
+    const d = e.data || {};
+    switch (e.type) {
+      case "message":
+        this.say(d.sender, d.content, d.tone);
+        if (d.sender === "persona") this.thinking(false);
+        break;
+      case "emotion":
+        this.mood(d.emotion);
+        break;
+      case "move":
+      case "game_over":
+      case "draw_offer":
+      case "odds":
+        if (e.type === "move" && d.side === "persona") this.thinking(false);
+        this.refresh();
+        break;
+      default:
+        break;
+    }
+  }
+
+  async refresh() {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(async () => this.render(await api("GET", `/api/matches/${this.id}`)), 30);
+  }
+
+  render(s) {
+    this.state = s;
+    const ui = this.ui;
+    const last = s.moves[s.moves.length - 1];
+    const check = last && /[+#]$/.test(last.san);
+    this.cg.set({
+      fen: s.fen,
+      turnColor: s.turn,
+      lastMove: last ? [last.uci.slice(0, 2), last.uci.slice(2, 4)] : undefined,
+      check: check ? s.turn : false,
+      movable: { color: s.your_turn ? s.user_color : undefined, dests: dests(s), events: { after: (o, d) => this.dropped(o, d) } },
+    });
+    ui.moves.replaceChildren(...s.moves.map((m, i) => el("li", { class: m.side, "data-ply": i + 1 }, m.san)));
+    const odds = [...s.moves].reverse().find((m) => m.odds)?.odds;
+    const white = odds ? odds.white : 50;
+    ui.oddsFill.style.height = `${white}%`;
+    ui.oddsText.textContent = odds ? `White ${white.toFixed(0)}%` : "";
+    this.mood(s.emotion);
+    if (s.status === "finished") {
+      ui.status.replaceChildren(`Game over: ${s.result} (${s.termination.replaceAll("_", " ")}). `,
+        el("a", { href: `#/history/${s.id}` }, "Read the reflection"));
+      this.thinking(false);
+    } else if (s.draw_offer === "persona") {
+      ui.status.replaceChildren(`${this.persona.name} offers a draw. `,
+        el("button", { type: "button", onclick: () => this.send({ type: "draw", action: "accept" }) }, "Accept"),
+        el("button", { type: "button", onclick: () => this.send({ type: "draw", action: "decline" }) }, "Decline"));
+    } else {
+      ui.status.textContent = s.your_turn ? "Your move." : `${this.persona.name} to move.`;
+    }
+  }
+
+  dropped(orig, dest) {
+    const promo = this.state.legal_moves.filter((m) => m.uci.startsWith(orig + dest) && m.uci.length === 5);
+    if (!promo.length) return this.move(orig + dest);
+    const ui = this.ui;
+    ui.promotion.replaceChildren(el("span", {}, "Promote to:"), ...["q", "r", "b", "n"].map((p) =>
+      el("button", { type: "button", "data-piece": p, onclick: () => {
+        ui.promotion.hidden = true;
+        this.move(orig + dest + p);
+      } }, { q: "Queen", r: "Rook", b: "Bishop", n: "Knight" }[p])));
+    ui.promotion.hidden = false;
+  }
+
+  say(sender, content, tone) {
+    const who = sender === "persona" ? this.persona.name.split(" ")[0] : "You";
+    const item = el("li", { class: `msg ${sender}`, "data-tone": tone || "" }, el("b", {}, `${who}: `), content,
+      tone && sender === "persona" ? el("em", { class: "tone" }, ` (${tone})`) : "");
+    this.ui.chat.append(item);
+    this.ui.chat.scrollTop = this.ui.chat.scrollHeight;
+  }
+
+  mood(emotion) {
+    if (!emotion) return;
+    this.ui.face.textContent = face(this.persona, emotion);
+    this.ui.face.setAttribute("aria-label", emotion);
+    this.ui.mood.textContent = emotion.replaceAll("_", " ");
+    this.ui.root.setAttribute("data-emotion", emotion);
+  }
+
+  thinking(on) {
+    this.ui.thinking.hidden = !on;
+  }
+}
+
+/// Chessground's destinations from the state's legal moves (UCI).
+function dests(s) {
+  const map = new Map();
+  if (!s.your_turn) return map;
+  for (const { uci } of s.legal_moves) {
+    const from = uci.slice(0, 2);
+    const to = uci.slice(2, 4);
+    if (!map.has(from)) map.set(from, []);
+    if (!map.get(from).includes(to)) map.get(from).push(to);
+  }
+  return map;
+}
