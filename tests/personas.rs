@@ -46,6 +46,13 @@ fn wrong_fields_are_named_with_their_file() {
             "first_after_secs = 0",
             "idle.first_after_secs",
         ),
+        ("pip.toml", "giddy = ", "furious = ", "expressions.furious"),
+        (
+            "viktor.toml",
+            "style = \"aggressive\"",
+            "style = \"aggressive\"\nbrain = \"telepathy\"",
+            "brain",
+        ),
     ];
     for (file, from, to, field) in cases {
         let dir = copy_personas_with(file, from, to);

@@ -112,6 +112,17 @@ fn validate(p: &Persona) -> Result<(), Problem> {
     if p.chattiness == 0 {
         return bad("chattiness", "must be at least 1".into());
     }
+    for (emotion, face) in &p.expressions {
+        if !p.emotions.contains(emotion) {
+            return bad(
+                &format!("expressions.{emotion}"),
+                "is not one of the declared emotions".into(),
+            );
+        }
+        if face.trim().is_empty() || face.chars().count() > 8 {
+            return bad(&format!("expressions.{emotion}"), "must be 1 to 8 characters".into());
+        }
+    }
     validate_idle(p)?;
     validate_lines(p)?;
     for (event, mood) in p.moods.all() {

@@ -22,6 +22,9 @@ pub struct Persona {
     pub tones: Vec<String>,
     /// Moods it can show; the first is where every match starts.
     pub emotions: Vec<String>,
+    /// How each mood looks on the page (an emoji or short glyph per emotion).
+    #[serde(default)]
+    pub expressions: std::collections::BTreeMap<String, String>,
     pub idle: IdlePolicy,
     /// Speak on a quiet user move only every this many moves.
     pub chattiness: u32,

@@ -38,6 +38,17 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   page.on("dialog", (d) => d.accept());
+  // Keep every WebSocket the page opens, so the test can drop one.
+  await page.addInitScript(() => {
+    const Native = window.WebSocket;
+    window.__sockets = [];
+    window.WebSocket = class extends Native {
+      constructor(...args) {
+        super(...args);
+        window.__sockets.push(this);
+      }
+    };
+  });
   try {
     await page.goto(BASE);
     await page.getByLabel("Your name at the club").fill("Robin");
@@ -67,6 +78,19 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     await page.waitForFunction(() => document.querySelectorAll(".msg.persona").length >= 2);
     await page.screenshot({ path: `${ARTIFACTS}/2-chat.png` });
 
+    // A dropped connection: the page reconnects by itself and catches up
+    // from the last event it saw, showing nothing twice.
+    const before = await page.locator(".msg").count();
+    await page.evaluate(() => window.__sockets.at(-1).close());
+    await page.waitForFunction(() => window.__sockets.length >= 2 && window.__sockets.at(-1).readyState === 1);
+    await page.getByLabel("Chat message").fill("Are you still there?");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.waitForFunction((n) => document.querySelectorAll(".msg").length >= n + 2, before);
+    const texts = await page.locator(".msg").allTextContents();
+    assert.equal(new Set(texts.filter((t) => t.startsWith("You"))).size, texts.filter((t) => t.startsWith("You")).length,
+      `no message shown twice: ${texts.join(" | ")}`);
+    assert.equal(texts.filter((t) => t.includes("antique chess clocks")).length, 1);
+
     // Checkmate by clicking squares: Rd1, then d8.
     await clickSquare(page, "d1");
     await page.locator("square.move-dest").first().waitFor();
@@ -81,6 +105,13 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     await page.locator(".summary").waitFor();
     assert.match(await page.locator(".summary").textContent(), /Robin beat Margot|lost to Robin/);
     await page.screenshot({ path: `${ARTIFACTS}/4-reflection.png` });
+
+    // History: the match with its PGN and reflection.
+    await page.goto(`${BASE}/#/history`);
+    const past = page.locator(`.past-match[data-match="${matchId}"]`);
+    await past.waitFor();
+    assert.match(await past.textContent(), /1-0 \(checkmate\)/);
+    assert.equal(await past.getByRole("link", { name: "PGN" }).getAttribute("href"), `/api/matches/${matchId}/pgn`);
 
     // Memories: the clocks, deleted, and still gone after a reload.
     await page.goto(`${BASE}/#/memories`);

@@ -17,6 +17,8 @@ pub struct PersonaView {
     style: Style,
     tones: Vec<String>,
     emotions: Vec<String>,
+    /// A face per emotion, for the page.
+    expressions: std::collections::BTreeMap<String, String>,
 }
 
 impl From<&Persona> for PersonaView {
@@ -30,6 +32,7 @@ impl From<&Persona> for PersonaView {
             style: p.style,
             tones: p.tones.clone(),
             emotions: p.emotions.clone(),
+            expressions: p.expressions.clone(),
         }
     }
 }
