@@ -40,5 +40,5 @@ async fn the_club_room_works_in_a_browser() {
         "browser tests failed:\n{report}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(report.contains("# pass 1"), "{report}");
+    assert!(report.contains("# fail 0") && !report.contains("# pass 0"), "{report}");
 }

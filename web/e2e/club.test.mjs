@@ -112,6 +112,7 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     await past.waitFor();
     assert.match(await past.textContent(), /1-0 \(checkmate\)/);
     assert.equal(await past.getByRole("link", { name: "PGN" }).getAttribute("href"), `/api/matches/${matchId}/pgn`);
+    assert.match(await page.locator(".streaks").textContent(), /Margot Vidal: you won 1 in a row/);
 
     // Memories: the clocks, deleted, and still gone after a reload.
     await page.goto(`${BASE}/#/memories`);
@@ -135,6 +136,53 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     await page.screenshot({ path: `${ARTIFACTS}/6-phone.png` });
   } catch (e) {
     await page.screenshot({ path: `${ARTIFACTS}/failure.png` }).catch(() => {});
+    throw e;
+  } finally {
+    await browser.close();
+  }
+});
+
+test("promotion, typed moves and a flipped board", { timeout: 60_000 }, async () => {
+  const browser = await launch();
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  try {
+    await page.goto(BASE);
+    await page.getByLabel("Your name at the club").fill("Sam");
+    await page.getByRole("button", { name: "Come in" }).click();
+    await page.locator(".persona").first().waitFor();
+    // White pawn on a7 about to queen; kings far apart.
+    const matchId = await page.evaluate(async () => {
+      const player = JSON.parse(localStorage.getItem("kibitz.player"));
+      const res = await fetch("/api/matches", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${player.token}` },
+        body: JSON.stringify({ player_id: player.id, persona_id: "pip", color: "white", fen: "8/P5k1/8/8/8/8/8/K7 w - - 0 1" }),
+      });
+      return (await res.json()).state.id;
+    });
+    await page.goto(`${BASE}/#/play/${matchId}`);
+    await page.locator(".play cg-board").waitFor();
+    await clickSquare(page, "a7");
+    await clickSquare(page, "a8");
+    const dialog = page.getByRole("dialog", { name: "Promote to" });
+    await dialog.waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/7-promotion.png` });
+    await dialog.getByRole("button", { name: "Queen" }).click();
+    await page.locator(".moves li").nth(1).waitFor();
+    assert.equal(await page.locator(".moves li").first().textContent(), "a8=Q");
+
+    // A move typed on the keyboard.
+    await page.getByLabel("Type a move").fill("Kb2");
+    await page.getByLabel("Type a move").press("Enter");
+    await page.locator(".moves li").nth(3).waitFor();
+    assert.equal(await page.locator(".moves li").nth(2).textContent(), "Kb2");
+
+    // Flip: Black at the bottom.
+    await page.getByRole("button", { name: "Flip board" }).click();
+    assert.ok(await page.locator(".play .cg-wrap.orientation-black").count(), "the board turned round");
+    await page.screenshot({ path: `${ARTIFACTS}/8-flipped.png` });
+  } catch (e) {
+    await page.screenshot({ path: `${ARTIFACTS}/failure-2.png` }).catch(() => {});
     throw e;
   } finally {
     await browser.close();

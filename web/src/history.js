@@ -21,8 +21,24 @@ export async function history(view, matchId) {
       " · ", m.status === "finished"
         ? el("a", { href: `#/history/${m.id}` }, "Reflection")
         : el("a", { href: `#/play/${m.id}` }, "Resume")));
+  const streaks = personas.map((p) => streak(matches.filter((m) => m.persona_id === p.id)))
+    .map((s, i) => s && el("li", { class: "streak" }, `${personas[i].name}: ${s}`)).filter(Boolean);
   view.replaceChildren(el("section", { class: "history" }, el("h1", {}, "Your matches"),
+    streaks.length ? el("ul", { class: "streaks", "aria-label": "Streaks" }, ...streaks) : "",
     el("ul", {}, ...(rows.length ? rows : [el("li", {}, "No matches yet.")]))));
+}
+
+/// "won 3 in a row" from the newest finished matches against one persona.
+function streak(matches) {
+  const outcomes = matches.filter((m) => m.status === "finished").map((m) => {
+    if (m.result === "1/2-1/2") return "drew";
+    const whiteWon = m.result === "1-0";
+    return whiteWon === (m.user_color === "white") ? "won" : "lost";
+  });
+  if (!outcomes.length) return null;
+  const run = outcomes.findIndex((o) => o !== outcomes[0]);
+  const n = run === -1 ? outcomes.length : run;
+  return `you ${outcomes[0]} ${n} in a row`;
 }
 
 async function reflection(view, matchId) {
