@@ -8,7 +8,9 @@ use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_server_resumes_the_game() {
-    let mut server = Server::start().await;
+    // No deeper evaluation: it could revise the odds between the snapshot
+    // and the kill, and this test compares the two exactly.
+    let mut server = Server::start_with(&[("KIBITZ_EVAL_DEEP_NODES", "0")]).await;
     let player = server.new_player("Rosa").await;
     let (m, _) = server.new_match(&player, "margot", "white").await;
     for mv in ["e4", "Nf3"] {

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ChatModel, ChatRequest, LlmError, Message, Reply, Role, ToolCall, Usage, transport_error};
+use super::{ChatModel, ChatRequest, LlmError, Message, Reply, Role, ToolCall, Usage, send_for_text};
 
 const API_VERSION: &str = "2023-06-01";
 
@@ -134,15 +134,7 @@ impl ChatModel for AnthropicModel {
         if let Some(key) = &self.api_key {
             call = call.header("x-api-key", key);
         }
-        let response = call.send().await.map_err(|e| transport_error(e, self.timeout))?;
-        let status = response.status();
-        let text = response.text().await.map_err(|e| transport_error(e, self.timeout))?;
-        if !status.is_success() {
-            return Err(LlmError::Status {
-                status: status.as_u16(),
-                body: text.chars().take(300).collect(),
-            });
-        }
+        let text = send_for_text(call, self.timeout).await?;
         let reply: WireReply = serde_json::from_str(&text)
             .map_err(|e| LlmError::BadReply(format!("{e}: {}", text.chars().take(200).collect::<String>())))?;
         let mut content = String::new();

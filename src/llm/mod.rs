@@ -155,6 +155,21 @@ impl LlmError {
     }
 }
 
+/// Sends a request and returns the body of a 2xx answer; other statuses
+/// become `LlmError::Status` with the start of their body.
+pub(crate) async fn send_for_text(call: reqwest::RequestBuilder, timeout: Duration) -> Result<String, LlmError> {
+    let response = call.send().await.map_err(|e| transport_error(e, timeout))?;
+    let status = response.status();
+    let text = response.text().await.map_err(|e| transport_error(e, timeout))?;
+    if !status.is_success() {
+        return Err(LlmError::Status {
+            status: status.as_u16(),
+            body: text.chars().take(300).collect(),
+        });
+    }
+    Ok(text)
+}
+
 /// A reqwest failure as an `LlmError` (the URL is left out of the message).
 pub(crate) fn transport_error(e: reqwest::Error, timeout: Duration) -> LlmError {
     if e.is_timeout() {

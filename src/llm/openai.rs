@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ChatModel, ChatRequest, LlmError, Message, Reply, Role, ToolCall, Usage, transport_error};
+use super::{ChatModel, ChatRequest, LlmError, Message, Reply, Role, ToolCall, Usage, send_for_text};
 
 pub struct OpenAiModel {
     http: reqwest::Client,
@@ -135,16 +135,7 @@ impl ChatModel for OpenAiModel {
         if let Some(key) = &self.api_key {
             call = call.bearer_auth(key);
         }
-        let response = call.send().await.map_err(|e| transport_error(e, self.timeout))?;
-        let status = response.status();
-        let text = response.text().await.map_err(|e| transport_error(e, self.timeout))?;
-        if !status.is_success() {
-            let body = text.chars().take(300).collect();
-            return Err(LlmError::Status {
-                status: status.as_u16(),
-                body,
-            });
-        }
+        let text = send_for_text(call, self.timeout).await?;
         let completion: Completion =
             serde_json::from_str(&text).map_err(|e| LlmError::BadReply(format!("{e}: {}", clip(&text))))?;
         let choice = completion
