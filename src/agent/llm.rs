@@ -20,6 +20,8 @@ use crate::triggers::TriggerKind;
 
 /// Earlier turns kept in a match's thread, as (label, what was done).
 const THREAD_TURNS: usize = 6;
+/// Matches whose threads are held at once (live matches are far fewer).
+pub(super) const MAX_MATCHES: usize = 10_000;
 
 #[derive(Default)]
 pub struct LlmAgent {
@@ -53,6 +55,11 @@ impl LlmAgent {
         if input.trigger.kind == TriggerKind::AfterMatch {
             threads.remove(&input.ctx.match_id);
             return;
+        }
+        // Matches abandoned before after_match would pile up: keep it bounded.
+        if threads.len() >= MAX_MATCHES && !threads.contains_key(&input.ctx.match_id) {
+            let evict = threads.keys().next().copied();
+            evict.map(|k| threads.remove(&k));
         }
         let thread = threads.entry(input.ctx.match_id).or_default();
         thread.push_back((label, summary(decision)));
