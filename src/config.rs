@@ -165,6 +165,10 @@ pub struct Config {
     pub idle_time_scale: f64,
     /// Longest chat message accepted, in characters.
     pub max_chat_chars: usize,
+    /// Chat messages a match may send per minute (0: no limit).
+    pub chat_per_minute: u32,
+    /// Memory edits and deletions a player may make per minute (0: no limit).
+    pub memory_writes_per_minute: u32,
     pub recall: RecallConfig,
     pub memory: MemoryConfig,
     pub llm: LlmConfig,
@@ -196,6 +200,8 @@ struct FileConfig {
     eval_deep_nodes: Option<u64>,
     idle_time_scale: Option<f64>,
     max_chat_chars: Option<usize>,
+    chat_per_minute: Option<u32>,
+    memory_writes_per_minute: Option<u32>,
     recall: Option<RecallConfig>,
     memory: Option<MemoryConfig>,
     llm: Option<LlmConfig>,
@@ -289,6 +295,12 @@ impl Config {
             max_chat_chars: parse_env(&env, "KIBITZ_MAX_CHAT_CHARS")?
                 .or(file.max_chat_chars)
                 .unwrap_or(1000),
+            chat_per_minute: parse_env(&env, "KIBITZ_CHAT_PER_MINUTE")?
+                .or(file.chat_per_minute)
+                .unwrap_or(20),
+            memory_writes_per_minute: parse_env(&env, "KIBITZ_MEMORY_WRITES_PER_MINUTE")?
+                .or(file.memory_writes_per_minute)
+                .unwrap_or(30),
             recall: file.recall.unwrap_or_default(),
             memory: MemoryConfig {
                 consolidate_cron: env("KIBITZ_CONSOLIDATE_CRON").unwrap_or(memory.consolidate_cron),

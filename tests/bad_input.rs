@@ -95,3 +95,58 @@ async fn bad_input_is_a_clear_4xx() {
         .await;
     assert!(status == 422 || status == 409, "{status} {body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_and_memory_writes_are_rate_limited() {
+    let server = Server::start_with(&[
+        ("KIBITZ_CHAT_PER_MINUTE", "3"),
+        ("KIBITZ_MEMORY_WRITES_PER_MINUTE", "2"),
+    ])
+    .await;
+    let ann = server.new_player("Ann").await;
+    let (m, _) = server.new_match(&ann, "pip", "white").await;
+    for i in 0..3 {
+        let chat = serde_json::json!({ "text": format!("message number {i} about my chess club") });
+        assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    }
+    let chat = serde_json::json!({ "text": "one too many" });
+    let (status, body) = server.post(&format!("/api/matches/{m}/chat"), chat).await;
+    assert_eq!(
+        (status, body["error"]["code"].as_str()),
+        (429, Some("rate_limited")),
+        "{body}"
+    );
+    // The WebSocket shares the match's bucket.
+    let mut ws = ws_connect(&server.ws_url(&m, 1_000_000)).await;
+    ws_next(&mut ws, std::time::Duration::from_secs(5)).await.unwrap();
+    ws_send(&mut ws, serde_json::json!({ "type": "chat", "text": "and another" })).await;
+    let frame = ws_next(&mut ws, std::time::Duration::from_secs(5)).await.unwrap();
+    assert_eq!(
+        (frame["type"].as_str(), frame["data"]["code"].as_str()),
+        (Some("error"), Some("rate_limited"))
+    );
+
+    // Memory writes: two, then a 429; reads are not limited.
+    let token = server.token(&ann);
+    let memory = server.memories(&ann).await[0]["id"].as_str().unwrap().to_string();
+    let path = format!("/api/memories/{memory}");
+    for pinned in [true, false] {
+        let body = serde_json::json!({ "pinned": pinned });
+        assert_eq!(
+            server
+                .send_as(reqwest::Method::PATCH, &path, Some(&token), Some(body))
+                .await
+                .0,
+            200
+        );
+    }
+    let body = serde_json::json!({ "pinned": true });
+    assert_eq!(
+        server
+            .send_as(reqwest::Method::PATCH, &path, Some(&token), Some(body))
+            .await
+            .0,
+        429
+    );
+    assert_eq!(server.get_as(&path, &token).await.0, 200);
+}

@@ -4,6 +4,7 @@
 mod auth;
 mod error;
 mod extract;
+mod limits;
 mod routes;
 mod web;
 mod ws;
@@ -24,6 +25,7 @@ const BODY_LIMIT: usize = 64 * 1024;
 #[derive(Clone)]
 pub struct AppState {
     pub runtime: Runtime,
+    pub limits: std::sync::Arc<limits::RateLimits>,
 }
 
 pub fn router(runtime: Runtime) -> Router {
@@ -60,7 +62,13 @@ pub fn router(runtime: Runtime) -> Router {
         .fallback(web::page_or_api_404)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(AppState { runtime })
+        .with_state(AppState {
+            limits: std::sync::Arc::new(limits::RateLimits::new(
+                runtime.services().config.chat_per_minute,
+                runtime.services().config.memory_writes_per_minute,
+            )),
+            runtime,
+        })
 }
 
 /// Serves until Ctrl-C or SIGTERM, then stops accepting and returns.

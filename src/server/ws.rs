@@ -16,6 +16,9 @@ use super::extract::ApiQuery;
 use super::{AppState, error::ApiError};
 use crate::events::MatchEvent;
 use crate::ids::MatchId;
+use std::sync::Arc;
+
+use super::limits::{Limit, RateLimits};
 use crate::runtime::{Runtime, UserCommand};
 
 /// Largest client frame we read; commands are tiny.
@@ -53,13 +56,13 @@ pub async fn upgrade(
     let id: MatchId = id.parse()?;
     app.runtime.state(id).await?;
     let ws = ws.map_err(|r| ApiError::new(r.status(), "websocket_required", r.body_text()))?;
-    let runtime = app.runtime.clone();
+    let (runtime, limits) = (app.runtime.clone(), app.limits.clone());
     Ok(ws
         .max_message_size(MAX_FRAME)
-        .on_upgrade(move |socket| session(runtime, id, params.since, socket)))
+        .on_upgrade(move |socket| session(runtime, limits, id, params.since, socket)))
 }
 
-async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
+async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: i64, socket: WebSocket) {
     let (mut sink, mut stream) = socket.split();
     // Subscribe before reading the backlog so nothing falls between the two.
     let mut live = Some(runtime.subscribe(id));
@@ -89,7 +92,7 @@ async fn session(runtime: Runtime, id: MatchId, since: i64, socket: WebSocket) {
             },
             frame = stream.next() => match frame {
                 Some(Ok(Message::Text(body))) => {
-                    let reply = handle(&runtime, id, body.as_str()).await;
+                    let reply = handle(&runtime, &limits, id, body.as_str()).await;
                     if let Some(reply) = reply && sink.send(text(reply)).await.is_err() {
                         return;
                     }
@@ -117,10 +120,15 @@ async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (im
 }
 
 /// Runs a client command; returns an error frame if it failed.
-async fn handle(runtime: &Runtime, id: MatchId, body: &str) -> Option<serde_json::Value> {
+async fn handle(runtime: &Runtime, limits: &RateLimits, id: MatchId, body: &str) -> Option<serde_json::Value> {
     let cmd = match serde_json::from_str::<ClientCommand>(body) {
         Ok(ClientCommand::Move { mv }) => UserCommand::Move(mv),
-        Ok(ClientCommand::Chat { text }) => UserCommand::Chat(text),
+        Ok(ClientCommand::Chat { text }) => {
+            if let Err(e) = limits.take(Limit::Chat, &id.to_string()) {
+                return Some(error_frame(e.code, &e.message));
+            }
+            UserCommand::Chat(text)
+        }
         Ok(ClientCommand::Resign) => UserCommand::Resign,
         Ok(ClientCommand::Draw { action }) => match action.as_str() {
             "offer" => UserCommand::OfferDraw,

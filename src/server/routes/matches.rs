@@ -9,6 +9,7 @@ use crate::events::MatchEvent;
 use crate::ids::{MatchId, PlayerId};
 use crate::runtime::{ColorChoice, MatchState, Outcome, UserCommand};
 use crate::server::extract::{ApiJson, ApiQuery};
+use crate::server::limits::Limit;
 use crate::server::{AppState, error::ApiError};
 
 #[derive(Deserialize)]
@@ -87,6 +88,7 @@ pub async fn chat(
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> Result<Json<Outcome>, ApiError> {
+    app.limits.take(Limit::Chat, &match_id(&id)?.to_string())?;
     command(&app, &id, UserCommand::Chat(body.text)).await
 }
 

@@ -12,6 +12,7 @@ use crate::ids::{MatchId, MemoryId, PlayerId};
 use crate::memory::{CreatedBy, Memory, MemoryError, MemoryType, RecallRecord, Recalled};
 use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
+use crate::server::limits::Limit;
 use crate::server::{AppState, error::ApiError};
 use crate::store::MemoryQuery;
 
@@ -175,6 +176,7 @@ pub async fn patch(
     Path(id): Path<String>,
     ApiJson(body): ApiJson<Patch>,
 ) -> Result<Json<Memory>, ApiError> {
+    app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
     let memory = owned_memory(&app, caller, &id).await?;
     writable(&memory)?;
     let service = &app.runtime.services().memory;
@@ -200,8 +202,17 @@ pub async fn delete(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
+    app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
     let memory = owned_memory(&app, caller, &id).await?;
     writable(&memory)?;
     app.runtime.services().memory.erase(&memory).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Whose bucket a memory write comes out of.
+fn caller_key(caller: &Caller) -> String {
+    match caller {
+        Caller::Player(p) => p.to_string(),
+        Caller::Admin => "admin".into(),
+    }
 }
