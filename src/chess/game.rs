@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::san::SanPlus;
-use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, KnownOutcome, Move, Outcome, Position, Role};
 
 use super::notation::{self, MoveError};
@@ -144,7 +143,7 @@ impl Game {
     pub fn play(&mut self, m: Move) -> PlayedMove {
         let mover = self.pos.turn();
         let capture = m.capture();
-        let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+        let uci = notation::uci(m);
         let san = SanPlus::from_move_and_play_unchecked(&mut self.pos, m);
         let played = PlayedMove {
             uci,
@@ -202,6 +201,11 @@ impl Game {
         Fen::from_position(&self.pos, EnPassantMode::Legal).to_string()
     }
 
+    /// The position the game started from.
+    pub fn start_position(&self) -> &Chess {
+        &self.start
+    }
+
     pub fn start_fen(&self) -> &str {
         &self.start_fen
     }
@@ -223,7 +227,7 @@ impl Game {
             .legal_moves()
             .into_iter()
             .map(|m| {
-                let uci = UciMove::from_move(m, CastlingMode::Standard).to_string();
+                let uci = notation::uci(m);
                 (uci, SanPlus::from_move(self.pos.clone(), m).to_string())
             })
             .collect()

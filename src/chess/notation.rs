@@ -4,7 +4,7 @@
 
 use shakmaty::san::{San, SanError, SanPlus};
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Move, Position, Role, Square};
+use shakmaty::{CastlingMode, Chess, Move, Position, Role, Square};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
@@ -90,6 +90,11 @@ fn san_reason(pos: &Chess, san: &San) -> String {
         San::Castle(_) => "castling is not possible now".into(),
         San::Put { .. } | San::Null => "that kind of move does not exist in standard chess".into(),
     }
+}
+
+/// A legal move in UCI (castling as the king's two-square move).
+pub fn uci(m: Move) -> String {
+    UciMove::from_move(m, CastlingMode::Standard).to_string()
 }
 
 pub fn role_name(role: Role) -> &'static str {

@@ -57,7 +57,7 @@ pub async fn decide_move(brain: &mut dyn MoveBrain, game: &Game) -> Driven {
         };
         match game.parse(&attempted) {
             Ok(mv) => {
-                let uci = shakmaty::uci::UciMove::from_move(mv, shakmaty::CastlingMode::Standard).to_string();
+                let uci = crate::chess::notation::uci(mv);
                 let report = Decision {
                     usage,
                     illegal,

@@ -120,7 +120,7 @@ impl LlmBrain {
             return Err((String::new(), "I could not find a move in your answer.".into()));
         };
         match game.parse(&candidate) {
-            Ok(m) => Ok(shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard).to_string()),
+            Ok(m) => Ok(crate::chess::notation::uci(m)),
             Err(e) => Err((
                 candidate.clone(),
                 format!("{candidate} is not legal in this position: {e}."),

@@ -18,18 +18,14 @@ impl MatchActor {
         let db = self.svc.db.clone();
         let learned = db.learned_in(self.id).await?;
         let opening = self.context().opening_name.map(|o| format!("{} {}", o.eco, o.name));
-        let start = crate::chess::Game::new(Some(self.game.start_fen()))
-            .map_err(|e| RuntimeError::InvalidFen(e.to_string()))?
-            .position()
-            .clone();
         let facts = MatchFacts {
             persona_name: &self.persona.name,
             player_name: &self.player.name,
             user_is_white: self.user_color == Color::White,
             end,
             moves: self.game.moves(),
-            start_fullmove: start.fullmoves().get(),
-            start_white: start.turn() == Color::White,
+            start_fullmove: self.game.start_position().fullmoves().get(),
+            start_white: self.game.start_position().turn() == Color::White,
             odds: &self.odds,
             opening,
             learned,

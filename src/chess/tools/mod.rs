@@ -18,8 +18,7 @@ pub mod themes;
 mod threats;
 
 use serde::{Deserialize, Serialize};
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move, Position, Role};
+use shakmaty::{Chess, Move, Position, Role};
 
 pub use compare::Candidate;
 pub use last_move::{Attacked, LastMove};
@@ -224,7 +223,7 @@ fn san(pos: &Chess, m: Move) -> String {
 }
 
 fn uci(m: Move) -> String {
-    UciMove::from_move(m, CastlingMode::Standard).to_string()
+    notation::uci(m)
 }
 
 /// Material values of seed 000: P=1, N=3, B=3, R=5, Q=9.
@@ -249,7 +248,7 @@ pub(crate) fn test_position(fen: &str) -> Chess {
     use shakmaty::fen::Fen;
     fen.parse::<Fen>()
         .unwrap()
-        .into_position(CastlingMode::Standard)
+        .into_position(shakmaty::CastlingMode::Standard)
         .unwrap()
 }
 

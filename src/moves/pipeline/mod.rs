@@ -235,7 +235,7 @@ impl MoveBrain for PipelineBrain {
                 continue;
             };
             let uci = match game.parse(&candidate) {
-                Ok(m) => shakmaty::uci::UciMove::from_move(m, shakmaty::CastlingMode::Standard).to_string(),
+                Ok(m) => crate::chess::notation::uci(m),
                 Err(e) => {
                     illegal += 1;
                     feedback = format!("Your last move {candidate} was illegal: {e}. Choose from the legal moves.\n");
