@@ -20,8 +20,18 @@ use crate::triggers::TriggerKind;
 
 /// Earlier turns kept in a match's thread, as (label, what was done).
 const THREAD_TURNS: usize = 6;
-/// Matches whose threads are held at once (live matches are far fewer).
-pub(super) const MAX_MATCHES: usize = 10_000;
+/// Matches whose state an agent holds at once (live matches are far fewer).
+const MAX_MATCHES: usize = 10_000;
+
+/// The entry for `id`, making room first if the map is full: matches
+/// abandoned before after_match would otherwise pile up.
+pub(super) fn bounded_entry<V: Default>(map: &mut HashMap<MatchId, V>, id: MatchId) -> &mut V {
+    if map.len() >= MAX_MATCHES && !map.contains_key(&id) {
+        let evict = map.keys().next().copied();
+        evict.map(|k| map.remove(&k));
+    }
+    map.entry(id).or_default()
+}
 
 #[derive(Default)]
 pub struct LlmAgent {
@@ -56,12 +66,7 @@ impl LlmAgent {
             threads.remove(&input.ctx.match_id);
             return;
         }
-        // Matches abandoned before after_match would pile up: keep it bounded.
-        if threads.len() >= MAX_MATCHES && !threads.contains_key(&input.ctx.match_id) {
-            let evict = threads.keys().next().copied();
-            evict.map(|k| threads.remove(&k));
-        }
-        let thread = threads.entry(input.ctx.match_id).or_default();
+        let thread = bounded_entry(&mut threads, input.ctx.match_id);
         thread.push_back((label, summary(decision)));
         while thread.len() > THREAD_TURNS {
             thread.pop_front();

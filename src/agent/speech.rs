@@ -28,11 +28,7 @@ impl SpeechLog {
             return;
         }
         let now = input.ctx.move_count;
-        if spoke.len() >= super::llm::MAX_MATCHES && !spoke.contains_key(&id) {
-            let evict = spoke.keys().next().copied();
-            evict.map(|k| spoke.remove(&k));
-        }
-        let times = spoke.entry(id).or_default();
+        let times = super::llm::bounded_entry(&mut spoke, id);
         let exempt = matches!(input.trigger.kind, TriggerKind::OnUserInput | TriggerKind::BeforeMatch);
         // One user move is two plies.
         let window = 2 * input.persona.chattiness as usize;
