@@ -110,6 +110,14 @@ async fn an_endpoint_that_fails_its_preflight_is_skipped() {
     assert_eq!(session.chat(&hello()).await.unwrap().content, "from b");
     assert_eq!(a.calls.chat.load(Ordering::SeqCst), 0);
     assert_eq!(a.calls.models.load(Ordering::SeqCst), 1);
+    // The match's next session (say, the subconscious) uses that answer at once.
+    let second = pool.session(None, "subconscious", cfg.subconscious);
+    assert_eq!(second.chat(&hello()).await.unwrap().content, "from b");
+    assert_eq!(
+        a.calls.models.load(Ordering::SeqCst),
+        1,
+        "no second wait on the dead endpoint"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

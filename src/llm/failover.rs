@@ -1,12 +1,14 @@
 //! Endpoints in priority order and one session per match and role: a
-//! preflight (1.5 s each) picks the first that answers, a failed call moves
+//! preflight (1.5 s each, its answer shared for 30 s by the sessions that
+//! start next) picks the first that answers, a failed call moves
 //! the session to the next endpoint for good (one-way failover, seed 001),
 //! the first call may take longer (a cold model), the match's end cancels a
 //! call in flight, and every call is recorded (tokens, latency, the request
 //! and the answer) through `CallLog`.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -14,6 +16,9 @@ use tokio::sync::watch;
 
 use super::{AnthropicModel, ChatModel, ChatRequest, LlmError, OpenAiModel, Reply, Usage};
 use crate::config::{ApiKind, EndpointConfig, LlmConfig, RoleConfig};
+
+/// How long a preflight answer holds for the next sessions that start.
+const PREFLIGHT_TTL: Duration = Duration::from_secs(30);
 
 /// One configured endpoint and its client.
 pub struct Endpoint {
@@ -78,6 +83,9 @@ pub struct LlmPool {
     first_timeout: Duration,
     preflight: Duration,
     log: Option<Arc<dyn CallLog>>,
+    /// Recent preflight answers: from which endpoint a check started, when,
+    /// and which endpoint answered first.
+    preflights: Arc<Mutex<HashMap<usize, (Instant, usize)>>>,
 }
 
 impl LlmPool {
@@ -99,6 +107,7 @@ impl LlmPool {
             first_timeout,
             preflight: Duration::from_millis(config.preflight_ms),
             log,
+            preflights: Arc::default(),
         })
     }
 
@@ -131,6 +140,12 @@ impl LlmPool {
             cancel,
             cancelled,
         })
+    }
+
+    fn recent_preflight(&self, start: usize) -> Option<usize> {
+        let cache = self.preflights.lock().ok()?;
+        let (at, chosen) = cache.get(&start)?;
+        (at.elapsed() < PREFLIGHT_TTL).then_some(*chosen)
     }
 
     /// Names, models and URLs in priority order, for the start-up log.
@@ -190,19 +205,31 @@ impl Session {
     }
 
     /// Skips endpoints that do not answer their model list in time. Once.
+    /// A match opens several sessions at once (main, subconscious); they
+    /// share a recent answer rather than each waiting on a dead endpoint.
     async fn preflight(&self) {
         if self.checked.swap(true, Ordering::SeqCst) {
             return;
         }
+        let start = self.current.load(Ordering::SeqCst);
+        if let Some(chosen) = self.pool.recent_preflight(start) {
+            self.current.fetch_max(chosen, Ordering::SeqCst);
+            return;
+        }
         let endpoints = &self.pool.endpoints;
-        for (i, e) in endpoints.iter().enumerate().skip(self.current.load(Ordering::SeqCst)) {
+        // None answering: keep the first; its calls will say why.
+        let mut chosen = start;
+        for (i, e) in endpoints.iter().enumerate().skip(start) {
             if e.alive(self.pool.preflight).await {
-                self.current.fetch_max(i, Ordering::SeqCst);
-                return;
+                chosen = i;
+                break;
             }
             tracing::warn!(endpoint = %e.config.name, role = self.role, "LLM endpoint failed its preflight");
         }
-        // None answered: keep the first; its calls will say why.
+        self.current.fetch_max(chosen, Ordering::SeqCst);
+        if let Ok(mut cache) = self.pool.preflights.lock() {
+            cache.insert(start, (Instant::now(), chosen));
+        }
     }
 
     async fn call_one(&self, e: &Endpoint, req: &ChatRequest) -> Result<Reply, LlmError> {
