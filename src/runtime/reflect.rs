@@ -7,7 +7,7 @@ use shakmaty::{Color, Position};
 
 use super::actor::MatchActor;
 use super::error::RuntimeError;
-use crate::chess::GameEnd;
+use crate::chess::{GameEnd, openings};
 use crate::events::MatchEvent;
 use crate::llm::ChatModel;
 use crate::reflection::{self, MatchFacts};
@@ -17,7 +17,9 @@ impl MatchActor {
     pub(super) async fn reflect(&mut self, end: GameEnd, events: &mut Vec<MatchEvent>) -> Result<(), RuntimeError> {
         let db = self.svc.db.clone();
         let learned = db.learned_in(self.id).await?;
-        let opening = self.context().opening_name.map(|o| format!("{} {}", o.eco, o.name));
+        let opening = openings::book()
+            .classify(&self.game)
+            .map(|o| format!("{} {}", o.eco, o.name));
         let facts = MatchFacts {
             persona_name: &self.persona.name,
             player_name: &self.player.name,
