@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
 MODELS_DIR ?= models
 
-.PHONY: run test test-sqlite test-postgres setup test-setup system models llm puzzles web browser build build-release lint fmt clean-data help
+.PHONY: run test test-sqlite test-postgres setup test-setup system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
 
 help:
 	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
@@ -36,8 +36,9 @@ test-postgres: test-setup
 
 setup: system models web
 
-# What only the tests need: a real LLM server, the puzzle data, a browser.
-test-setup: setup llm puzzles browser
+# What only the tests need: a real LLM server, the puzzle data, a browser,
+# and schemathesis for the API fuzz test.
+test-setup: setup llm puzzles browser fuzz-tools
 
 # The club room's page (npm ci from the lockfile, then the build into web/dist).
 web:
@@ -60,6 +61,10 @@ llm:
 # 10,000 Lichess puzzles (CC0) from the atlas-chess sdist, for tests/puzzles.rs.
 puzzles:
 	@scripts/fetch-puzzles.sh bench/data
+
+# schemathesis (PyPI, pinned) in a cached virtualenv, for tests/api_fuzz.rs.
+fuzz-tools:
+	@scripts/schemathesis.sh | sed 's/^/fuzz-tools: /'
 
 build:
 	cargo build

@@ -9,11 +9,12 @@ use tokio::sync::broadcast;
 use crate::ids::MatchId;
 use crate::store::{Db, DomainWrite, EventRow, StoreError};
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct MatchEvent {
     pub seq: i64,
     #[serde(rename = "type")]
     pub kind: String,
+    #[schema(value_type = Object)]
     pub data: serde_json::Value,
     pub at: DateTime<Utc>,
 }

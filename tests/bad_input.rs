@@ -19,12 +19,12 @@ async fn bad_input_is_a_clear_4xx() {
     let bad_fen =
         json!({ "player_id": player, "persona_id": "margot", "color": "white", "fen": "rnbqkbnr/pppp/8 w KQkq" });
     let (status, body) = server.post("/api/matches", bad_fen).await;
-    assert_eq!((status, code(&body)), (400, "invalid_fen"), "{body}");
+    assert_eq!((status, code(&body)), (422, "invalid_fen"), "{body}");
     assert!(body["error"]["message"].as_str().unwrap().contains("FEN"));
 
     let over = json!({ "player_id": player, "persona_id": "margot", "fen": "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1" });
     let (status, body) = server.post("/api/matches", over).await;
-    assert_eq!((status, code(&body)), (400, "invalid_fen"), "{body}");
+    assert_eq!((status, code(&body)), (422, "invalid_fen"), "{body}");
 
     let (status, body) = server
         .post("/api/matches", json!({ "player_id": player, "persona_id": "nobody" }))
@@ -32,8 +32,14 @@ async fn bad_input_is_a_clear_4xx() {
     assert_eq!((status, code(&body)), (404, "unknown_persona"), "{body}");
 
     let ghost = "00000000-0000-4000-8000-000000000000";
+    let body = json!({ "player_id": ghost, "persona_id": "margot" });
     let (status, body) = server
-        .post("/api/matches", json!({ "player_id": ghost, "persona_id": "margot" }))
+        .send_as(
+            reqwest::Method::POST,
+            "/api/matches",
+            Some(&server.token(&player)),
+            Some(body),
+        )
         .await;
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
 
@@ -65,12 +71,13 @@ async fn bad_input_is_a_clear_4xx() {
         .await;
     assert_eq!((status, code(&body)), (413, "bad_body"), "{body}");
 
-    let (status, body) = server.get("/api/matches/not-a-uuid").await;
+    let token = server.token(&player);
+    let (status, body) = server.get_as("/api/matches/not-a-uuid", &token).await;
     assert_eq!((status, code(&body)), (400, "invalid_id"), "{body}");
-    let (status, body) = server.get(&format!("/api/matches/{ghost}")).await;
+    let (status, body) = server.get_as(&format!("/api/matches/{ghost}"), &token).await;
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
     let (status, body) = server.get(&format!("/api/matches/{m}/ws")).await;
-    assert_eq!((status / 100, code(&body)), (4, "websocket_required"), "{body}");
+    assert_eq!((status, code(&body)), (426, "websocket_required"), "{body}");
     let (status, body) = server.get("/api/no/such/route").await;
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
 
@@ -117,7 +124,7 @@ async fn chat_and_memory_writes_are_rate_limited() {
         "{body}"
     );
     // The WebSocket shares the match's bucket.
-    let mut ws = ws_connect(&server.ws_url(&m, 1_000_000)).await;
+    let mut ws = server.ws(&m, 1_000_000).await;
     ws_next(&mut ws, std::time::Duration::from_secs(5)).await.unwrap();
     ws_send(&mut ws, serde_json::json!({ "type": "chat", "text": "and another" })).await;
     let frame = ws_next(&mut ws, std::time::Duration::from_secs(5)).await.unwrap();

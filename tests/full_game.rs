@@ -31,7 +31,7 @@ async fn a_full_game_over_http_and_websocket() {
         "greeting: {created}"
     );
 
-    let mut ws = ws_connect(&server.ws_url(&m, 0)).await;
+    let mut ws = server.ws(&m, 0).await;
     let hello = ws_next(&mut ws, Duration::from_secs(5)).await.expect("state frame");
     assert_eq!(hello["type"], "state");
     assert_eq!(hello["data"]["id"], m.as_str());
@@ -129,7 +129,7 @@ async fn a_full_game_over_http_and_websocket() {
     assert_eq!(replay.fen(), state["fen"].as_str().unwrap());
 
     // A reconnecting client that saw up to N gets only what came after.
-    let mut again = ws_connect(&server.ws_url(&m, stored.len() as i64 - 2)).await;
+    let mut again = server.ws(&m, stored.len() as i64 - 2).await;
     assert_eq!(
         ws_next(&mut again, Duration::from_secs(5)).await.unwrap()["type"],
         "state"

@@ -11,7 +11,8 @@ use qdrant_edge::{
     Condition, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, FieldCondition,
     FieldIndexOperations, Filter, HasIdCondition, HnswIndexConfig, JsonPath, Match, NamedQuery, Payload,
     PayloadFieldSchema, PayloadOps, PayloadSchemaType, PointId, PointInsertOperations, PointOperations, PointStruct,
-    QueryEnum, Range, SearchParams, SearchRequest, SetPayloadOp, UpdateOperation, WithPayloadInterface, WithVector,
+    QueryEnum, Range, ScrollRequest, SearchParams, SearchRequest, SetPayloadOp, UpdateOperation, WithPayloadInterface,
+    WithVector,
 };
 use serde_json::json;
 
@@ -23,6 +24,9 @@ pub struct EdgeStore {
     shard: Arc<RwLock<EdgeShard>>,
     path: PathBuf,
 }
+
+/// Points per scroll page when listing the whole index.
+const STATES_PAGE: usize = 10_000;
 
 fn err(e: impl std::fmt::Display) -> VectorError {
     VectorError::Store(e.to_string())
@@ -71,6 +75,18 @@ impl EdgeStore {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// One update, flushed to the segments before it is acknowledged:
+    /// qdrant-edge 0.7 writes a WAL but does not replay it on load, so an
+    /// unflushed write would be lost to a crash (and re-embedded from SQL).
+    async fn write(&self, op: UpdateOperation) -> Result<(), VectorError> {
+        self.with_shard(true, move |s| {
+            s.update(op).map_err(err)?;
+            s.flush();
+            Ok(())
+        })
+        .await
     }
 
     async fn with_shard<T: Send + 'static>(
@@ -189,19 +205,13 @@ impl VectorStore for EdgeStore {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError> {
         let points: Vec<_> = points.into_iter().map(to_point).collect();
         let op = PointOperations::UpsertPoints(PointInsertOperations::PointsList(points));
-        self.with_shard(true, move |s| {
-            s.update(UpdateOperation::PointOperation(op)).map_err(err)
-        })
-        .await
+        self.write(UpdateOperation::PointOperation(op)).await
     }
 
     async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError> {
         let ids = ids.into_iter().map(|id| PointId::Uuid(id.0)).collect();
         let op = PointOperations::DeletePoints { ids };
-        self.with_shard(true, move |s| {
-            s.update(UpdateOperation::PointOperation(op)).map_err(err)
-        })
-        .await
+        self.write(UpdateOperation::PointOperation(op)).await
     }
 
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
@@ -259,8 +269,30 @@ impl VectorStore for EdgeStore {
             filter: None,
             key: None,
         });
-        self.with_shard(true, move |s| {
-            s.update(UpdateOperation::PayloadOperation(op)).map_err(err)
+        self.write(UpdateOperation::PayloadOperation(op)).await
+    }
+
+    async fn states(&self) -> Result<Vec<(MemoryId, bool)>, VectorError> {
+        self.with_shard(false, |s| {
+            let (mut all, mut offset) = (Vec::new(), None);
+            loop {
+                let request = ScrollRequest {
+                    offset,
+                    limit: Some(STATES_PAGE),
+                    with_payload: Some(WithPayloadInterface::Bool(true)),
+                    ..ScrollRequest::default()
+                };
+                let (records, next) = s.scroll(request).map_err(err)?;
+                all.extend(records.into_iter().filter_map(|r| {
+                    let PointId::Uuid(u) = r.id else { return None };
+                    let recallable = r.payload.as_ref().and_then(|p| p.0.get("recallable")?.as_bool());
+                    Some((MemoryId(u), recallable.unwrap_or(true)))
+                }));
+                match next {
+                    Some(n) => offset = Some(n),
+                    None => return Ok(all),
+                }
+            }
         })
         .await
     }

@@ -3,6 +3,7 @@
 //! Inference is CPU work, so it runs on the blocking pool, never on the reactor.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use fastembed::{
@@ -37,6 +38,9 @@ pub enum EmbedError {
 #[derive(Clone)]
 pub struct Embedder {
     model: Arc<Mutex<TextEmbedding>>,
+    /// Microseconds spent embedding, over all clones: benchmarks split a
+    /// trigger's time into embedding and everything else with it.
+    busy_us: Arc<AtomicU64>,
 }
 
 /// Where ONNX Runtime lives under `models_dir`; main exports it as ORT_DYLIB_PATH.
@@ -95,12 +99,14 @@ impl Embedder {
             TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| EmbedError::Model(e.to_string()))?;
         Ok(Embedder {
             model: Arc::new(Mutex::new(model)),
+            busy_us: Arc::default(),
         })
     }
 
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
         let model = self.model.clone();
-        tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        let embedded = tokio::task::spawn_blocking(move || {
             let mut model = model
                 .lock()
                 .map_err(|_| EmbedError::Model("embedder lock poisoned".into()))?;
@@ -109,7 +115,15 @@ impl Embedder {
                 .map_err(|e| EmbedError::Model(e.to_string()))
         })
         .await
-        .map_err(|e| EmbedError::Model(e.to_string()))?
+        .map_err(|e| EmbedError::Model(e.to_string()))?;
+        let spent = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        self.busy_us.fetch_add(spent, Ordering::Relaxed);
+        embedded
+    }
+
+    /// Total time spent embedding since the model was loaded.
+    pub fn busy(&self) -> std::time::Duration {
+        std::time::Duration::from_micros(self.busy_us.load(Ordering::Relaxed))
     }
 
     pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {

@@ -14,4 +14,4 @@ pub mod vector;
 
 pub use consolidate::Scope;
 pub use model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement};
-pub use service::{MemoryError, MemoryService, NewMemory, Saved, Search};
+pub use service::{MemoryError, MemoryService, NewMemory, Reconciled, Saved, Search};

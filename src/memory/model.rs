@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{MatchId, MemoryId, PlayerId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MemoryType {
     PlayerBehavior,

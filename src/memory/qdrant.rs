@@ -6,7 +6,7 @@
 use async_trait::async_trait;
 use qdrant_client::qdrant::{
     Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder,
-    Distance, FieldType, Filter, PointId, PointStruct, PointsIdsList, Range, SearchPointsBuilder,
+    Distance, FieldType, Filter, PointId, PointStruct, PointsIdsList, Range, ScrollPointsBuilder, SearchPointsBuilder,
     SetPayloadPointsBuilder, UpsertPointsBuilder, VectorParamsBuilder, point_id::PointIdOptions,
 };
 use qdrant_client::{Payload, Qdrant};
@@ -181,6 +181,33 @@ impl VectorStore for QdrantStore {
             .wait(true);
         self.client.set_payload(request).await.map_err(err)?;
         Ok(())
+    }
+
+    async fn states(&self) -> Result<Vec<(MemoryId, bool)>, VectorError> {
+        let (mut all, mut offset) = (Vec::new(), None);
+        loop {
+            let mut request = ScrollPointsBuilder::new(&self.collection)
+                .limit(10_000)
+                .with_payload(true)
+                .with_vectors(false);
+            if let Some(o) = offset.take() {
+                request = request.offset(o);
+            }
+            let page = self.client.scroll(request).await.map_err(err)?;
+            for p in page.result {
+                let Some(PointIdOptions::Uuid(u)) = p.id.and_then(|i| i.point_id_options) else {
+                    continue;
+                };
+                let recallable = p.payload.get("recallable").and_then(|v| v.as_bool()).unwrap_or(true);
+                if let Ok(id) = u.parse() {
+                    all.push((id, recallable));
+                }
+            }
+            match page.next_page_offset {
+                Some(next) => offset = Some(next),
+                None => return Ok(all),
+            }
+        }
     }
 
     /// The server optimises and persists by itself.

@@ -45,6 +45,17 @@ pub struct NewMemory {
     pub position: Option<PositionTag>,
 }
 
+/// What `reconcile_index` changed in the index.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Reconciled {
+    /// Memories in SQL the index lacked.
+    pub indexed: usize,
+    /// Points with no SQL row.
+    pub removed: usize,
+    /// Points whose recallable flag disagreed with SQL.
+    pub reflagged: usize,
+}
+
 /// One vector search: which memories, how many, how similar at least.
 #[derive(Debug, Clone)]
 pub struct Search {
@@ -85,6 +96,11 @@ pub struct MemoryService {
 }
 
 impl MemoryService {
+    /// Time spent embedding so far (queries and new memories alike).
+    pub fn embedding_busy(&self) -> std::time::Duration {
+        self.embedder.busy()
+    }
+
     pub fn new(db: Db, embedder: Embedder, index: Arc<dyn VectorStore>, config: MemoryConfig) -> MemoryService {
         MemoryService {
             db,
@@ -280,6 +296,48 @@ impl MemoryService {
         self.reindex(progress).await
     }
 
+    /// After an unclean shutdown, SQL (the truth) and the index may differ in
+    /// a memory or two that were being written: this makes the index hold
+    /// exactly SQL's memories, each with SQL's recallable flag.
+    pub async fn reconcile_index(&self, progress: impl Fn(u64, u64)) -> Result<Reconciled, MemoryError> {
+        let mut in_index: std::collections::HashMap<MemoryId, bool> = self.index.states().await?.into_iter().collect();
+        let total = self.db.memory_count().await?;
+        let (mut done, mut after, mut fixed) = (0u64, None, Reconciled::default());
+        let (mut flag_on, mut flag_off) = (Vec::new(), Vec::new());
+        loop {
+            let page = self.db.memory_page(after, 1000).await?;
+            let Some(last) = page.last() else { break };
+            after = Some(last.id);
+            let mut missing = Vec::new();
+            for m in page {
+                match in_index.remove(&m.id) {
+                    None => missing.push(m),
+                    Some(flag) if flag != m.recallable() => match m.recallable() {
+                        true => flag_on.push(m.id),
+                        false => flag_off.push(m.id),
+                    },
+                    Some(_) => {}
+                }
+            }
+            fixed.indexed += missing.len();
+            self.index_memories(&missing).await?;
+            done += 1000;
+            progress(done.min(total), total);
+        }
+        fixed.reflagged = flag_on.len() + flag_off.len();
+        for (ids, flag) in [(flag_on, true), (flag_off, false)] {
+            if !ids.is_empty() {
+                self.index.set_recallable(ids, flag).await?;
+            }
+        }
+        // What is left in the index has no SQL row: erased or never committed.
+        fixed.removed = in_index.len();
+        if !in_index.is_empty() {
+            self.index.delete(in_index.into_keys().collect()).await?;
+        }
+        Ok(fixed)
+    }
+
     pub async fn reindex(&self, progress: impl Fn(u64, u64)) -> Result<u64, MemoryError> {
         let total = self.db.memory_count().await?;
         let (mut done, mut after) = (0u64, None);
@@ -308,6 +366,11 @@ impl MemoryService {
             .collect();
         self.index.upsert(points).await?;
         Ok(())
+    }
+
+    /// Memories in SQL and points in the index: equal when they agree.
+    pub async fn counts(&self) -> Result<(u64, u64), MemoryError> {
+        Ok((self.db.memory_count().await?, self.index.count().await?))
     }
 
     pub async fn maintain(&self) -> Result<(), MemoryError> {

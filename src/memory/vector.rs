@@ -132,6 +132,9 @@ pub trait VectorStore: Send + Sync {
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError>;
     async fn count(&self) -> Result<u64, VectorError>;
     async fn set_recallable(&self, ids: Vec<MemoryId>, recallable: bool) -> Result<(), VectorError>;
+    /// Every point's id and recallable flag, for checking the index against
+    /// SQL after an unclean shutdown.
+    async fn states(&self) -> Result<Vec<(MemoryId, bool)>, VectorError>;
     /// Persists buffered writes and compacts; call off the hot path.
     async fn maintain(&self) -> Result<(), VectorError>;
 }

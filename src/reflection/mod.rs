@@ -68,6 +68,20 @@ pub struct HeadToHead {
     pub streak: Option<String>,
 }
 
+impl Reflection {
+    /// Erasure: drops what was learned from `memory_id` and replaces each of
+    /// `texts` in the free-text fields. Typed fields are left whole.
+    pub fn forget(&mut self, memory_id: &str, texts: &[&str], replacement: &str) {
+        self.learned.retain(|l| l.memory_id != memory_id);
+        for text in texts.iter().filter(|t| !t.is_empty()) {
+            self.summary = self.summary.replace(text, replacement);
+            for l in &mut self.learned {
+                l.content = l.content.replace(text, replacement);
+            }
+        }
+    }
+}
+
 /// What the reflection is made from.
 pub struct MatchFacts<'a> {
     pub persona_name: &'a str,

@@ -101,3 +101,25 @@ fn a_clean_game_says_so() {
         r.summary
     );
 }
+
+#[test]
+fn forgetting_a_memory_keeps_the_reflection_readable() {
+    let mut r: Reflection = serde_json::from_value(serde_json::json!({
+        "summary": "Sam plays 1. e4; 2 things learned.", "written_by": "scripted", "result": "1-0",
+        "termination": "checkmate", "outcome": "loss", "moves": 20, "opening": null, "key_moments": [],
+        "learned": [
+            { "memory_id": "a", "content": "Sam keeps bees", "memory_type": "personal_note" },
+            { "memory_id": "b", "content": "Sam opened 1. e4 2", "memory_type": "player_behavior" }
+        ],
+        "mood": "calm", "created_at": "2026-11-22T10:20:30Z",
+        "head_to_head": { "played": 2, "player_wins": 1, "player_losses": 1, "draws": 0, "streak": null }
+    }))
+    .unwrap();
+    r.forget("a", &["2"], "[forgotten]");
+    assert_eq!(r.learned.len(), 1);
+    assert_eq!(r.learned[0].content, "Sam opened 1. e4 [forgotten]");
+    assert_eq!(r.summary, "Sam plays 1. e4; [forgotten] things learned.");
+    // Typed fields untouched, so it still reads back.
+    let back: Reflection = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+    assert_eq!((back.moves, back.head_to_head.played), (20, 2));
+}

@@ -35,7 +35,7 @@ pub enum UserCommand {
 }
 
 /// What a command produced, and the match afterwards.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct Outcome {
     pub events: Vec<MatchEvent>,
     pub state: MatchState,

@@ -35,7 +35,7 @@ use crate::ids::{MatchId, PlayerId};
 use crate::store::{MatchRow, MoveRow, NewMatch, Player};
 use crate::subconscious::RecallState;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ColorChoice {
     White,
@@ -46,6 +46,8 @@ pub enum ColorChoice {
 struct Live {
     inbox: mpsc::Sender<Command>,
     events: broadcast::Sender<MatchEvent>,
+    /// Kept here so every authorised request need not ask SQL who owns it.
+    owner: PlayerId,
 }
 
 #[derive(Clone)]
@@ -163,6 +165,20 @@ impl Runtime {
             return Ok(outcome.state);
         }
         self.stored_state(id).await
+    }
+
+    /// How many matches have a running actor.
+    pub fn live_matches(&self) -> usize {
+        self.live.lock().expect("registry lock").len()
+    }
+
+    /// The player a match belongs to (NotFound if there is no such match).
+    pub async fn owner(&self, id: MatchId) -> Result<PlayerId, RuntimeError> {
+        let live = self.live.lock().expect("registry lock").get(&id).map(|l| l.owner);
+        match live {
+            Some(owner) => Ok(owner),
+            None => Ok(self.match_row(id).await?.player_id),
+        }
     }
 
     /// Live events of a match (none arrive for a finished one).
@@ -286,6 +302,7 @@ impl Runtime {
             Live {
                 inbox: inbox.clone(),
                 events,
+                owner: row.player_id,
             },
         );
         let live = self.live.clone();

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tokio_cron_scheduler::{Job, JobScheduler};
 
@@ -65,6 +65,8 @@ pub struct Services {
     pub scheduler: JobScheduler,
     by_id: HashMap<String, Arc<Persona>>,
     /// Held for the life of the process: the vector shard is single-process.
+    /// Removed at a clean shutdown (`marker.release()`).
+    pub marker: RunMarker,
     _data_lock: File,
 }
 
@@ -72,8 +74,9 @@ impl Services {
     pub async fn open(config: Config) -> Result<Services, StartError> {
         let personas = personas::load_dir(&config.personas_dir)?;
         let data_lock = lock_data_dir(&config.data_dir)?;
+        let (marker, unclean) = RunMarker::claim(&config.data_dir)?;
         let db = Db::connect(&config.database_url).await?;
-        let memory = open_memory(&config, db.clone(), &personas).await?;
+        let memory = open_memory(&config, db.clone(), &personas, unclean).await?;
         let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
         let analyst = match config.eval_deep_nodes {
             0 => None,
@@ -125,6 +128,7 @@ impl Services {
             pipeline,
             scheduler,
             by_id,
+            marker,
             _data_lock: data_lock,
         })
     }
@@ -138,6 +142,8 @@ impl Services {
 pub struct MemoryOnly {
     pub db: Db,
     pub memory: MemoryService,
+    /// Removed at a clean shutdown (`marker.release()`).
+    pub marker: RunMarker,
     _data_lock: File,
 }
 
@@ -145,29 +151,77 @@ impl MemoryOnly {
     pub async fn open(config: &Config) -> Result<MemoryOnly, StartError> {
         let personas = personas::load_dir(&config.personas_dir)?;
         let data_lock = lock_data_dir(&config.data_dir)?;
+        let (marker, unclean) = RunMarker::claim(&config.data_dir)?;
         let db = Db::connect(&config.database_url).await?;
-        let memory = open_memory(config, db.clone(), &personas).await?;
+        let memory = open_memory(config, db.clone(), &personas, unclean).await?;
         Ok(MemoryOnly {
             db,
             memory,
+            marker,
             _data_lock: data_lock,
         })
     }
 }
 
 /// Embedder + vector index + SQL, with lore synced and the index repaired.
-async fn open_memory(config: &Config, db: Db, personas: &[Persona]) -> Result<MemoryService, StartError> {
+async fn open_memory(
+    config: &Config,
+    db: Db,
+    personas: &[Persona],
+    unclean: bool,
+) -> Result<MemoryService, StartError> {
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let index = open_index(config).await?;
     let memory = MemoryService::new(db, embedder, index, config.memory.clone());
     memory.sync_lore(personas).await?;
-    let repaired = memory
-        .repair_index(|done, total| tracing::info!("re-indexing memories: {done}/{total}"))
-        .await?;
-    if repaired > 0 {
-        tracing::info!("vector index repaired: {repaired} memories re-indexed from SQL");
+    let progress = |done, total| tracing::info!("checking the vector index against SQL: {done}/{total}");
+    if unclean {
+        tracing::warn!("the last run did not shut down cleanly: checking every memory in the vector index");
+        let fixed = memory.reconcile_index(progress).await?;
+        tracing::info!(
+            "vector index agrees with SQL ({} indexed, {} removed, {} re-flagged)",
+            fixed.indexed,
+            fixed.removed,
+            fixed.reflagged
+        );
+    } else {
+        let repaired = memory.repair_index(progress).await?;
+        if repaired > 0 {
+            tracing::info!("vector index repaired: {repaired} memories re-indexed from SQL");
+        }
     }
     Ok(memory)
+}
+
+/// Present while kibitz runs on a data dir. Found at start, it means the last
+/// run ended without a clean shutdown (a crash, kill -9, power loss), so the
+/// vector index is checked against SQL memory by memory.
+pub struct RunMarker(PathBuf);
+
+impl RunMarker {
+    /// Claims the marker; true if the last run left it behind.
+    fn claim(dir: &Path) -> Result<(RunMarker, bool), StartError> {
+        let path = dir.join("kibitz.running");
+        let unclean = path.exists();
+        std::fs::write(&path, "kibitz runs on this data dir; removed at a clean shutdown\n").map_err(|source| {
+            StartError::DataDir {
+                path: path.display().to_string(),
+                source,
+            }
+        })?;
+        Ok((RunMarker(path), unclean))
+    }
+
+    /// A clean shutdown: nothing needs checking at the next start.
+    pub fn release(&self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl Drop for RunMarker {
+    fn drop(&mut self) {
+        self.release();
+    }
 }
 
 /// The embedded shard in the data dir, or a Qdrant server if one is configured.

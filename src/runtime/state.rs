@@ -8,7 +8,7 @@ use crate::chess::odds::MoveOdds;
 use crate::chess::pgn::{self, PgnHeaders};
 use crate::ids::{MatchId, PlayerId};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct MoveView {
     pub ply: usize,
     pub uci: String,
@@ -16,16 +16,17 @@ pub struct MoveView {
     pub side: &'static str,
     /// Win% after the move and what it cost its player, when evaluated.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
     pub odds: Option<MoveOdds>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct LegalMove {
     pub uci: String,
     pub san: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct MatchState {
     pub id: MatchId,
     pub player_id: PlayerId,
@@ -51,7 +52,7 @@ pub struct MatchState {
 }
 
 /// The brains and, if any, the language model endpoint serving a live match.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Serving {
     /// `llm` or `scripted`.
     pub agent: &'static str,

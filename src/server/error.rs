@@ -5,7 +5,7 @@ use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use serde::Serialize;
 
 use crate::chess::MoveError;
 use crate::ids::BadId;
@@ -42,9 +42,28 @@ impl ApiError {
     }
 }
 
+/// Every error response: `{"error": {"code": "...", "message": "..."}}`.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// Stable and machine-readable, e.g. `illegal_move`.
+    code: &'static str,
+    /// For people; may change between versions.
+    message: String,
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code,
+                message: self.message,
+            },
+        };
         (self.status, Json(body)).into_response()
     }
 }
@@ -56,7 +75,8 @@ impl From<RuntimeError> for ApiError {
         match e {
             RuntimeError::NotFound(_) => ApiError::new(S::NOT_FOUND, "not_found", message),
             RuntimeError::UnknownPersona(_) => ApiError::new(S::NOT_FOUND, "unknown_persona", message),
-            RuntimeError::InvalidFen(_) => ApiError::new(S::BAD_REQUEST, "invalid_fen", message),
+            // Well-formed JSON naming an impossible position: unprocessable.
+            RuntimeError::InvalidFen(_) => ApiError::new(S::UNPROCESSABLE_ENTITY, "invalid_fen", message),
             RuntimeError::BadUtcOffset(_) => ApiError::new(S::BAD_REQUEST, "invalid_utc_offset", message),
             RuntimeError::BadMove(MoveError::Unrecognised { .. }) => {
                 ApiError::new(S::BAD_REQUEST, "unrecognised_move", message)

@@ -5,6 +5,7 @@ mod auth;
 mod error;
 mod extract;
 mod limits;
+mod openapi;
 mod routes;
 mod web;
 mod ws;
@@ -13,9 +14,12 @@ use std::net::SocketAddr;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::get;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-pub use error::ApiError;
+pub use error::{ApiError, ErrorBody};
 
 use crate::runtime::Runtime;
 
@@ -29,46 +33,56 @@ pub struct AppState {
 }
 
 pub fn router(runtime: Runtime) -> Router {
+    let (api, mut doc) = api_routes().split_for_parts();
+    openapi::finish(&mut doc);
+    let doc = std::sync::Arc::new(doc);
+    let state = AppState {
+        limits: std::sync::Arc::new(limits::RateLimits::new(
+            runtime.services().config.chat_per_minute,
+            runtime.services().config.memory_writes_per_minute,
+        )),
+        runtime,
+    };
+    api.route(
+        "/openapi.json",
+        get(move || std::future::ready(axum::Json(doc.clone()))),
+    )
+    .fallback(web::page_or_api_404)
+    .method_not_allowed_fallback(routes::method_not_allowed)
+    .layer(DefaultBodyLimit::max(BODY_LIMIT))
+    .with_state(state)
+}
+
+/// Every API route, each registered with its OpenAPI description.
+fn api_routes() -> OpenApiRouter<AppState> {
     use routes::{admin, matches, memories, personas, players, reflections};
-    Router::new()
-        .route("/api/health", get(routes::health))
-        .route("/api/personas", get(personas::list))
-        .route("/api/personas/{id}", get(personas::get))
-        .route("/api/players", post(players::create))
-        .route("/api/players/{id}", get(players::get))
-        .route("/api/players/{id}/matches", get(players::matches))
-        .route("/api/players/{id}/memories", get(memories::list))
-        .route("/api/players/{id}/memories/search", get(memories::search))
-        .route("/api/players/{id}/memories/export", get(memories::export))
-        .route(
-            "/api/memories/{id}",
-            get(memories::show).patch(memories::patch).delete(memories::delete),
-        )
-        .route("/api/admin/consolidations", get(admin::consolidations))
-        .route("/api/admin/consolidate", post(admin::consolidate))
-        .route("/api/admin/matches/{id}/llm-calls", get(admin::llm_calls))
-        .route("/api/matches", post(matches::create))
-        .route("/api/matches/{id}", get(matches::get))
-        .route("/api/matches/{id}/pgn", get(matches::pgn))
-        .route("/api/matches/{id}/moves", post(matches::play))
-        .route("/api/matches/{id}/chat", post(matches::chat))
-        .route("/api/matches/{id}/resign", post(matches::resign))
-        .route("/api/matches/{id}/draw", post(matches::draw))
-        .route("/api/matches/{id}/events", get(matches::events))
-        .route("/api/matches/{id}/triggers", get(matches::triggers))
-        .route("/api/matches/{id}/reflection", get(reflections::reflection))
-        .route("/api/matches/{id}/reasoning", get(reflections::reasoning))
-        .route("/api/matches/{id}/ws", get(ws::upgrade))
-        .fallback(web::page_or_api_404)
-        .method_not_allowed_fallback(routes::method_not_allowed)
-        .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(AppState {
-            limits: std::sync::Arc::new(limits::RateLimits::new(
-                runtime.services().config.chat_per_minute,
-                runtime.services().config.memory_writes_per_minute,
-            )),
-            runtime,
-        })
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(routes!(routes::health))
+        .routes(routes!(personas::list))
+        .routes(routes!(personas::get))
+        .routes(routes!(players::create))
+        .routes(routes!(players::get))
+        .routes(routes!(players::matches))
+        .routes(routes!(memories::list))
+        .routes(routes!(memories::search))
+        .routes(routes!(memories::export))
+        .routes(routes!(memories::show, memories::patch, memories::delete))
+        .routes(routes!(admin::status))
+        .routes(routes!(admin::consolidations))
+        .routes(routes!(admin::consolidate))
+        .routes(routes!(admin::llm_calls))
+        .routes(routes!(matches::create))
+        .routes(routes!(matches::get))
+        .routes(routes!(matches::pgn))
+        .routes(routes!(matches::play))
+        .routes(routes!(matches::chat))
+        .routes(routes!(matches::resign))
+        .routes(routes!(matches::draw))
+        .routes(routes!(matches::events))
+        .routes(routes!(matches::triggers))
+        .routes(routes!(reflections::reflection))
+        .routes(routes!(reflections::reasoning))
+        .routes(routes!(ws::upgrade))
 }
 
 /// Serves until Ctrl-C or SIGTERM, then stops accepting and returns.

@@ -2,16 +2,19 @@
 //! every event after `?since=N` from SQL, then live events, never one twice.
 //! It also takes commands: {"type":"move","move":"e4"}, {"type":"chat","text":...},
 //! {"type":"resign"}, {"type":"draw","action":"offer|accept|decline"}.
+//! Only the match's player (or the admin) may connect; see `auth`.
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
+use super::auth::{Caller, WS_PROTOCOL};
 use super::extract::ApiQuery;
 use super::{AppState, error::ApiError};
 use crate::events::MatchEvent;
@@ -24,7 +27,8 @@ use crate::runtime::{Runtime, UserCommand};
 /// Largest client frame we read; commands are tiny.
 const MAX_FRAME: usize = 16 * 1024;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
     #[serde(default)]
@@ -47,17 +51,21 @@ enum ClientCommand {
     },
 }
 
+#[utoipa::path(get, path = "/api/matches/{id}/ws", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Params), responses((status = 101, description = "a WebSocket: state, events after `since`, then live events; takes move, chat, resign and draw commands"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn upgrade(
     State(app): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
     ApiQuery(params): ApiQuery<Params>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let id: MatchId = id.parse()?;
-    app.runtime.state(id).await?;
-    let ws = ws.map_err(|r| ApiError::new(r.status(), "websocket_required", r.body_text()))?;
+    let id: MatchId = caller.owned_match(&app, &id).await?;
+    // A plain GET here needs an upgrade, which 426 says (axum's 400 does not).
+    let ws = ws.map_err(|r| ApiError::new(StatusCode::UPGRADE_REQUIRED, "websocket_required", r.body_text()))?;
     let (runtime, limits) = (app.runtime.clone(), app.limits.clone());
+    // A browser that offered `kibitz, bearer.<token>` needs one of them echoed.
     Ok(ws
+        .protocols([WS_PROTOCOL])
         .max_message_size(MAX_FRAME)
         .on_upgrade(move |socket| session(runtime, limits, id, params.since, socket)))
 }

@@ -18,7 +18,7 @@ pub struct NewMatch {
     pub utc_offset_minutes: Option<i32>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct MatchRow {
     pub id: MatchId,
     pub player_id: PlayerId,

@@ -5,7 +5,7 @@ use sqlx::Row;
 use super::{Db, StoreResult, parse_id, parse_ts, ts};
 use crate::ids::PlayerId;
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct Player {
     pub id: PlayerId,
     pub name: String,

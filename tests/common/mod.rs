@@ -28,9 +28,13 @@ pub struct Server {
     http: reqwest::Client,
     /// Bearer tokens of the players this test created, by player id.
     tokens: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// The player of each match this test created, by match id.
+    owners: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// Where the server keeps its SQL: a SQLite file in the data dir, or a
     /// fresh PostgreSQL database when KIBITZ_TEST_POSTGRES names a cluster.
     pub database_url: String,
+    /// Server stderr goes to `server.log` in the data dir instead of the console.
+    capture_log: bool,
 }
 
 /// The PostgreSQL cluster the suite runs against (admin URL), if any.
@@ -84,9 +88,24 @@ impl Server {
             env,
             http: reqwest::Client::new(),
             tokens: Default::default(),
+            owners: Default::default(),
+            capture_log: false,
         };
         s.launch().await;
         s
+    }
+
+    /// Like `start_with`, with the server's log kept for reading (`log_text`).
+    pub async fn start_capturing_log(env: &[(&str, &str)]) -> Server {
+        let mut s = Server::start_with(env).await;
+        s.kill();
+        s.capture_log = true;
+        s.launch().await;
+        s
+    }
+
+    pub fn log_text(&self) -> String {
+        std::fs::read_to_string(self.data.path().join("server.log")).unwrap_or_default()
     }
 
     fn command(&self) -> Command {
@@ -111,6 +130,14 @@ impl Server {
             .stderr(Stdio::inherit());
         for (k, v) in &self.env {
             cmd.env(k, v);
+        }
+        if self.capture_log {
+            let log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(self.data.path().join("server.log"))
+                .unwrap();
+            cmd.stderr(log);
         }
         cmd
     }
@@ -139,26 +166,50 @@ impl Server {
         }
     }
 
+    /// The token of the player a request acts for, as the web client sends
+    /// it: the owner of the match or player in the path, or the `player_id`
+    /// of a new match. Tests of other callers use `send_as`.
+    fn owner_token(&self, path: &str, body: Option<&Value>) -> Option<String> {
+        let mut parts = path.split(['/', '?']).skip(2);
+        let player = match (parts.next(), parts.next()) {
+            (Some("matches"), Some(m)) => self.owners.lock().unwrap().get(m).cloned(),
+            (Some("players"), Some(p)) => Some(p.to_string()),
+            (Some("matches"), None) => body.and_then(|b| b["player_id"].as_str()).map(str::to_string),
+            _ => None,
+        }?;
+        self.tokens.lock().unwrap().get(&player).cloned()
+    }
+
+    fn request(&self, method: reqwest::Method, path: &str, body: Option<&Value>) -> reqwest::RequestBuilder {
+        let req = self.http.request(method, format!("{}{path}", self.base));
+        match self.owner_token(path, body) {
+            Some(token) => req.bearer_auth(token),
+            None => req,
+        }
+    }
+
     pub async fn get(&self, path: &str) -> (u16, Value) {
-        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        let r = self.request(reqwest::Method::GET, path, None).send().await.unwrap();
         status_json(r).await
     }
 
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
         let r = self
-            .http
-            .post(format!("{}{path}", self.base))
+            .request(reqwest::Method::POST, path, Some(&body))
             .json(&body)
-            .send()
-            .await
-            .unwrap();
-        status_json(r).await
+            .send();
+        let (status, out) = status_json(r.await.unwrap()).await;
+        if path == "/api/matches" && status == 201 {
+            let state = &out["state"];
+            let (m, p) = (state["id"].as_str().unwrap(), state["player_id"].as_str().unwrap());
+            self.owners.lock().unwrap().insert(m.to_string(), p.to_string());
+        }
+        (status, out)
     }
 
     pub async fn post_raw(&self, path: &str, body: &str) -> (u16, Value) {
         let r = self
-            .http
-            .post(format!("{}{path}", self.base))
+            .request(reqwest::Method::POST, path, None)
             .header("content-type", "application/json")
             .body(body.to_string())
             .send()
@@ -168,7 +219,7 @@ impl Server {
     }
 
     pub async fn text(&self, path: &str) -> (u16, String) {
-        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        let r = self.request(reqwest::Method::GET, path, None).send().await.unwrap();
         (r.status().as_u16(), r.text().await.unwrap())
     }
 
@@ -242,6 +293,16 @@ impl Server {
         format!("ws://127.0.0.1:{}/api/matches/{m}/ws?since={since}", self.port)
     }
 
+    /// A WebSocket on match `m` as its player, token in the subprotocol as a
+    /// browser sends it.
+    pub async fn ws(&self, m: &str, since: i64) -> Ws {
+        let owner = self.owners.lock().unwrap()[m].clone();
+        let token = self.token(&owner);
+        ws_connect_as(&self.ws_url(m, since), &token)
+            .await
+            .expect("websocket connects")
+    }
+
     /// Runs `kibitz ARGS` on this server's data dir; (success, stdout, stderr).
     pub fn run_cli(&self, args: &[&str]) -> (bool, String, String) {
         let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
@@ -288,17 +349,26 @@ async fn status_json(r: reqwest::Response) -> (u16, Value) {
     if text.is_empty() {
         return (status, Value::Null); // 204
     }
-    let value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("status {status}: body is not JSON: {text}"));
+    // Text answers (PGN) come back as a JSON string.
+    let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
     (status, value)
 }
 
 pub type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-pub async fn ws_connect(url: &str) -> Ws {
-    tokio_tungstenite::connect_async(url)
-        .await
-        .expect("websocket connects")
-        .0
+/// Connects with `kibitz, bearer.<token>` as the subprotocols; the HTTP
+/// status of a refused upgrade otherwise.
+pub async fn ws_connect_as(url: &str, token: &str) -> Result<Ws, u16> {
+    use tokio_tungstenite::tungstenite::Error;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = url.into_client_request().unwrap();
+    let protocols = format!("kibitz, bearer.{token}").parse().unwrap();
+    request.headers_mut().insert("sec-websocket-protocol", protocols);
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((ws, _)) => Ok(ws),
+        Err(Error::Http(response)) => Err(response.status().as_u16()),
+        Err(e) => panic!("websocket: {e}"),
+    }
 }
 
 /// The next JSON frame, or None after `wait`.

@@ -111,7 +111,11 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     const past = page.locator(`.past-match[data-match="${matchId}"]`);
     await past.waitFor();
     assert.match(await past.textContent(), /1-0 \(checkmate\)/);
-    assert.equal(await past.getByRole("link", { name: "PGN" }).getAttribute("href"), `/api/matches/${matchId}/pgn`);
+    // The PGN comes with the player's token, as a download.
+    const [pgnFile] = await Promise.all([page.waitForEvent("download"), past.getByRole("button", { name: "PGN" }).click()]);
+    assert.equal(pgnFile.suggestedFilename(), `kibitz-${matchId}.pgn`);
+    const pgnText = await (await import("node:fs/promises")).readFile(await pgnFile.path(), "utf8");
+    assert.match(pgnText, /\[Result "1-0"\]/);
     assert.match(await page.locator(".streaks").textContent(), /Margot Vidal: you won 1 in a row/);
 
     // Memories: the clocks, deleted, and still gone after a reload.

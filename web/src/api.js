@@ -14,10 +14,14 @@ export function remember(player) {
   localStorage.setItem(KEY, JSON.stringify(player));
 }
 
-export async function api(method, path, body) {
-  const headers = { Accept: "application/json" };
+function authorized(headers) {
   const player = me();
   if (player?.token) headers.Authorization = `Bearer ${player.token}`;
+  return headers;
+}
+
+export async function api(method, path, body) {
+  const headers = authorized({ Accept: "application/json" });
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 204) return null;
@@ -39,4 +43,16 @@ export function el(tag, attrs = {}, ...children) {
   }
   for (const c of children.flat()) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
   return node;
+}
+
+/// Saves what `path` answers as a file; a plain link would carry no token.
+export async function download(path, filename) {
+  const res = await fetch(path, { headers: authorized({}) });
+  if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+  const url = URL.createObjectURL(await res.blob());
+  const a = el("a", { href: url, download: filename });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }

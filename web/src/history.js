@@ -3,7 +3,7 @@
 // persona's per-turn reasoning.
 
 import { Chessground } from "chessground";
-import { api, el, me } from "./api.js";
+import { api, download, el, me } from "./api.js";
 
 export async function history(view, matchId) {
   if (matchId) return reflection(view, matchId);
@@ -17,7 +17,8 @@ export async function history(view, matchId) {
     el("li", { class: "past-match", "data-match": m.id },
       el("strong", {}, name(m.persona_id)), ` · you played ${m.user_color} · ${m.created_at.slice(0, 10)} · `,
       m.status === "finished" ? `${m.result} (${(m.termination || "").replaceAll("_", " ")})` : "in progress",
-      " · ", el("a", { href: `/api/matches/${m.id}/pgn`, download: `kibitz-${m.id}.pgn` }, "PGN"),
+      " · ", el("button", { type: "button", class: "link", "data-pgn": m.id,
+        onclick: () => download(`/api/matches/${m.id}/pgn`, `kibitz-${m.id}.pgn`) }, "PGN"),
       " · ", m.status === "finished"
         ? el("a", { href: `#/history/${m.id}` }, "Reflection")
         : el("a", { href: `#/play/${m.id}` }, "Resume")));

@@ -3,7 +3,7 @@
 // catches up from the last event it saw (`?since=`), never twice.
 
 import { Chessground } from "chessground";
-import { api, el } from "./api.js";
+import { api, el, me } from "./api.js";
 import { emblem, face } from "./faces.js";
 
 export async function play(view, matchId) {
@@ -90,7 +90,9 @@ class Match {
   connect() {
     if (this.closed) return;
     const proto = location.protocol === "https:" ? "wss" : "ws";
-    const ws = new WebSocket(`${proto}://${location.host}/api/matches/${this.id}/ws?since=${this.lastSeq}`);
+    // Browsers cannot set headers on a WebSocket: the token rides as a subprotocol.
+    const ws = new WebSocket(`${proto}://${location.host}/api/matches/${this.id}/ws?since=${this.lastSeq}`,
+      ["kibitz", `bearer.${me().token}`]);
     this.ws = ws;
     ws.onopen = () => (this.retry = 500);
     ws.onmessage = (m) => this.frame(JSON.parse(m.data));

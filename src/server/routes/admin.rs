@@ -24,28 +24,40 @@ fn admin_only(caller: Caller) -> Result<(), ApiError> {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct LogQuery {
+    /// 1..=500 runs, 20 by default.
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<i64>,
 }
 
+#[utoipa::path(get, path = "/api/admin/consolidations", tag = "admin", security(("bearer" = [])), params(LogQuery), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn consolidations(
     State(app): State<AppState>,
     caller: Caller,
     ApiQuery(q): ApiQuery<LogQuery>,
 ) -> Result<Json<Vec<ConsolidationRow>>, ApiError> {
     admin_only(caller)?;
-    let limit = q.limit.unwrap_or(20).clamp(1, 500);
+    let limit = q.limit.unwrap_or(20);
+    if !(1..=500).contains(&limit) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_query",
+            "limit must be 1..=500",
+        ));
+    }
     Ok(Json(app.runtime.services().db.consolidations(limit).await?))
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConsolidateBody {
     player: Option<PlayerId>,
 }
 
+#[utoipa::path(post, path = "/api/admin/consolidate", tag = "admin", security(("bearer" = [])), request_body = ConsolidateBody, responses((status = 200, body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn consolidate(
     State(app): State<AppState>,
     caller: Caller,
@@ -62,14 +74,35 @@ pub async fn consolidate(
     Ok(Json(app.runtime.services().memory.consolidate(scope, "manual").await?))
 }
 
+/// What an operator checks first: memories in SQL and in the vector index
+/// (equal when they agree) and the matches running now.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Status {
+    memories_sql: u64,
+    memories_index: u64,
+    live_matches: usize,
+}
+
+#[utoipa::path(get, path = "/api/admin/status", tag = "admin", security(("bearer" = [])), responses((status = 200, body = Status), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
+pub async fn status(State(app): State<AppState>, caller: Caller) -> Result<Json<Status>, ApiError> {
+    admin_only(caller)?;
+    let (memories_sql, memories_index) = app.runtime.services().memory.counts().await?;
+    Ok(Json(Status {
+        memories_sql,
+        memories_index,
+        live_matches: app.runtime.live_matches(),
+    }))
+}
+
 /// A match's LLM calls: the per-role conversation log with tokens and
 /// latency. Admin only: answers hold the agents' private thinking.
+#[utoipa::path(get, path = "/api/admin/matches/{id}/llm-calls", tag = "admin", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn llm_calls(
     State(app): State<AppState>,
     caller: Caller,
     axum::extract::Path(id): axum::extract::Path<String>,
 ) -> Result<Json<Vec<LlmCallRow>>, ApiError> {
     admin_only(caller)?;
-    let id = super::matches::match_id(&id)?;
+    let id: crate::ids::MatchId = id.parse()?;
     Ok(Json(app.runtime.services().db.llm_calls(id).await?))
 }

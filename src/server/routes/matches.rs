@@ -8,19 +8,26 @@ use serde_json::{Value, json};
 use crate::events::MatchEvent;
 use crate::ids::{MatchId, PlayerId};
 use crate::runtime::{ColorChoice, MatchState, Outcome, UserCommand};
+use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::limits::Limit;
 use crate::server::{AppState, error::ApiError};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewMatch {
+    /// The caller's own player id (the admin may name anyone's).
+    #[schema(format = Uuid)]
     player_id: String,
+    #[schema(max_length = 64)]
     persona_id: String,
     #[serde(default = "random")]
     color: ColorChoice,
+    /// A start position; an impossible one is refused with 422 invalid_fen.
+    #[schema(max_length = 100)]
     fen: Option<String>,
     /// Minutes east of UTC (a browser's `-new Date().getTimezoneOffset()`).
+    #[schema(minimum = -720, maximum = 840)]
     utc_offset_minutes: Option<i32>,
 }
 
@@ -28,11 +35,14 @@ fn random() -> ColorChoice {
     ColorChoice::Random
 }
 
+#[utoipa::path(post, path = "/api/matches", tag = "matches", security(("bearer" = [])), request_body = NewMatch, responses((status = 201, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn create(
     State(app): State<AppState>,
+    caller: Caller,
     ApiJson(body): ApiJson<NewMatch>,
 ) -> Result<(StatusCode, Json<Outcome>), ApiError> {
     let player: PlayerId = body.player_id.parse()?;
+    caller.may_access(Some(player), "player")?;
     let outcome = app
         .runtime
         .create_match(
@@ -46,57 +56,81 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(outcome)))
 }
 
-pub(super) fn match_id(id: &str) -> Result<MatchId, ApiError> {
-    Ok(id.parse()?)
+#[utoipa::path(get, path = "/api/matches/{id}", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = MatchState), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn get(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<MatchState>, ApiError> {
+    let id = caller.owned_match(&app, &id).await?;
+    Ok(Json(app.runtime.state(id).await?))
 }
 
-pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<MatchState>, ApiError> {
-    Ok(Json(app.runtime.state(match_id(&id)?).await?))
-}
-
-pub async fn pgn(State(app): State<AppState>, Path(id): Path<String>) -> Result<impl IntoResponse, ApiError> {
-    let state = app.runtime.state(match_id(&id)?).await?;
+#[utoipa::path(get, path = "/api/matches/{id}/pgn", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the game so far as PGN", content_type = "application/x-chess-pgn", body = String), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn pgn(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<impl IntoResponse, ApiError> {
+    let id = caller.owned_match(&app, &id).await?;
+    let state = app.runtime.state(id).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")],
         state.pgn,
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MoveBody {
+    /// SAN (`Nf3`, `exd5`, `O-O`) or UCI (`g1f3`); an illegal one is 422.
+    #[schema(
+        pattern = r"^(O-O(-O)?|[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|([a-h]x)?[a-h][1-8](=[QRBN])?|[a-h][1-8][a-h][1-8][qrbn]?)[+#]?$"
+    )]
     #[serde(rename = "move")]
     mv: String,
 }
 
+#[utoipa::path(post, path = "/api/matches/{id}/moves", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = MoveBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn play(
     State(app): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<MoveBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&app, &id, UserCommand::Move(body.mv)).await
+    command(&app, caller, &id, UserCommand::Move(body.mv)).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChatBody {
+    /// Up to `max_chat_chars` (1000 by default); longer is 413.
+    #[schema(min_length = 1, max_length = 1000, pattern = r"[^\s\u0085]")]
     text: String,
 }
 
+#[utoipa::path(post, path = "/api/matches/{id}/chat", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = ChatBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn chat(
     State(app): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    app.limits.take(Limit::Chat, &match_id(&id)?.to_string())?;
-    command(&app, &id, UserCommand::Chat(body.text)).await
+    let match_id = caller.owned_match(&app, &id).await?;
+    app.limits.take(Limit::Chat, &match_id.to_string())?;
+    run(&app, match_id, UserCommand::Chat(body.text)).await
 }
 
-pub async fn resign(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Outcome>, ApiError> {
-    command(&app, &id, UserCommand::Resign).await
+#[utoipa::path(post, path = "/api/matches/{id}/resign", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn resign(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Outcome>, ApiError> {
+    command(&app, caller, &id, UserCommand::Resign).await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "lowercase")]
 pub enum DrawAction {
     Offer,
@@ -104,14 +138,16 @@ pub enum DrawAction {
     Decline,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DrawBody {
     action: DrawAction,
 }
 
+#[utoipa::path(post, path = "/api/matches/{id}/draw", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = DrawBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn draw(
     State(app): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<DrawBody>,
 ) -> Result<Json<Outcome>, ApiError> {
@@ -120,14 +156,20 @@ pub async fn draw(
         DrawAction::Accept => UserCommand::AcceptDraw,
         DrawAction::Decline => UserCommand::DeclineDraw,
     };
-    command(&app, &id, cmd).await
+    command(&app, caller, &id, cmd).await
 }
 
-async fn command(app: &AppState, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
-    Ok(Json(app.runtime.command(match_id(id)?, cmd).await?))
+async fn command(app: &AppState, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
+    let id = caller.owned_match(app, id).await?;
+    run(app, id, cmd).await
 }
 
-#[derive(Deserialize)]
+async fn run(app: &AppState, id: MatchId, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
+    Ok(Json(app.runtime.command(id, cmd).await?))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct Since {
     #[serde(default)]
@@ -135,22 +177,27 @@ pub struct Since {
 }
 
 /// The match's events after `since`, for clients that poll or catch up.
+#[utoipa::path(get, path = "/api/matches/{id}/events", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Since), responses((status = 200, body = Vec<MatchEvent>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn events(
     State(app): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<Since>,
 ) -> Result<Json<Vec<MatchEvent>>, ApiError> {
-    let id = match_id(&id)?;
-    app.runtime.state(id).await?;
+    let id = caller.owned_match(&app, &id).await?;
     let rows = app.runtime.services().db.events_since(id, q.since).await?;
     Ok(Json(rows.into_iter().map(MatchEvent::from).collect()))
 }
 
 /// The trigger log: which trigger fired when, what was recalled, what was done.
 /// The brain's private thinking is left out.
-pub async fn triggers(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<Value>>, ApiError> {
-    let id = match_id(&id)?;
-    app.runtime.state(id).await?;
+#[utoipa::path(get, path = "/api/matches/{id}/triggers", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "which trigger fired when, what was recalled and done", body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn triggers(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<Value>>, ApiError> {
+    let id = caller.owned_match(&app, &id).await?;
     let rows = app.runtime.services().db.triggers(id).await?;
     Ok(Json(
         rows.into_iter()

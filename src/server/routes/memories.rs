@@ -8,7 +8,7 @@ use axum::response::IntoResponse;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{MatchId, MemoryId, PlayerId};
+use crate::ids::{MatchId, MemoryId};
 use crate::memory::{CreatedBy, Memory, MemoryError, MemoryType, RecallRecord, Recalled};
 use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
@@ -34,13 +34,16 @@ impl From<MemoryError> for ApiError {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
     persona: Option<String>,
     #[serde(rename = "type")]
+    #[param(rename = "type")]
     memory_type: Option<MemoryType>,
     #[serde(rename = "match")]
+    #[param(rename = "match")]
     match_id: Option<MatchId>,
     from: Option<DateTime<Utc>>,
     to: Option<DateTime<Utc>>,
@@ -50,20 +53,14 @@ pub struct ListQuery {
     superseded: bool,
 }
 
-pub(super) async fn owned_player(app: &AppState, caller: Caller, id: &str) -> Result<PlayerId, ApiError> {
-    let id: PlayerId = id.parse()?;
-    caller.may_access(Some(id), "player")?;
-    app.runtime.player(id).await?;
-    Ok(id)
-}
-
+#[utoipa::path(get, path = "/api/players/{id}/memories", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id"), ListQuery), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn list(
     State(app): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Vec<Memory>>, ApiError> {
-    let id = owned_player(&app, caller, &id).await?;
+    let id = caller.owned_player(&app, &id).await?;
     let query = MemoryQuery {
         persona: q.persona,
         memory_type: q.memory_type,
@@ -76,21 +73,26 @@ pub async fn list(
     Ok(Json(app.runtime.services().memory.list(id, &query).await?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct SearchQuery {
+    #[param(min_length = 1, max_length = 500, pattern = r"[^\s\u0085]")]
     q: String,
     persona: Option<String>,
+    /// 1..=100 results, 10 by default.
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<usize>,
 }
 
+#[utoipa::path(get, path = "/api/players/{id}/memories/search", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id"), SearchQuery), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn search(
     State(app): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<SearchQuery>,
 ) -> Result<Json<Vec<Recalled>>, ApiError> {
-    let id = owned_player(&app, caller, &id).await?;
+    let id = caller.owned_player(&app, &id).await?;
     let text = q.q.trim();
     if text.is_empty() || text.chars().count() > 500 {
         return Err(ApiError::new(
@@ -99,7 +101,14 @@ pub async fn search(
             "q must be 1..=500 characters",
         ));
     }
-    let limit = q.limit.unwrap_or(10).clamp(1, 100);
+    let limit = q.limit.unwrap_or(10);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_query",
+            "limit must be 1..=100",
+        ));
+    }
     Ok(Json(
         app.runtime
             .services()
@@ -109,12 +118,13 @@ pub async fn search(
     ))
 }
 
+#[utoipa::path(get, path = "/api/players/{id}/memories/export", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, description = "every memory of the player, as a download", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn export(
     State(app): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let id = owned_player(&app, caller, &id).await?;
+    let id = caller.owned_player(&app, &id).await?;
     let body = app.runtime.services().memory.export(id).await?;
     let disposition = format!("attachment; filename=\"kibitz-memories-{id}.json\"");
     Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(body)))
@@ -152,6 +162,7 @@ fn writable(memory: &Memory) -> Result<(), ApiError> {
     Ok(())
 }
 
+#[utoipa::path(get, path = "/api/memories/{id}", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "memory id")), responses((status = 200, description = "the memory and every time it was recalled", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn show(
     State(app): State<AppState>,
     caller: Caller,
@@ -162,14 +173,27 @@ pub async fn show(
     Ok(Json(Provenance { memory, recalls }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Patch {
+    #[serde(default, deserialize_with = "present")]
+    #[schema(min_length = 1, max_length = 500, pattern = r"[^\s\u0085]", nullable = false)]
     content: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(nullable = false)]
     pinned: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
+    #[schema(nullable = false)]
     never_recall: Option<bool>,
 }
 
+/// A field that is present must hold a value: `null` is refused, not read
+/// as "leave it".
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+#[utoipa::path(patch, path = "/api/memories/{id}", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "memory id")), request_body = Patch, responses((status = 200, body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn patch(
     State(app): State<AppState>,
     caller: Caller,
@@ -197,6 +221,7 @@ pub async fn patch(
     Ok(Json(updated))
 }
 
+#[utoipa::path(delete, path = "/api/memories/{id}", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "memory id")), responses((status = 204, description = "erased everywhere"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn delete(
     State(app): State<AppState>,
     caller: Caller,

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::ApiError;
 
+#[utoipa::path(get, path = "/api/health", tag = "service", responses((status = 200, description = "up; the engine and persona count", body = Object)))]
 pub async fn health(State(app): State<AppState>) -> Json<Value> {
     let svc = app.runtime.services();
     Json(json!({ "status": "ok", "engine": svc.engine.name(), "personas": svc.personas.len() }))

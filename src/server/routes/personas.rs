@@ -7,13 +7,14 @@ use crate::personas::Persona;
 use crate::server::{AppState, error::ApiError};
 
 /// What a player may know of a persona before playing it.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct PersonaView {
     id: String,
     name: String,
     biography: String,
     voice: String,
     elo: u32,
+    #[schema(value_type = String)]
     style: Style,
     tones: Vec<String>,
     emotions: Vec<String>,
@@ -37,6 +38,7 @@ impl From<&Persona> for PersonaView {
     }
 }
 
+#[utoipa::path(get, path = "/api/personas", tag = "personas", responses((status = 200, body = Vec<PersonaView>)))]
 pub async fn list(State(app): State<AppState>) -> Json<Vec<PersonaView>> {
     Json(
         app.runtime
@@ -48,6 +50,7 @@ pub async fn list(State(app): State<AppState>) -> Json<Vec<PersonaView>> {
     )
 }
 
+#[utoipa::path(get, path = "/api/personas/{id}", tag = "personas", params(("id" = String, Path, description = "persona id")), responses((status = 200, body = PersonaView), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<PersonaView>, ApiError> {
     let persona = app
         .runtime

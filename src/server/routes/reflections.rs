@@ -6,21 +6,30 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::matches::match_id;
 use crate::reflection::Reflection;
+use crate::server::auth::Caller;
 use crate::server::{AppState, error::ApiError};
 
-pub async fn reflection(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Reflection>, ApiError> {
-    let id = match_id(&id)?;
-    app.runtime.state(id).await?;
+#[utoipa::path(get, path = "/api/matches/{id}/reflection", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the persona's reflection on the finished match", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn reflection(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Reflection>, ApiError> {
+    let id = caller.owned_match(&app, &id).await?;
     let found = app.runtime.services().db.reflection(id).await?;
     found
         .map(Json)
         .ok_or_else(|| ApiError::not_found("reflection (the match is not over yet)"))
 }
 
-pub async fn reasoning(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<Vec<Value>>, ApiError> {
-    let id = match_id(&id)?;
+#[utoipa::path(get, path = "/api/matches/{id}/reasoning", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the persona's private thinking per turn, after the match", body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn reasoning(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<Value>>, ApiError> {
+    let id = caller.owned_match(&app, &id).await?;
     let state = app.runtime.state(id).await?;
     if state.status != "finished" {
         return Err(ApiError::new(

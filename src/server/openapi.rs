@@ -1,0 +1,49 @@
+//! The OpenAPI document of the whole HTTP API, served at `/openapi.json`.
+//! Paths come from each handler's `#[utoipa::path]` as the router registers
+//! it, so a route cannot be served without being documented.
+
+use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "kibitz",
+        description = "A chess-club persona that plays, chats and remembers you. Players send \
+            `Authorization: Bearer <token>` (the token comes once, from POST /api/players); \
+            a WebSocket may carry it as the subprotocol `bearer.<token>` beside `kibitz`.",
+        license(name = "GPL-3.0-or-later")
+    ),
+    // Referenced from query parameters, which do not register their schemas.
+    components(schemas(crate::memory::MemoryType)),
+    modifiers(&BearerAuth),
+    tags(
+        (name = "service", description = "health"),
+        (name = "personas", description = "who you can play"),
+        (name = "players", description = "you, your token and your matches"),
+        (name = "matches", description = "playing: moves, chat, draws, events, the live WebSocket, the reflection"),
+        (name = "memories", description = "what the personas remember of you: review, correct, pin, erase, export"),
+        (name = "admin", description = "operators only (admin token)"),
+    )
+)]
+pub struct ApiDoc;
+
+struct BearerAuth;
+
+/// Fixes to the document once the router has added every route's schemas.
+pub fn finish(api: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{RefOr, Schema};
+    // `#[schema(min_properties = 1)]` comes out as maxProperties in
+    // utoipa-gen 5.5, so the rule that a memory patch names a field is set here.
+    let schemas = api.components.as_mut().map(|c| &mut c.schemas);
+    if let Some(RefOr::T(Schema::Object(patch))) = schemas.and_then(|s| s.get_mut("Patch")) {
+        patch.min_properties = Some(1);
+    }
+}
+
+impl Modify for BearerAuth {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
+    }
+}
