@@ -44,6 +44,19 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-prompt.json")]
         json: PathBuf,
     },
+    /// Load: N WebSocket matches against a real server; latency, lost events, idle lateness, RSS.
+    Live(super::bench_live::LiveArgs),
+    /// One trigger's overhead beyond the language model, at several memory counts.
+    Trigger {
+        /// Stored-memory counts.
+        #[arg(long, value_delimiter = ',', default_value = "10000,100000,1000000")]
+        sizes: Vec<usize>,
+        /// Triggers timed per size.
+        #[arg(long, default_value_t = 300)]
+        fires: usize,
+        #[arg(long, default_value = "bench/last-trigger.json")]
+        json: PathBuf,
+    },
     /// Embedding, vector search and retrieval quality.
     Memory {
         /// Stored-memory counts for the search benchmark.
@@ -70,6 +83,12 @@ enum BenchWhat {
 pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     if let BenchWhat::Tools { puzzles, json } = &args.what {
         return super::bench_tools::run(puzzles, json);
+    }
+    if let BenchWhat::Live(live) = args.what {
+        return super::bench_live::run(config, live).await;
+    }
+    if let BenchWhat::Trigger { sizes, fires, json } = &args.what {
+        return super::bench_trigger::run(config, sizes, *fires, json).await;
     }
     if let BenchWhat::Prompt { tokenizer_url, json } = &args.what {
         return super::bench_prompt::run(config, tokenizer_url.as_deref(), json).await;
@@ -109,7 +128,7 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn percentile(samples: &mut [f64], p: f64) -> f64 {
+pub(super) fn percentile(samples: &mut [f64], p: f64) -> f64 {
     samples.sort_by(|a, b| a.total_cmp(b));
     samples[((samples.len() as f64 * p) as usize).min(samples.len() - 1)]
 }
@@ -165,7 +184,7 @@ async fn bench_embedding(embedder: &Embedder) -> anyhow::Result<serde_json::Valu
     )
 }
 
-fn random_unit(rng: &mut StdRng) -> Vec<f32> {
+pub(super) fn random_unit(rng: &mut StdRng) -> Vec<f32> {
     // Sums of uniforms are close enough to Gaussian for direction sampling.
     let mut v: Vec<f32> = (0..DIMENSIONS)
         .map(|_| (0..4).map(|_| rng.r#gen::<f32>() - 0.5).sum())

@@ -1,9 +1,12 @@
 //! The non-server commands, printed for people.
 
 pub mod bench;
+mod bench_live;
 mod bench_policy;
 mod bench_prompt;
 mod bench_tools;
+mod bench_trigger;
+mod live_server;
 pub mod memories;
 pub mod play;
 pub mod reflections;
@@ -18,9 +21,13 @@ use kibitz::runtime::Runtime;
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let listen = config.listen;
     let runtime = Runtime::start(config).await.context("starting kibitz")?;
-    kibitz::server::serve(runtime, listen)
+    kibitz::server::serve(runtime.clone(), listen)
         .await
-        .with_context(|| format!("serving on {listen}"))
+        .with_context(|| format!("serving on {listen}"))?;
+    // Every write was committed as it was acknowledged; this only tells the
+    // next start that nothing needs checking.
+    runtime.services().marker.release();
+    Ok(())
 }
 
 pub fn personas(config: &Config) -> anyhow::Result<()> {

@@ -1,0 +1,348 @@
+//! `kibitz bench live`: a load generator. It starts a real `kibitz serve` on
+//! loopback (or uses `--url`), opens N matches over WebSocket, each playing a
+//! move every `--move-every` seconds and chatting now and then, while a tenth
+//! of the players go quiet to be nudged. It reports move->reply latency (the
+//! user's move sent to the persona's move received), lost and duplicated
+//! events (against the server's stored stream), idle_wait lateness, and the
+//! server's peak RSS. Figures are printed and written as JSON.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use futures_util::{SinkExt, StreamExt};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+use shakmaty::fen::Fen;
+use shakmaty::{CastlingMode, Chess, Position};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+
+use super::bench::percentile;
+use super::live_server::LiveServer;
+use kibitz::config::Config;
+
+#[derive(clap::Args)]
+pub struct LiveArgs {
+    /// Concurrent matches.
+    #[arg(long, default_value_t = 100)]
+    matches: usize,
+    /// How long the load runs, in seconds (after every match is open).
+    #[arg(long, default_value_t = 60)]
+    seconds: u64,
+    /// Seconds between one match's moves.
+    #[arg(long, default_value_t = 2.0)]
+    move_every: f64,
+    /// A running server to load; without it one is started on a temp data dir.
+    #[arg(long)]
+    url: Option<String>,
+    #[arg(long, default_value = "bench/last-live.json")]
+    json: PathBuf,
+}
+
+/// What every match reports back.
+#[derive(Default)]
+struct Tally {
+    latencies_ms: Vec<f64>,
+    idle_lateness_ms: Vec<f64>,
+    lost: usize,
+    duplicated: usize,
+    events: usize,
+    errors: usize,
+    moves: usize,
+}
+
+/// Idle nudges come `first_after_secs * idle_time_scale` after the last act.
+const IDLE_SCALE: f64 = 0.05;
+const QUIET_SHARE: usize = 10;
+
+pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
+    let server = match &args.url {
+        Some(url) => LiveServer::remote(url),
+        None => LiveServer::spawn(config, IDLE_SCALE).await?,
+    };
+    let idle_after = idle_delays(config)?;
+    let tally = Arc::new(Mutex::new(Tally::default()));
+    let http = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(args.seconds);
+    eprintln!("live: opening {} matches against {}", args.matches, server.base);
+    let mut tasks = Vec::new();
+    for i in 0..args.matches {
+        let ctx = MatchCtx {
+            http: http.clone(),
+            base: server.base.clone(),
+            tally: tally.clone(),
+            quiet: i % QUIET_SHARE == QUIET_SHARE - 1,
+            move_every: Duration::from_secs_f64(args.move_every),
+            idle_after: idle_after.clone(),
+            seed: i as u64,
+        };
+        tasks.push(tokio::spawn(async move { ctx.run(deadline).await }));
+        if i % 100 == 99 {
+            eprintln!("live: {} matches open", i + 1);
+        }
+    }
+    let rss = server.watch_rss(deadline);
+    for t in tasks {
+        if let Ok(Err(e)) = t.await {
+            tracing::warn!("a match failed: {e:#}");
+            tally.lock().expect("tally").errors += 1;
+        }
+    }
+    let peak_rss_mb = rss.await.unwrap_or(0) as f64 / 1024.0;
+    report(&args, &mut tally.lock().expect("tally"), peak_rss_mb)
+}
+
+fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64) -> anyhow::Result<()> {
+    if t.latencies_ms.is_empty() {
+        bail!("no move was answered: is the server up?");
+    }
+    let (p50, p99) = (
+        percentile(&mut t.latencies_ms, 0.5),
+        percentile(&mut t.latencies_ms, 0.99),
+    );
+    let idle_max = t.idle_lateness_ms.iter().copied().fold(0.0, f64::max);
+    let idle_p99 = match t.idle_lateness_ms.is_empty() {
+        true => 0.0,
+        false => percentile(&mut t.idle_lateness_ms, 0.99),
+    };
+    println!(
+        "live: {} matches for {} s: {} moves answered, move->reply p50 {p50:.1} ms p99 {p99:.1} ms; \
+         {} events, {} lost, {} duplicated; {} idle nudges, lateness p99 {:.0} ms max {:.0} ms; \
+         server peak RSS {peak_rss_mb:.0} MiB; {} match errors",
+        args.matches,
+        args.seconds,
+        t.moves,
+        t.events,
+        t.lost,
+        t.duplicated,
+        t.idle_lateness_ms.len(),
+        idle_p99,
+        idle_max,
+        t.errors
+    );
+    let report = json!({
+        "at": chrono::Utc::now(), "matches": args.matches, "seconds": args.seconds,
+        "move_every_s": args.move_every, "moves": t.moves,
+        "move_reply_p50_ms": p50, "move_reply_p99_ms": p99,
+        "events": t.events, "lost": t.lost, "duplicated": t.duplicated,
+        "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
+        "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
+    });
+    if let Some(dir) = args.json.parent() {
+        std::fs::create_dir_all(dir).ok();
+    }
+    std::fs::write(&args.json, serde_json::to_string_pretty(&report)?)?;
+    println!("figures written to {}", args.json.display());
+    Ok(())
+}
+
+/// Each persona's first idle delay at the bench's time scale.
+fn idle_delays(config: &Config) -> anyhow::Result<Vec<(String, f64)>> {
+    let personas = kibitz::personas::load_dir(&config.personas_dir)?;
+    Ok(personas
+        .iter()
+        .map(|p| (p.id.clone(), p.idle.first_after_secs * IDLE_SCALE))
+        .collect())
+}
+
+struct MatchCtx {
+    http: reqwest::Client,
+    base: String,
+    tally: Arc<Mutex<Tally>>,
+    /// Plays two moves, then stays quiet to be nudged.
+    quiet: bool,
+    move_every: Duration,
+    idle_after: Vec<(String, f64)>,
+    seed: u64,
+}
+
+type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// One match's view while it runs.
+struct Play {
+    game: Game,
+    seen: BTreeSet<i64>,
+    duplicated: usize,
+    sent_at: Option<Instant>,
+    last_act: Instant,
+    my_moves: usize,
+    tally: Tally,
+}
+
+impl MatchCtx {
+    async fn run(self, deadline: Instant) -> anyhow::Result<()> {
+        let mut rng = StdRng::seed_from_u64(self.seed);
+        let (id, token, idle_after, ws) = self.open().await?;
+        let (mut sink, mut stream) = ws.split();
+        let mut play = Play {
+            game: Game::default(),
+            seen: BTreeSet::new(),
+            duplicated: 0,
+            sent_at: None,
+            last_act: Instant::now(),
+            my_moves: 0,
+            tally: Tally::default(),
+        };
+        let mut next_move = Instant::now() + self.move_every.mul_f64(rng.r#gen::<f64>());
+        while Instant::now() < deadline {
+            let wait = next_move
+                .saturating_duration_since(Instant::now())
+                .min(deadline - Instant::now());
+            match tokio::time::timeout(wait, stream.next()).await {
+                Ok(Some(Ok(Message::Text(t)))) => play.observe(&serde_json::from_str(t.as_str())?, idle_after),
+                Ok(Some(Ok(_))) => {}
+                Ok(_) => bail!("the WebSocket closed"),
+                Err(_) => {
+                    next_move = Instant::now() + self.move_every;
+                    if self.quiet && play.my_moves >= 2 {
+                        continue;
+                    }
+                    if let Some(cmd) = play.next_command(&mut rng) {
+                        sink.send(Message::Text(cmd.to_string().into())).await?;
+                    }
+                }
+            }
+        }
+        // Against what the server stored: anything it has up to the last
+        // event we saw, and we never saw, was lost.
+        let stored = self.get(&format!("/api/matches/{id}/events"), &token).await?;
+        let stored: BTreeSet<i64> = stored
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["seq"].as_i64())
+            .collect();
+        let last = play.seen.last().copied().unwrap_or(0);
+        play.tally.lost = stored.difference(&play.seen).filter(|s| **s <= last).count();
+        play.tally.duplicated = play.duplicated;
+        play.tally.events = play.seen.len();
+        self.merge(play.tally);
+        Ok(())
+    }
+
+    /// A player, a match as White, and its WebSocket (token as subprotocol).
+    async fn open(&self) -> anyhow::Result<(String, String, f64, Ws)> {
+        let player = self
+            .post("/api/players", None, json!({ "name": format!("Load {}", self.seed) }))
+            .await?;
+        let token = player["token"].as_str().context("a token")?.to_string();
+        let (persona, idle_after) = self.idle_after[self.seed as usize % self.idle_after.len()].clone();
+        let body = json!({ "player_id": player["id"], "persona_id": persona, "color": "white" });
+        let created = self.post("/api/matches", Some(&token), body).await?;
+        let id = created["state"]["id"].as_str().context("a match id")?.to_string();
+        let url = format!("{}/api/matches/{id}/ws", self.base.replacen("http", "ws", 1));
+        let mut request = url.into_client_request()?;
+        let protocols = format!("kibitz, bearer.{token}").parse()?;
+        request.headers_mut().insert("sec-websocket-protocol", protocols);
+        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
+        Ok((id, token, idle_after, ws))
+    }
+
+    fn merge(&self, t: Tally) {
+        let mut all = self.tally.lock().expect("tally");
+        all.latencies_ms.extend(t.latencies_ms);
+        all.idle_lateness_ms.extend(t.idle_lateness_ms);
+        all.lost += t.lost;
+        all.duplicated += t.duplicated;
+        all.events += t.events;
+        all.moves += t.moves;
+    }
+
+    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> anyhow::Result<Value> {
+        let mut req = self.http.post(format!("{}{path}", self.base)).json(&body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let res = req.send().await?;
+        let status = res.status();
+        let value: Value = res.json().await?;
+        if !status.is_success() {
+            bail!("POST {path}: {status} {value}");
+        }
+        Ok(value)
+    }
+
+    async fn get(&self, path: &str, token: &str) -> anyhow::Result<Value> {
+        let res = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .send()
+            .await?;
+        Ok(res.json().await?)
+    }
+}
+
+impl Play {
+    fn observe(&mut self, frame: &Value, idle_after: f64) {
+        if let Some(seq) = frame["seq"].as_i64()
+            && !self.seen.insert(seq)
+        {
+            self.duplicated += 1;
+        }
+        self.game.observe(frame);
+        let persona_moved = frame["type"] == "move" && frame["data"]["side"] == "persona";
+        if persona_moved && let Some(at) = self.sent_at.take() {
+            self.tally.latencies_ms.push(at.elapsed().as_secs_f64() * 1e3);
+            self.tally.moves += 1;
+        }
+        // The first nudge after going quiet: how long after it was due.
+        let nudged = frame["type"] == "trigger" && frame["data"]["trigger"] == "idle_wait";
+        if nudged && self.tally.idle_lateness_ms.is_empty() {
+            let late = self.last_act.elapsed().as_secs_f64() - idle_after;
+            self.tally.idle_lateness_ms.push((late * 1e3).max(0.0));
+        }
+    }
+
+    /// A move (or now and then a chat line) if it is the user's turn.
+    fn next_command(&mut self, rng: &mut StdRng) -> Option<Value> {
+        let uci = self.game.pick(rng).filter(|_| self.sent_at.is_none())?;
+        self.last_act = Instant::now();
+        if rng.gen_range(0..5) == 0 {
+            return Some(json!({ "type": "chat", "text": format!("nice game so far, move {}", self.my_moves) }));
+        }
+        self.sent_at = Some(Instant::now());
+        self.my_moves += 1;
+        Some(json!({ "type": "move", "move": uci }))
+    }
+}
+
+/// The board as the match's events tell it, to pick legal moves.
+#[derive(Default)]
+struct Game {
+    pos: Chess,
+    over: bool,
+}
+
+impl Game {
+    fn observe(&mut self, frame: &Value) {
+        let fen = match frame["type"].as_str() {
+            Some("state") => frame["data"]["fen"].as_str(),
+            Some("move") => frame["data"]["fen"].as_str(),
+            Some("game_over") => {
+                self.over = true;
+                None
+            }
+            _ => None,
+        };
+        if let Some(pos) = fen
+            .and_then(|f| f.parse::<Fen>().ok())
+            .and_then(|f| f.into_position(CastlingMode::Standard).ok())
+        {
+            self.pos = pos;
+        }
+    }
+
+    /// A random legal move (UCI) if it is White's (the user's) turn.
+    fn pick(&self, rng: &mut StdRng) -> Option<String> {
+        if self.over || self.pos.turn() != shakmaty::Color::White {
+            return None;
+        }
+        let legal = self.pos.legal_moves();
+        (!legal.is_empty()).then(|| kibitz::chess::notation::uci(legal[rng.gen_range(0..legal.len())]))
+    }
+}

@@ -1,0 +1,101 @@
+//! The server a load benchmark runs against: the real `kibitz serve`, started
+//! as a child process on a temp data dir (killed on drop), or one already
+//! running at a URL.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+use kibitz::config::Config;
+
+pub struct LiveServer {
+    pub base: String,
+    child: Option<Child>,
+    _data: Option<tempfile::TempDir>,
+}
+
+impl LiveServer {
+    pub fn remote(url: &str) -> LiveServer {
+        LiveServer {
+            base: url.trim_end_matches('/').to_string(),
+            child: None,
+            _data: None,
+        }
+    }
+
+    /// `kibitz serve` on a free loopback port with a fresh data dir.
+    pub async fn spawn(config: &Config, idle_scale: f64) -> anyhow::Result<LiveServer> {
+        let data = tempfile::tempdir()?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let child = Command::new(std::env::current_exe()?)
+            .arg("serve")
+            .env("KIBITZ_LISTEN", format!("127.0.0.1:{port}"))
+            .env("KIBITZ_DATA_DIR", data.path())
+            .env(
+                "KIBITZ_DATABASE_URL",
+                format!("sqlite://{}", data.path().join("kibitz.db").display()),
+            )
+            .env("KIBITZ_MODELS_DIR", &config.models_dir)
+            .env("KIBITZ_PERSONAS_DIR", &config.personas_dir)
+            .env("KIBITZ_IDLE_TIME_SCALE", idle_scale.to_string())
+            // The load is the point here, not the limiter.
+            .env("KIBITZ_CHAT_PER_MINUTE", "1000000")
+            .env("RUST_LOG", "warn,qdrant_edge=error")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("starting kibitz serve")?;
+        let server = LiveServer {
+            base: format!("http://127.0.0.1:{port}"),
+            child: Some(child),
+            _data: Some(data),
+        };
+        server.wait_healthy().await?;
+        Ok(server)
+    }
+
+    async fn wait_healthy(&self) -> anyhow::Result<()> {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while Instant::now() < deadline {
+            if reqwest::get(format!("{}/api/health", self.base))
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        bail!("the server did not answer /api/health within 120 s")
+    }
+
+    /// Samples the server's resident memory until `deadline`; the peak in KiB
+    /// (0 for a remote server).
+    pub fn watch_rss(&self, deadline: Instant) -> tokio::task::JoinHandle<u64> {
+        let pid = self.child.as_ref().map(Child::id);
+        tokio::spawn(async move {
+            let Some(pid) = pid else { return 0 };
+            let mut peak = 0;
+            while Instant::now() < deadline {
+                peak = peak.max(rss_kib(pid).unwrap_or(0));
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            peak
+        })
+    }
+}
+
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+impl Drop for LiveServer {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
