@@ -184,6 +184,22 @@ async fn bench_embedding(embedder: &Embedder) -> anyhow::Result<serde_json::Valu
     )
 }
 
+/// A stored point with no SQL row behind it, for filling an index.
+pub(super) fn synthetic_point(vector: Vec<f32>, player: Option<PlayerId>, persona: &str) -> IndexedMemory {
+    IndexedMemory {
+        id: MemoryId::new(),
+        vector,
+        player_id: player,
+        persona_id: persona.into(),
+        memory_type: MemoryType::PlayerObservation,
+        match_id: None,
+        created_at: Utc::now().timestamp(),
+        recallable: true,
+        position_key: None,
+        eco: None,
+    }
+}
+
 pub(super) fn random_unit(rng: &mut StdRng) -> Vec<f32> {
     // Sums of uniforms are close enough to Gaussian for direction sampling.
     let mut v: Vec<f32> = (0..DIMENSIONS)
@@ -227,18 +243,7 @@ async fn bench_search(size: usize, queries: usize, optimize: bool) -> anyhow::Re
                         rng.gen_range(0..PERSONAS.len())
                     },
                 };
-                let point = IndexedMemory {
-                    id: MemoryId::new(),
-                    vector: s.vector.clone(),
-                    player_id: s.player.map(|p| players[p]),
-                    persona_id: PERSONAS[s.persona].into(),
-                    memory_type: MemoryType::PlayerObservation,
-                    match_id: None,
-                    created_at: Utc::now().timestamp(),
-                    recallable: true,
-                    position_key: None,
-                    eco: None,
-                };
+                let point = synthetic_point(s.vector.clone(), s.player.map(|p| players[p]), PERSONAS[s.persona]);
                 ids.push(point.id);
                 stored.push(s);
                 point

@@ -168,7 +168,8 @@ struct Play {
     seen: BTreeSet<i64>,
     duplicated: usize,
     sent_at: Option<Instant>,
-    last_act: Instant,
+    /// When it last became the user's turn: the idle timer starts then.
+    turn_since: Instant,
     my_moves: usize,
     tally: Tally,
 }
@@ -183,7 +184,7 @@ impl MatchCtx {
             seen: BTreeSet::new(),
             duplicated: 0,
             sent_at: None,
-            last_act: Instant::now(),
+            turn_since: Instant::now(),
             my_moves: 0,
             tally: Tally::default(),
         };
@@ -286,6 +287,9 @@ impl Play {
         }
         self.game.observe(frame);
         let persona_moved = frame["type"] == "move" && frame["data"]["side"] == "persona";
+        if persona_moved {
+            self.turn_since = Instant::now();
+        }
         if persona_moved && let Some(at) = self.sent_at.take() {
             self.tally.latencies_ms.push(at.elapsed().as_secs_f64() * 1e3);
             self.tally.moves += 1;
@@ -293,7 +297,7 @@ impl Play {
         // The first nudge after going quiet: how long after it was due.
         let nudged = frame["type"] == "trigger" && frame["data"]["trigger"] == "idle_wait";
         if nudged && self.tally.idle_lateness_ms.is_empty() {
-            let late = self.last_act.elapsed().as_secs_f64() - idle_after;
+            let late = self.turn_since.elapsed().as_secs_f64() - idle_after;
             self.tally.idle_lateness_ms.push((late * 1e3).max(0.0));
         }
     }
@@ -301,8 +305,9 @@ impl Play {
     /// A move (or now and then a chat line) if it is the user's turn.
     fn next_command(&mut self, rng: &mut StdRng) -> Option<Value> {
         let uci = self.game.pick(rng).filter(|_| self.sent_at.is_none())?;
-        self.last_act = Instant::now();
         if rng.gen_range(0..5) == 0 {
+            // A chat on the user's turn re-arms the idle timer.
+            self.turn_since = Instant::now();
             return Some(json!({ "type": "chat", "text": format!("nice game so far, move {}", self.my_moves) }));
         }
         self.sent_at = Some(Instant::now());

@@ -20,12 +20,12 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 use tokio::sync::broadcast;
 
-use super::bench::{percentile, random_unit};
+use super::bench::{percentile, random_unit, synthetic_point};
 use kibitz::agent::ScriptedBrain;
 use kibitz::chess::Game;
 use kibitz::config::Config;
 use kibitz::events::Emitter;
-use kibitz::ids::{MatchId, MemoryId, PlayerId};
+use kibitz::ids::{MatchId, PlayerId};
 use kibitz::memory::edge::EdgeStore;
 use kibitz::memory::embed::Embedder;
 use kibitz::memory::vector::{IndexedMemory, VectorStore};
@@ -45,7 +45,11 @@ struct Timings {
     beyond: Vec<f64>,
     /// Whole memory saves (embedding, write policy, SQL, index write + flush).
     saves: Vec<f64>,
+    /// Per step beyond the embedding: announce, recall, brain, actions, log.
+    phases: [Vec<f64>; 5],
 }
+
+const PHASES: [&str; 5] = ["announce", "recall", "brain", "actions", "log"];
 
 /// Memory saves timed per size: they are off the move path but not free.
 const SAVES: usize = 30;
@@ -63,7 +67,16 @@ pub async fn run(config: &Config, sizes: &[usize], fires: usize, out: &Path) -> 
              query embedding p50 {e50:.2} p99 {e99:.2}; everything beyond it p50 {b50:.2} p99 {b99:.2}; \
              a memory save p50 {s50:.2} p99 {s99:.2}"
         );
+        let mut phases = serde_json::Map::new();
+        let mut line = String::new();
+        for (name, samples) in PHASES.iter().zip(t.phases.iter_mut()) {
+            let (p50, p99) = (percentile(samples, 0.5), percentile(samples, 0.99));
+            line += &format!(" {name} {p50:.2}/{p99:.2}");
+            phases.insert(name.to_string(), json!({ "p50_ms": p50, "p99_ms": p99 }));
+        }
+        println!("  beyond the embedding, p50/p99 ms:{line}");
         results.push(json!({
+            "phases_beyond_embedding": phases,
             "memories": size, "fires": fires,
             "total_p50_ms": p50, "total_p99_ms": p99,
             "embedding_p50_ms": e50, "embedding_p99_ms": e99,
@@ -84,6 +97,8 @@ pub async fn run(config: &Config, sizes: &[usize], fires: usize, out: &Path) -> 
 async fn bench_size(config: &Config, size: usize, fires: usize) -> anyhow::Result<Timings> {
     let dir = tempfile::tempdir()?;
     let db = Db::connect(&format!("sqlite://{}", dir.path().join("bench.db").display())).await?;
+    // As the server does: checkpoints stay off the trigger's path.
+    db.checkpoint_every(std::time::Duration::from_secs(5));
     let index = Arc::new(EdgeStore::open(&dir.path().join("vectors"))?);
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let memory = MemoryService::new(db.clone(), embedder, index.clone(), config.memory.clone());
@@ -180,17 +195,9 @@ async fn fill_others(index: &dyn VectorStore, n: usize, seed: u64) -> anyhow::Re
     let mut stored = 0;
     while stored < n {
         let batch: Vec<IndexedMemory> = (0..2000.min(n - stored))
-            .map(|_| IndexedMemory {
-                id: MemoryId::new(),
-                vector: random_unit(&mut rng),
-                player_id: Some(players[rng.gen_range(0..players.len())]),
-                persona_id: "margot".into(),
-                memory_type: MemoryType::PlayerObservation,
-                match_id: None,
-                created_at: Utc::now().timestamp(),
-                recallable: true,
-                position_key: None,
-                eco: None,
+            .map(|_| {
+                let player = players[rng.gen_range(0..players.len())];
+                synthetic_point(random_unit(&mut rng), Some(player), "margot")
             })
             .collect();
         stored += batch.len();
@@ -221,6 +228,7 @@ async fn fire_many(
         embedding: vec![],
         beyond: vec![],
         saves: vec![],
+        phases: Default::default(),
     };
     for i in 0..fires + WARM_UP {
         if game.end().is_some() {
@@ -251,10 +259,22 @@ async fn fire_many(
         };
         let embedded_before = memory.embedding_busy();
         let started = Instant::now();
-        pipeline.fire(Trigger::new(TriggerKind::OnUserMove), &ctx, side).await?;
+        let outcome = pipeline.fire(Trigger::new(TriggerKind::OnUserMove), &ctx, side).await?;
         let total = started.elapsed().as_secs_f64() * 1e3;
         let embedding = (memory.embedding_busy() - embedded_before).as_secs_f64() * 1e3;
         if i >= WARM_UP {
+            let p = outcome.phases;
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            let steps = [
+                ms(p.announce),
+                ms(p.recall) - embedding,
+                ms(p.brain),
+                ms(p.actions),
+                ms(p.log),
+            ];
+            for (samples, value) in t.phases.iter_mut().zip(steps) {
+                samples.push(value);
+            }
             t.total.push(total);
             t.embedding.push(embedding);
             t.beyond.push(total - embedding);

@@ -95,15 +95,18 @@ impl MemoryService {
         trigger: &str,
         query: &str,
     ) -> Result<(), MemoryError> {
-        for r in recalled {
-            let mut reason = format!("matched \"{query}\"");
-            if !r.why.is_empty() {
-                reason = format!("{}; {reason}", r.why);
-            }
-            self.db()
-                .record_recall(r.memory.id, match_id, trigger, r.score, &reason)
-                .await?;
-        }
-        Ok(())
+        let entries: Vec<_> = recalled
+            .iter()
+            .map(|r| {
+                let matched = format!("matched \"{query}\"");
+                let reason = if r.why.is_empty() {
+                    matched
+                } else {
+                    format!("{}; {matched}", r.why)
+                };
+                (r.memory.id, r.score, reason)
+            })
+            .collect();
+        Ok(self.db().record_recalls(match_id, trigger, &entries).await?)
     }
 }

@@ -222,12 +222,24 @@ impl MemoryService {
     /// the filter asked for those.
     pub async fn search_each(&self, query: &str, searches: Vec<Search>) -> Result<Vec<Recalled>, MemoryError> {
         let vector = self.embedder.embed_one(query).await?;
+        // Sub-millisecond searches, one after the other (two blocking-pool
+        // hops in parallel cost more than they save); one SQL read for all.
+        let include_unrecallable: Vec<bool> = searches.iter().map(|s| s.filter.include_unrecallable).collect();
+        let mut per_search = Vec::with_capacity(searches.len());
+        for s in searches {
+            let hits = self.index.search(vector.clone(), s.filter, s.limit).await?;
+            per_search.push(hits.into_iter().filter(|h| h.score >= s.min_score).collect::<Vec<_>>());
+        }
+        let all_hits: Vec<Hit> = per_search.iter().flatten().cloned().collect();
+        let rows = self.rows_in_hit_order(&all_hits).await?;
         let mut merged: Vec<Recalled> = Vec::new();
-        for search in searches {
-            let include_unrecallable = search.filter.include_unrecallable;
-            let hits = self.index.search(vector.clone(), search.filter, search.limit).await?;
-            let hits: Vec<_> = hits.into_iter().filter(|h| h.score >= search.min_score).collect();
-            for r in self.rows_in_hit_order(&hits).await? {
+        let mut rows = rows.into_iter().peekable();
+        for (hits, include_unrecallable) in per_search.iter().zip(include_unrecallable) {
+            for hit in hits {
+                // rows_in_hit_order skipped hits whose row is gone.
+                let Some(r) = rows.next_if(|r| r.memory.id == hit.id) else {
+                    continue;
+                };
                 let wanted = include_unrecallable || r.memory.recallable();
                 if wanted && !merged.iter().any(|m| m.memory.id == r.memory.id) {
                     merged.push(r);

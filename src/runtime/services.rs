@@ -103,6 +103,7 @@ impl Services {
             tracing::info!("{} talks with {agent} and moves with {mover}", p.id);
         }
         let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron).await?;
+        db.checkpoint_every(std::time::Duration::from_secs(5));
         let pipeline = Pipeline {
             db: db.clone(),
             memory: memory.clone(),

@@ -166,33 +166,37 @@ impl Db {
         Ok(row.get::<i64, _>("n") as u64)
     }
 
-    /// Logs a recall and bumps the memory's count, in one transaction.
-    pub async fn record_recall(
+    /// Logs the recalls of one trigger and bumps each memory's count, in
+    /// one transaction: one commit on the trigger's path, not one per memory.
+    pub async fn record_recalls(
         &self,
-        id: MemoryId,
         match_id: MatchId,
         trigger: &str,
-        score: f32,
-        reason: &str,
+        recalled: &[(MemoryId, f32, String)],
     ) -> StoreResult<()> {
+        if recalled.is_empty() {
+            return Ok(());
+        }
         let now = ts(Utc::now());
         let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(id.to_string())
-        .bind(match_id.to_string())
-        .bind(trigger)
-        .bind(f64::from(score))
-        .bind(reason)
-        .bind(&now)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = $1 WHERE id = $2")
-            .bind(&now)
+        for (id, score, reason) in recalled {
+            sqlx::query(
+                "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
             .bind(id.to_string())
+            .bind(match_id.to_string())
+            .bind(trigger)
+            .bind(f64::from(*score))
+            .bind(reason)
+            .bind(&now)
             .execute(&mut *tx)
             .await?;
+            sqlx::query("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = $1 WHERE id = $2")
+                .bind(&now)
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(())
     }

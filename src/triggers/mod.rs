@@ -9,7 +9,7 @@ use serde::Serialize;
 #[cfg(test)]
 pub use context::test_context;
 pub use context::{ContextParts, EndFact, GameContext, MatchHistory, MoveFact};
-pub use pipeline::{MatchSide, Pipeline, TriggerOutcome};
+pub use pipeline::{MatchSide, Phases, Pipeline, TriggerOutcome};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -36,6 +36,22 @@ pub struct TriggerOutcome {
     pub events: Vec<MatchEvent>,
     /// The persona's emotion after this trigger, if it changed.
     pub emotion: Option<String>,
+    /// Where the time went, for benchmarks.
+    pub phases: Phases,
+}
+
+/// Wall time per step of one trigger.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Phases {
+    /// The trigger event persisted and pushed.
+    pub announce: std::time::Duration,
+    /// The subconscious (query embedding included).
+    pub recall: std::time::Duration,
+    pub brain: std::time::Duration,
+    /// Actions executed, persisted and pushed.
+    pub actions: std::time::Duration,
+    /// The trigger log row.
+    pub log: std::time::Duration,
 }
 
 /// The match-side state a trigger reads and updates.
@@ -60,11 +76,15 @@ impl Pipeline {
         let started = Instant::now();
         let fired_at = Utc::now();
         let kind = trigger.kind.as_str();
+        let mut phases = Phases::default();
+        let mut lap = Instant::now();
+        let mut split = || std::mem::replace(&mut lap, Instant::now()).elapsed();
         let mut events = vec![
             side.emitter
                 .emit("trigger", json!({ "trigger": kind }), DomainWrite::Nothing)
                 .await?,
         ];
+        phases.announce = split();
 
         let sub_llm = side.sub_llm.map(|m| (m, self.sub_sampling));
         let recalled = self
@@ -78,6 +98,7 @@ impl Pipeline {
                 vec![]
             }
         };
+        phases.recall = split();
         let input = BrainInput {
             trigger: &trigger,
             ctx,
@@ -94,6 +115,7 @@ impl Pipeline {
                 Decision::default()
             }
         };
+        phases.brain = split();
         let thinking = decision.thinking.clone();
         let provenance = json!({
             "trigger": kind,
@@ -111,6 +133,7 @@ impl Pipeline {
             position: ctx.position_tag(),
         };
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
+        phases.actions = split();
 
         let emotion = events
             .iter()
@@ -124,7 +147,12 @@ impl Pipeline {
         self.db
             .log_trigger(side.emitter.match_id(), kind, fired_at, &recalled, &log, micros)
             .await?;
+        phases.log = split();
         tracing::debug!(trigger = kind, micros, recalled = recalled.len(), "trigger done");
-        Ok(TriggerOutcome { events, emotion })
+        Ok(TriggerOutcome {
+            events,
+            emotion,
+            phases,
+        })
     }
 }

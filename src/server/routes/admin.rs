@@ -30,7 +30,7 @@ fn admin_only(caller: Caller) -> Result<(), ApiError> {
 pub struct LogQuery {
     /// 1..=500 runs, 20 by default.
     #[param(minimum = 1, maximum = 500)]
-    limit: Option<i64>,
+    limit: Option<usize>,
 }
 
 #[utoipa::path(get, path = "/api/admin/consolidations", tag = "admin", security(("bearer" = [])), params(LogQuery), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
@@ -40,14 +40,7 @@ pub async fn consolidations(
     ApiQuery(q): ApiQuery<LogQuery>,
 ) -> Result<Json<Vec<ConsolidationRow>>, ApiError> {
     admin_only(caller)?;
-    let limit = q.limit.unwrap_or(20);
-    if !(1..=500).contains(&limit) {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "bad_query",
-            "limit must be 1..=500",
-        ));
-    }
+    let limit = super::limit(q.limit, 20, 500)? as i64;
     Ok(Json(app.runtime.services().db.consolidations(limit).await?))
 }
 

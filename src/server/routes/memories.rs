@@ -101,14 +101,7 @@ pub async fn search(
             "q must be 1..=500 characters",
         ));
     }
-    let limit = q.limit.unwrap_or(10);
-    if !(1..=100).contains(&limit) {
-        return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "bad_query",
-            "limit must be 1..=100",
-        ));
-    }
+    let limit = super::limit(q.limit, 10, 100)?;
     Ok(Json(
         app.runtime
             .services()

@@ -19,6 +19,19 @@ pub async fn health(State(app): State<AppState>) -> Json<Value> {
     Json(json!({ "status": "ok", "engine": svc.engine.name(), "personas": svc.personas.len() }))
 }
 
+/// A `limit` query parameter: `default` when absent, refused outside 1..=max.
+pub(super) fn limit(value: Option<usize>, default: usize, max: usize) -> Result<usize, ApiError> {
+    let limit = value.unwrap_or(default);
+    if !(1..=max).contains(&limit) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad_query",
+            format!("limit must be 1..={max}"),
+        ));
+    }
+    Ok(limit)
+}
+
 pub async fn method_not_allowed() -> ApiError {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
