@@ -39,6 +39,13 @@ pub struct LiveArgs {
     /// A running server to load; without it one is started on a temp data dir.
     #[arg(long)]
     url: Option<String>,
+    /// The started server's Stockfish time per persona move: the load is
+    /// the service, not the engine (2 cores give ~10 moves/s at 200 ms).
+    #[arg(long, default_value_t = 5)]
+    engine_movetime_ms: u64,
+    /// The started server's cheap odds evaluation, in nodes (deep revision off).
+    #[arg(long, default_value_t = 2000)]
+    eval_nodes: u64,
     #[arg(long, default_value = "bench/last-live.json")]
     json: PathBuf,
 }
@@ -62,7 +69,14 @@ const QUIET_SHARE: usize = 10;
 pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     let server = match &args.url {
         Some(url) => LiveServer::remote(url),
-        None => LiveServer::spawn(config, IDLE_SCALE).await?,
+        None => {
+            let engine = [
+                ("KIBITZ_ENGINE_MOVETIME_MS", args.engine_movetime_ms.to_string()),
+                ("KIBITZ_EVAL_NODES", args.eval_nodes.to_string()),
+                ("KIBITZ_EVAL_DEEP_NODES", "0".to_string()),
+            ];
+            LiveServer::spawn(config, IDLE_SCALE, &engine).await?
+        }
     };
     let idle_after = idle_delays(config)?;
     let tally = Arc::new(Mutex::new(Tally::default()));
@@ -131,6 +145,7 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64) -> anyhow::Result<()
         "events": t.events, "lost": t.lost, "duplicated": t.duplicated,
         "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
+        "engine_movetime_ms": args.engine_movetime_ms, "eval_nodes": args.eval_nodes,
     });
     if let Some(dir) = args.json.parent() {
         std::fs::create_dir_all(dir).ok();

@@ -25,11 +25,12 @@ impl LiveServer {
     }
 
     /// `kibitz serve` on a free loopback port with a fresh data dir.
-    pub async fn spawn(config: &Config, idle_scale: f64) -> anyhow::Result<LiveServer> {
+    pub async fn spawn(config: &Config, idle_scale: f64, env: &[(&str, String)]) -> anyhow::Result<LiveServer> {
         let data = tempfile::tempdir()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let child = Command::new(std::env::current_exe()?)
             .arg("serve")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .env("KIBITZ_LISTEN", format!("127.0.0.1:{port}"))
             .env("KIBITZ_DATA_DIR", data.path())
             .env(

@@ -41,6 +41,38 @@ pub struct Embedder {
     /// Microseconds spent embedding, over all clones: benchmarks split a
     /// trigger's time into embedding and everything else with it.
     busy_us: Arc<AtomicU64>,
+    /// Recent single texts and their vectors: trigger queries repeat a lot
+    /// ("My move against Ann after C20 King's Pawn Game" every persona move).
+    recent: Arc<Mutex<Recent>>,
+}
+
+/// A bounded first-in-first-out memo of embeddings.
+#[derive(Default)]
+struct Recent {
+    vectors: std::collections::HashMap<String, Vec<f32>>,
+    order: std::collections::VecDeque<String>,
+}
+
+/// 4,096 x 384 floats: 6 MiB.
+const RECENT_CAPACITY: usize = 4096;
+
+impl Recent {
+    fn get(&self, text: &str) -> Option<Vec<f32>> {
+        self.vectors.get(text).cloned()
+    }
+
+    fn put(&mut self, text: &str, vector: &[f32]) {
+        if self.vectors.contains_key(text) {
+            return;
+        }
+        if self.order.len() >= RECENT_CAPACITY
+            && let Some(oldest) = self.order.pop_front()
+        {
+            self.vectors.remove(&oldest);
+        }
+        self.order.push_back(text.to_string());
+        self.vectors.insert(text.to_string(), vector.to_vec());
+    }
 }
 
 /// Where ONNX Runtime lives under `models_dir`; main exports it as ORT_DYLIB_PATH.
@@ -104,6 +136,7 @@ impl Embedder {
         Ok(Embedder {
             model: Arc::new(Mutex::new(model)),
             busy_us: Arc::default(),
+            recent: Arc::default(),
         })
     }
 
@@ -130,9 +163,17 @@ impl Embedder {
         std::time::Duration::from_micros(self.busy_us.load(Ordering::Relaxed))
     }
 
+    /// One text's vector; a text embedded recently is not embedded again.
     pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        let mut v = self.embed(vec![text.to_string()]).await?;
-        v.pop().ok_or_else(|| EmbedError::Model("no embedding returned".into()))
+        if let Some(v) = self.recent.lock().ok().and_then(|r| r.get(text)) {
+            return Ok(v);
+        }
+        let v = self.embed(vec![text.to_string()]).await?.pop();
+        let v = v.ok_or_else(|| EmbedError::Model("no embedding returned".into()))?;
+        if let Ok(mut recent) = self.recent.lock() {
+            recent.put(text, &v);
+        }
+        Ok(v)
     }
 }
 
@@ -147,4 +188,25 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
     let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
     dot / (norm(a) * norm(b)).max(f32::EPSILON)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memo_keeps_the_newest_texts_up_to_its_capacity() {
+        let mut recent = Recent::default();
+        for i in 0..RECENT_CAPACITY + 10 {
+            recent.put(&format!("text {i}"), &[i as f32]);
+        }
+        recent.put("text 20", &[-1.0]);
+        assert_eq!(recent.vectors.len(), RECENT_CAPACITY);
+        assert_eq!(recent.get("text 5"), None);
+        assert_eq!(recent.get("text 20"), Some(vec![20.0]));
+        assert_eq!(
+            recent.get(&format!("text {}", RECENT_CAPACITY + 9)),
+            Some(vec![(RECENT_CAPACITY + 9) as f32])
+        );
+    }
 }
