@@ -81,12 +81,26 @@ impl EdgeStore {
     /// qdrant-edge 0.7 writes a WAL but does not replay it on load, so an
     /// unflushed write would be lost to a crash (and re-embedded from SQL).
     async fn write(&self, op: UpdateOperation) -> Result<(), VectorError> {
+        self.writable().await?;
         self.with_shard(true, move |s| {
             s.update(op).map_err(err)?;
             s.flush();
             Ok(())
         })
         .await
+    }
+
+    /// Creates and removes a file in the shard and its WAL directory. A
+    /// shard whose files cannot be written must not be written: its mmaps
+    /// would kill the process with SIGBUS instead of returning an error.
+    fn probe(path: &Path) -> Result<(), VectorError> {
+        for dir in [path.to_path_buf(), path.join("wal")] {
+            let probe = dir.join(".kibitz-write-probe");
+            std::fs::write(&probe, b"")
+                .and_then(|()| std::fs::remove_file(&probe))
+                .map_err(|e| VectorError::ReadOnly(format!("{}: {e}", dir.display())))?;
+        }
+        Ok(())
     }
 
     async fn with_shard<T: Send + 'static>(
@@ -270,6 +284,13 @@ impl VectorStore for EdgeStore {
             key: None,
         });
         self.write(UpdateOperation::PayloadOperation(op)).await
+    }
+
+    async fn writable(&self) -> Result<(), VectorError> {
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || EdgeStore::probe(&path))
+            .await
+            .map_err(err)?
     }
 
     async fn states(&self) -> Result<Vec<(MemoryId, bool)>, VectorError> {

@@ -44,6 +44,8 @@ impl MemoryService {
         if content.is_empty() || content.chars().count() > MAX_CONTENT_CHARS {
             return Err(MemoryError::BadContent);
         }
+        // Refused whole, before SQL changes, if the index cannot follow.
+        self.index().writable().await?;
         self.db().update_memory_content(id, content).await?;
         let memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
         self.index_memories(std::slice::from_ref(&memory)).await?;
@@ -56,6 +58,7 @@ impl MemoryService {
         pinned: Option<bool>,
         never_recall: Option<bool>,
     ) -> Result<Memory, MemoryError> {
+        self.index().writable().await?;
         self.db().set_memory_flags(id, pinned, never_recall).await?;
         let memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
         self.index().set_recallable(vec![id], memory.recallable()).await?;
@@ -64,6 +67,7 @@ impl MemoryService {
 
     /// Gone from SQL (text scrubbed from events, logs and messages) and from the index.
     pub async fn erase(&self, memory: &Memory) -> Result<(), MemoryError> {
+        self.index().writable().await?;
         let mut texts = vec![memory.content.as_str()];
         texts.extend(memory.reinforcements.iter().map(|r| r.content.as_str()));
         self.db().erase_memory(memory.id, &texts).await?;

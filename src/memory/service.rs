@@ -141,6 +141,8 @@ impl MemoryService {
             position: new.position,
             ..Memory::new(&new.persona_id, new.memory_type, &content, new.created_by)
         };
+        // Nothing reaches SQL if the index cannot take it too.
+        self.index.writable().await?;
         let vector = self.embedder.embed_one(&memory.content).await?;
         let mut duplicate = None;
         let mut superseded = Vec::new();
@@ -378,6 +380,11 @@ impl MemoryService {
             .collect();
         self.index.upsert(points).await?;
         Ok(())
+    }
+
+    /// Whether memories can be written now (the index answers a probe).
+    pub async fn writable(&self) -> Result<(), MemoryError> {
+        Ok(self.index.writable().await?)
     }
 
     /// Memories in SQL and points in the index: equal when they agree.

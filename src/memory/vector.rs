@@ -11,6 +11,8 @@ use crate::ids::{MatchId, MemoryId, PlayerId};
 pub enum VectorError {
     #[error("vector store: {0}")]
     Store(String),
+    #[error("the vector index cannot be written: {0}")]
+    ReadOnly(String),
 }
 
 /// How a payload field is indexed.
@@ -135,6 +137,11 @@ pub trait VectorStore: Send + Sync {
     /// Every point's id and recallable flag, for checking the index against
     /// SQL after an unclean shutdown.
     async fn states(&self) -> Result<Vec<(MemoryId, bool)>, VectorError>;
+    /// Whether writes can go through now (a cheap probe; a store that
+    /// cannot tell says yes).
+    async fn writable(&self) -> Result<(), VectorError> {
+        Ok(())
+    }
     /// Persists buffered writes and compacts; call off the hot path.
     async fn maintain(&self) -> Result<(), VectorError>;
 }

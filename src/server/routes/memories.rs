@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{MatchId, MemoryId};
+use crate::memory::vector::VectorError;
 use crate::memory::{CreatedBy, Memory, MemoryError, MemoryType, RecallRecord, Recalled};
 use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
@@ -22,6 +23,14 @@ impl From<MemoryError> for ApiError {
             MemoryError::BadContent => ApiError::new(StatusCode::BAD_REQUEST, "bad_content", e.to_string()),
             MemoryError::NotFound => ApiError::not_found("memory"),
             MemoryError::Store(e) => e.into(),
+            MemoryError::Vector(VectorError::ReadOnly(why)) => {
+                tracing::error!("memory index is read-only: {why}");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "memory_read_only",
+                    "memories cannot be changed now: the memory index is read-only (see /api/health)",
+                )
+            }
             other => {
                 tracing::error!("memory service: {other}");
                 ApiError::new(

@@ -16,7 +16,15 @@ use super::error::ApiError;
 #[utoipa::path(get, path = "/api/health", tag = "service", responses((status = 200, description = "up; the engine and persona count", body = Object)))]
 pub async fn health(State(app): State<AppState>) -> Json<Value> {
     let svc = app.runtime.services();
-    Json(json!({ "status": "ok", "engine": svc.engine.name(), "personas": svc.personas.len() }))
+    // Games go on without memory writes; the status says they are off.
+    let memory = match svc.memory.writable().await {
+        Ok(()) => "ok".to_string(),
+        Err(e) => format!("read-only: {e}"),
+    };
+    let status = if memory == "ok" { "ok" } else { "degraded" };
+    Json(json!({
+        "status": status, "memory": memory, "engine": svc.engine.name(), "personas": svc.personas.len(),
+    }))
 }
 
 /// A `limit` query parameter: `default` when absent, refused outside 1..=max.
