@@ -61,6 +61,12 @@ async fn bad_input_is_a_clear_4xx() {
     assert_eq!((status, code(&body)), (413, "text_too_long"), "{body}");
     let (status, body) = server.post(&chat, json!({ "text": "   " })).await;
     assert_eq!((status, code(&body)), (400, "empty_text"), "{body}");
+    // NUL: PostgreSQL refuses it in text (schemathesis found the 500).
+    let (status, body) = server.post(&chat, json!({ "text": "a\u{0}b" })).await;
+    assert_eq!((status, code(&body)), (400, "invalid_body"), "{body}");
+    let nul_filter = format!("/api/players/{player}/memories?persona=%00");
+    let (status, body) = server.get_as(&nul_filter, &server.token(&player)).await;
+    assert_eq!((status, code(&body)), (400, "invalid_query"), "{body}");
 
     let (status, body) = server.post_raw(&moves, "{\"move\": ").await;
     assert_eq!((status, code(&body)), (400, "malformed_json"), "{body}");

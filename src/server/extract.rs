@@ -6,12 +6,29 @@ use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
 
+fn nul_refused(code: &'static str) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::BAD_REQUEST,
+        code,
+        "text may not contain NUL characters",
+    )
+}
+
 pub struct ApiJson<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let (parts, body) = req.into_parts();
+        let bytes = axum::body::Bytes::from_request(Request::from_parts(parts.clone(), body), state)
+            .await
+            .map_err(|r| ApiError::new(r.status(), "bad_body", r.body_text()))?;
+        // PostgreSQL refuses NUL in text, and no text here needs one.
+        if bytes.windows(6).any(|w| w.eq_ignore_ascii_case(b"\\u0000")) {
+            return Err(nul_refused("invalid_body"));
+        }
+        let req = Request::from_parts(parts, axum::body::Body::from(bytes));
         let axum::Json(value) = axum::Json::<T>::from_request(req, state).await?;
         Ok(ApiJson(value))
     }
@@ -23,6 +40,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        if parts.uri.query().is_some_and(|q| q.contains("%00")) {
+            return Err(nul_refused("invalid_query"));
+        }
         let axum::extract::Query(value) = axum::extract::Query::<T>::from_request_parts(parts, state).await?;
         Ok(ApiQuery(value))
     }
