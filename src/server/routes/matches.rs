@@ -19,12 +19,12 @@ pub struct NewMatch {
     /// The caller's own player id (the admin may name anyone's).
     #[schema(format = Uuid)]
     player_id: String,
-    #[schema(max_length = 64)]
+    #[schema(max_length = 64, pattern = r"^[^\u0000]*$")]
     persona_id: String,
     #[serde(default = "random")]
     color: ColorChoice,
     /// A start position; an impossible one is refused with 422 invalid_fen.
-    #[schema(max_length = 100)]
+    #[schema(max_length = 100, pattern = r"^[^\u0000]*$")]
     fen: Option<String>,
     /// Minutes east of UTC (a browser's `-new Date().getTimezoneOffset()`).
     #[schema(minimum = -720, maximum = 840)]
@@ -105,7 +105,11 @@ pub async fn play(
 #[serde(deny_unknown_fields)]
 pub struct ChatBody {
     /// Up to `max_chat_chars` (1000 by default); longer is 413.
-    #[schema(min_length = 1, max_length = 1000, pattern = r"[^\s\u0085]")]
+    #[schema(
+        min_length = 1,
+        max_length = 1000,
+        pattern = r"^[^\u0000]*[^\s\u0085\u0000][^\u0000]*$"
+    )]
     text: String,
 }
 

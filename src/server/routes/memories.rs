@@ -47,6 +47,7 @@ impl From<MemoryError> for ApiError {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
+    #[param(pattern = r"^[^\u0000]*$")]
     persona: Option<String>,
     #[serde(rename = "type")]
     #[param(rename = "type")]
@@ -86,8 +87,13 @@ pub async fn list(
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct SearchQuery {
-    #[param(min_length = 1, max_length = 500, pattern = r"[^\s\u0085]")]
+    #[param(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000]*[^\s\u0085\u0000][^\u0000]*$"
+    )]
     q: String,
+    #[param(pattern = r"^[^\u0000]*$")]
     persona: Option<String>,
     /// 1..=100 results, 10 by default.
     #[param(minimum = 1, maximum = 100)]
@@ -179,7 +185,12 @@ pub async fn show(
 #[serde(deny_unknown_fields)]
 pub struct Patch {
     #[serde(default, deserialize_with = "present")]
-    #[schema(min_length = 1, max_length = 500, pattern = r"[^\s\u0085]", nullable = false)]
+    #[schema(
+        min_length = 1,
+        max_length = 500,
+        pattern = r"^[^\u0000]*[^\s\u0085\u0000][^\u0000]*$",
+        nullable = false
+    )]
     content: Option<String>,
     #[serde(default, deserialize_with = "present")]
     #[schema(nullable = false)]

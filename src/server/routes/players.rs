@@ -11,7 +11,11 @@ use crate::store::{MatchRow, Player};
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
-    #[schema(min_length = 1, max_length = 64, pattern = r"[^\s\u0085]")]
+    #[schema(
+        min_length = 1,
+        max_length = 64,
+        pattern = r"^[^\u0000]*[^\s\u0085\u0000][^\u0000]*$"
+    )]
     name: String,
 }
 
