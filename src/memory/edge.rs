@@ -81,8 +81,10 @@ impl EdgeStore {
     /// qdrant-edge 0.7 writes a WAL but does not replay it on load, so an
     /// unflushed write would be lost to a crash (and re-embedded from SQL).
     async fn write(&self, op: UpdateOperation) -> Result<(), VectorError> {
-        self.writable().await?;
+        // Probed under the write lock, in the same blocking-pool hop.
+        let path = self.path.clone();
         self.with_shard(true, move |s| {
+            EdgeStore::probe(&path)?;
             s.update(op).map_err(err)?;
             s.flush();
             Ok(())
