@@ -41,8 +41,9 @@ pub struct Embedder {
     /// Microseconds spent embedding, over all clones: benchmarks split a
     /// trigger's time into embedding and everything else with it.
     busy_us: Arc<AtomicU64>,
-    /// Recent single texts and their vectors: trigger queries repeat a lot
-    /// ("My move against Ann after C20 King's Pawn Game" every persona move).
+    /// Recent single texts and their vectors: trigger queries recur across
+    /// moves and matches ("The player moved a knight in the opening of the
+    /// Sicilian Defense."), so most moves embed nothing.
     recent: Arc<Mutex<Recent>>,
 }
 
@@ -53,8 +54,9 @@ struct Recent {
     order: std::collections::VecDeque<String>,
 }
 
-/// 4,096 x 384 floats: 6 MiB.
-const RECENT_CAPACITY: usize = 4096;
+/// 16,384 x 384 floats: 24 MiB, room for the situation queries of a few
+/// hundred opening families (see `subconscious::query_for`).
+const RECENT_CAPACITY: usize = 16_384;
 
 impl Recent {
     fn get(&self, text: &str) -> Option<Vec<f32>> {

@@ -17,7 +17,7 @@ use crate::llm::ChatModel;
 use crate::memory::strength;
 use crate::memory::vector::{BoardFilter, SearchFilter};
 use crate::memory::{MemoryError, MemoryService, Recalled, Search};
-use crate::triggers::{GameContext, Trigger, TriggerKind, UserInput};
+use crate::triggers::{GameContext, MoveFact, Trigger, TriggerKind, UserInput};
 
 /// Per-match memory of what was handed over, and when.
 #[derive(Debug, Default)]
@@ -155,35 +155,74 @@ impl Subconscious {
     }
 }
 
-/// What to look for, in words: the situation as the persona would think of it.
+/// What to look for, in words: the situation as the persona would think of
+/// it. The words name the kind of moment (a capture, a check, a quiet move,
+/// the stage, the opening family), never the player's name or the exact
+/// move: the filter already keeps to this player, the board search already
+/// finds this very position, and a query that recurs across moves and
+/// matches is embedded once (`Embedder`'s memo) instead of on every move.
 pub fn query_for(trigger: &Trigger, ctx: &GameContext) -> String {
-    let player = &ctx.player_name;
     match (trigger.kind, &trigger.input) {
-        (TriggerKind::BeforeMatch, _) => format!(
-            "{player} came back to play again. Our previous matches with {player}: how they opened, results, habits."
-        ),
-        (TriggerKind::OnUserInput, Some(UserInput::Chat { text })) => {
-            format!("{player} says: {text}")
+        (TriggerKind::BeforeMatch, _) => {
+            "The player came back to play again. Our previous matches: how they opened, results, habits.".into()
         }
-        (TriggerKind::OnUserInput, Some(UserInput::DrawOffer { .. })) => {
-            format!("{player} offers a draw.")
-        }
+        (TriggerKind::OnUserInput, Some(UserInput::Chat { text })) => format!("The player says: {text}"),
+        (TriggerKind::OnUserInput, Some(UserInput::DrawOffer { .. })) => "The player offers a draw.".into(),
         (TriggerKind::OnUserMove, _) => match ctx.last_move() {
-            Some(m) if m.captured.is_some() => {
-                format!("{player} captured a piece with {}. Opening {}", m.san, ctx.opening)
-            }
-            Some(m) => format!("{player} played {} in the opening {}", m.san, ctx.opening),
-            None => format!("{player} moved."),
+            Some(m) => format!("The player {} {}.", move_words(m), setting(ctx)),
+            None => "The player moved.".into(),
         },
-        (TriggerKind::BeforeAgentMove, _) if ctx.opening.is_empty() => format!("My first move against {player}."),
-        (TriggerKind::BeforeAgentMove, _) => format!("My move against {player} after {}", ctx.opening),
-        (TriggerKind::IdleWait, _) => format!("{player} is taking a long time to move."),
-        (TriggerKind::AfterMatch, _) => {
-            format!("The match with {player} is over: results and streaks against {player}.")
-        }
-        (TriggerKind::OnUserInput, None) => format!("{player} did something."),
+        (TriggerKind::BeforeAgentMove, _) => match &ctx.planned_move {
+            Some(m) => format!("My move against the player: I {} {}.", move_words(m), setting(ctx)),
+            None => format!("My move against the player {}.", setting(ctx)),
+        },
+        (TriggerKind::IdleWait, _) => "The player is taking a long time to move.".into(),
+        (TriggerKind::AfterMatch, _) => "The match with the player is over: results and streaks.".into(),
+        (TriggerKind::OnUserInput, None) => "The player did something.".into(),
     }
 }
+
+/// The kind of move, in words: "captured a knight", "castled", "moved a bishop".
+fn move_words(m: &MoveFact) -> String {
+    if let Some(piece) = &m.captured {
+        return format!("captured a {piece}");
+    }
+    if m.check {
+        return "gave check".into();
+    }
+    if m.san.starts_with("O-O") {
+        return "castled".into();
+    }
+    if m.san.contains('=') {
+        return "promoted a pawn".into();
+    }
+    let piece = match m.san.chars().next() {
+        Some('N') => "knight",
+        Some('B') => "bishop",
+        Some('R') => "rook",
+        Some('Q') => "queen",
+        Some('K') => "king",
+        _ => "pawn",
+    };
+    format!("moved a {piece}")
+}
+
+/// The stage of the game and its opening family: "in the middlegame of the Sicilian Defense".
+fn setting(ctx: &GameContext) -> String {
+    let stage = match ctx.move_count {
+        0..OPENING_PLIES => "opening",
+        OPENING_PLIES..ENDGAME_PLIES => "middlegame",
+        _ => "endgame",
+    };
+    match &ctx.opening_name {
+        Some(o) => format!("in the {stage} of the {}", o.name.split(':').next().unwrap_or(&o.name)),
+        None => format!("in the {stage}"),
+    }
+}
+
+/// Plies, a rough stage clock: the context holds no material count of both sides.
+const OPENING_PLIES: usize = 20;
+const ENDGAME_PLIES: usize = 70;
 
 #[cfg(test)]
 mod tests {
@@ -198,12 +237,33 @@ mod tests {
         let chat = Trigger::input(UserInput::Chat {
             text: "I love the Sicilian".into(),
         });
-        assert_eq!(query_for(&chat, &ctx(&[])), "Ann says: I love the Sicilian");
+        assert_eq!(query_for(&chat, &ctx(&[])), "The player says: I love the Sicilian");
         let capture = query_for(&Trigger::new(TriggerKind::OnUserMove), &ctx(&["e4", "d5", "exd5"]));
-        assert!(capture.contains("captured") && capture.contains("exd5"), "{capture}");
+        assert_eq!(
+            capture,
+            "The player captured a pawn in the opening of the Scandinavian Defense."
+        );
+        let quiet = query_for(&Trigger::new(TriggerKind::OnUserMove), &ctx(&["e4", "c5", "Nf3"]));
+        assert_eq!(
+            quiet,
+            "The player moved a knight in the opening of the Sicilian Defense."
+        );
         let first = query_for(&Trigger::new(TriggerKind::BeforeAgentMove), &ctx(&[]));
-        assert_eq!(first, "My first move against Ann.");
+        assert_eq!(first, "My move against the player in the opening.");
         let returning = query_for(&Trigger::new(TriggerKind::BeforeMatch), &ctx(&[]));
-        assert!(returning.contains("previous matches with Ann"), "{returning}");
+        assert!(returning.contains("previous matches"), "{returning}");
+    }
+
+    #[test]
+    fn queries_recur_across_players_and_exact_moves() {
+        // Two different knight moves by two different players, same stage and
+        // opening: one text, so one embedding.
+        let mut ann = ctx(&["e4", "c5", "Nf3"]);
+        let mut bob = ctx(&["e4", "c5", "Nc3"]);
+        ann.player_name = "Ann".into();
+        bob.player_name = "Bob".into();
+        let trigger = Trigger::new(TriggerKind::OnUserMove);
+        assert_eq!(query_for(&trigger, &ann), query_for(&trigger, &bob));
+        assert!(!query_for(&trigger, &ann).contains("Ann"));
     }
 }
