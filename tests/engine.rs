@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
 use kibitz::chess::Game;
 use kibitz::chess::engine::{Engine, SearchRequest, StockfishEngine, Style};
@@ -96,6 +97,27 @@ async fn a_pool_serves_matches_side_by_side_and_outlives_its_processes() {
         .unwrap();
     let (a, b) = tokio::join!(engine.choose_move(&slow), engine.choose_move(&fast));
     assert!(is_legal(start, &a.unwrap()) && is_legal(start, &b.unwrap()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_evaluation_nobody_waits_for_any_more_is_not_searched() {
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    // The one worker is busy with a 100 ms search; an evaluation queued
+    // behind it gives up after 10 ms, as a move's odds do past their budget.
+    let slow = request(start, 2000);
+    let search = engine.choose_move(&slow);
+    let impatient = async {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        tokio::time::timeout(Duration::from_millis(10), engine.evaluate(start, 1_000_000)).await
+    };
+    let (mv, late) = tokio::join!(search, impatient);
+    assert!(is_legal(start, &mv.unwrap()));
+    assert!(late.is_err(), "the evaluation was still queued");
+    // The next job finds the abandoned one gone, not a million nodes to wait for.
+    let score = engine.evaluate(start, 1_000).await;
+    assert!(score.is_ok(), "{score:?}");
+    assert_eq!(engine.abandoned(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

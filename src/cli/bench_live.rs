@@ -62,11 +62,22 @@ struct Tally {
     moves: usize,
 }
 
-/// Idle nudges come `first_after_secs * idle_time_scale` after the last act.
-const IDLE_SCALE: f64 = 0.05;
+/// The shortest first nudge, in move intervals: players who keep moving are
+/// never nudged, only the quiet ones (nudges come `first_after_secs *
+/// idle_time_scale` after the last act).
+const NUDGE_AFTER_MOVES: f64 = 3.0;
 const QUIET_SHARE: usize = 10;
 
 pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
+    let personas = kibitz::personas::load_dir(&config.personas_dir)?;
+    let shortest = personas
+        .iter()
+        .map(|p| p.idle.first_after_secs)
+        .fold(f64::MAX, f64::min);
+    let idle_scale = NUDGE_AFTER_MOVES * args.move_every / shortest;
+    if args.url.is_some() {
+        eprintln!("live: expecting the server to run with KIBITZ_IDLE_TIME_SCALE={idle_scale}");
+    }
     let server = match &args.url {
         Some(url) => LiveServer::remote(url),
         None => {
@@ -75,10 +86,13 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
                 ("KIBITZ_EVAL_NODES", args.eval_nodes.to_string()),
                 ("KIBITZ_EVAL_DEEP_NODES", "0".to_string()),
             ];
-            LiveServer::spawn(config, IDLE_SCALE, &engine).await?
+            LiveServer::spawn(config, idle_scale, &engine).await?
         }
     };
-    let idle_after = idle_delays(config)?;
+    let idle_after: Vec<(String, f64)> = personas
+        .iter()
+        .map(|p| (p.id.clone(), p.idle.first_after_secs * idle_scale))
+        .collect();
     let tally = Arc::new(Mutex::new(Tally::default()));
     let http = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
@@ -153,15 +167,6 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64) -> anyhow::Result<()
     std::fs::write(&args.json, serde_json::to_string_pretty(&report)?)?;
     println!("figures written to {}", args.json.display());
     Ok(())
-}
-
-/// Each persona's first idle delay at the bench's time scale.
-fn idle_delays(config: &Config) -> anyhow::Result<Vec<(String, f64)>> {
-    let personas = kibitz::personas::load_dir(&config.personas_dir)?;
-    Ok(personas
-        .iter()
-        .map(|p| (p.id.clone(), p.idle.first_after_secs * IDLE_SCALE))
-        .collect())
 }
 
 struct MatchCtx {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::{Mutex, mpsc, oneshot};
@@ -45,6 +46,8 @@ struct Job {
 pub struct StockfishEngine {
     jobs: mpsc::Sender<Job>,
     name: String,
+    /// Jobs dropped unsearched because their asker had stopped waiting.
+    abandoned: Arc<AtomicU64>,
 }
 
 impl StockfishEngine {
@@ -54,12 +57,23 @@ impl StockfishEngine {
         let (jobs, rx) = mpsc::channel(64);
         let queue = Arc::new(Mutex::new(rx));
         let mut name = String::new();
+        let abandoned = Arc::new(AtomicU64::new(0));
         for _ in 0..workers.max(1) {
             let process = Process::spawn(path).await?;
             name = process.name.clone();
-            tokio::spawn(serve(path.to_path_buf(), Some(process), queue.clone()));
+            tokio::spawn(serve(
+                path.to_path_buf(),
+                Some(process),
+                queue.clone(),
+                abandoned.clone(),
+            ));
         }
-        Ok(StockfishEngine { jobs, name })
+        Ok(StockfishEngine { jobs, name, abandoned })
+    }
+
+    /// How many queued jobs were dropped because nobody waited for them any more.
+    pub fn abandoned(&self) -> u64 {
+        self.abandoned.load(Ordering::Relaxed)
     }
 }
 
@@ -101,10 +115,16 @@ type Queue = Arc<Mutex<mpsc::Receiver<Job>>>;
 
 /// One worker: owns one process (restarted when it dies) and serves jobs from
 /// the shared queue until the engine is dropped.
-async fn serve(path: PathBuf, mut process: Option<Process>, queue: Queue) {
+async fn serve(path: PathBuf, mut process: Option<Process>, queue: Queue, abandoned: Arc<AtomicU64>) {
     loop {
         let next = queue.lock().await.recv().await;
         let Some(job) = next else { break };
+        // An evaluation past its time budget is dropped by its asker; under
+        // load, searching it anyway would only make the next one late too.
+        if job.reply.is_closed() {
+            abandoned.fetch_add(1, Ordering::Relaxed);
+            continue;
+        }
         let mut result = Err(EngineError::Process("not started".into()));
         for _attempt in 0..2 {
             if process.is_none() {
