@@ -133,6 +133,12 @@ async fn players_review_their_own_memories_and_nobody_elses() {
         assert_eq!(p["memory"]["recall_count"], 1);
     }
 
+    // Both matches began with the same words to recall by: the model ran them once.
+    let (_, admin) = server.get_as("/api/admin/status", ADMIN).await;
+    let embedding = &admin["embedding"];
+    assert!(embedding["memo_hits"].as_u64() >= Some(1), "{admin}");
+    assert!(embedding["texts_embedded"].as_u64() >= Some(2), "{admin}");
+
     // Edit re-embeds: search finds the new words.
     let chat_id = chats[0]["id"].as_str().unwrap().to_string();
     let edit = Some(json!({ "content": "Patricia plays the Caro-Kann defence these days" }));

@@ -27,6 +27,13 @@ pub struct Opening {
     pub name: String,
 }
 
+impl Opening {
+    /// "Sicilian Defense" of "Sicilian Defense: Najdorf Variation".
+    pub fn family(&self) -> &str {
+        self.name.split_once(": ").map_or(&self.name, |(family, _)| family)
+    }
+}
+
 /// An opening family and the choice it stands for: which side picks it, in
 /// answer to (or as) which first move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,6 +194,11 @@ impl OpeningBook {
         }
         found.sort();
         found.into_iter().map(|(_, f)| &self.families[f]).collect()
+    }
+
+    /// Every family's name, in the table's order.
+    pub fn family_names(&self) -> impl Iterator<Item = &str> {
+        self.families.iter().map(|f| f.name.as_str())
     }
 
     pub fn len(&self) -> usize {

@@ -1,6 +1,7 @@
 //! `kibitz bench live`: a load generator. It starts a real `kibitz serve` on
 //! loopback (or uses `--url`), opens N matches over WebSocket, each playing a
-//! move every `--move-every` seconds and chatting now and then, while a tenth
+//! move every `--move-every` seconds (a rematch when a game ends, so N stay
+//! open) and chatting now and then, while a tenth
 //! of the players go quiet to be nudged. It reports move->reply latency (the
 //! user's move sent to the persona's move received), lost and duplicated
 //! events (against the server's stored stream), idle_wait lateness, and the
@@ -36,6 +37,9 @@ pub struct LiveArgs {
     /// Seconds between one match's moves.
     #[arg(long, default_value_t = 2.0)]
     move_every: f64,
+    /// One turn in this many is a chat line instead of a move (0: never chat).
+    #[arg(long, default_value_t = 5)]
+    chat_every: u32,
     /// A running server to load; without it one is started on a temp data dir.
     #[arg(long)]
     url: Option<String>,
@@ -60,6 +64,8 @@ struct Tally {
     events: usize,
     errors: usize,
     moves: usize,
+    /// Matches played (a finished one is followed by a rematch).
+    matches: usize,
 }
 
 /// The shortest first nudge, in move intervals: players who keep moving are
@@ -105,6 +111,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
             tally: tally.clone(),
             quiet: i % QUIET_SHARE == QUIET_SHARE - 1,
             move_every: Duration::from_secs_f64(args.move_every),
+            chat_every: args.chat_every,
             idle_after: idle_after.clone(),
             seed: i as u64,
         };
@@ -121,10 +128,30 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         }
     }
     let peak_rss_mb = rss.await.unwrap_or(0) as f64 / 1024.0;
-    report(&args, &mut tally.lock().expect("tally"), peak_rss_mb)
+    let embedding = embedding_stats(&http, &server).await;
+    report(&args, &mut tally.lock().expect("tally"), peak_rss_mb, embedding)
 }
 
-fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64) -> anyhow::Result<()> {
+/// The server's embedding counters (texts run, memo hits), when its admin token is known.
+async fn embedding_stats(http: &reqwest::Client, server: &LiveServer) -> Value {
+    let Some(token) = &server.admin_token else {
+        return Value::Null;
+    };
+    let status = http
+        .get(format!("{}/api/admin/status", server.base))
+        .bearer_auth(token)
+        .send()
+        .await;
+    match status {
+        Ok(res) => res
+            .json::<Value>()
+            .await
+            .map_or(Value::Null, |v| v["embedding"].clone()),
+        Err(_) => Value::Null,
+    }
+}
+
+fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, embedding: Value) -> anyhow::Result<()> {
     if t.latencies_ms.is_empty() {
         bail!("no move was answered: is the server up?");
     }
@@ -138,11 +165,12 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64) -> anyhow::Result<()
         false => percentile(&mut t.idle_lateness_ms, 0.99),
     };
     println!(
-        "live: {} matches for {} s: {} moves answered, move->reply p50 {p50:.1} ms p99 {p99:.1} ms; \
-         {} events, {} lost, {} duplicated; {} idle nudges, lateness p99 {:.0} ms max {:.0} ms; \
-         server peak RSS {peak_rss_mb:.0} MiB; {} match errors",
+        "live: {} matches at once for {} s ({} games, rematches included): {} moves answered, \
+         move->reply p50 {p50:.1} ms p99 {p99:.1} ms; {} events, {} lost, {} duplicated; \
+         {} idle nudges, lateness p99 {:.0} ms max {:.0} ms; server peak RSS {peak_rss_mb:.0} MiB; {} match errors",
         args.matches,
         args.seconds,
+        t.matches,
         t.moves,
         t.events,
         t.lost,
@@ -152,14 +180,18 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64) -> anyhow::Result<()
         idle_max,
         t.errors
     );
+    if let (Some(run), Some(hits)) = (embedding["texts_embedded"].as_u64(), embedding["memo_hits"].as_u64()) {
+        println!("live: the server's model embedded {run} texts and answered {hits} from its memo");
+    }
     let report = json!({
         "at": chrono::Utc::now(), "matches": args.matches, "seconds": args.seconds,
-        "move_every_s": args.move_every, "moves": t.moves,
+        "move_every_s": args.move_every, "chat_every": args.chat_every, "games": t.matches, "moves": t.moves,
         "move_reply_p50_ms": p50, "move_reply_p99_ms": p99,
         "events": t.events, "lost": t.lost, "duplicated": t.duplicated,
         "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
         "engine_movetime_ms": args.engine_movetime_ms, "eval_nodes": args.eval_nodes,
+        "embedding": embedding,
     });
     if let Some(dir) = args.json.parent() {
         std::fs::create_dir_all(dir).ok();
@@ -176,6 +208,7 @@ struct MatchCtx {
     /// Plays two moves, then stays quiet to be nudged.
     quiet: bool,
     move_every: Duration,
+    chat_every: u32,
     idle_after: Vec<(String, f64)>,
     seed: u64,
 }
@@ -195,9 +228,20 @@ struct Play {
 }
 
 impl MatchCtx {
+    /// One player: a match, and when it ends another (a rematch), until the deadline.
     async fn run(self, deadline: Instant) -> anyhow::Result<()> {
         let mut rng = StdRng::seed_from_u64(self.seed);
-        let (id, token, idle_after, ws) = self.open().await?;
+        let (player_id, token) = self.new_player().await?;
+        while Instant::now() < deadline {
+            let (id, idle_after, ws) = self.new_match(&player_id, &token).await?;
+            let tally = self.play(ws, idle_after, &mut rng, deadline).await?;
+            self.merge(self.check_stored(&id, &token, tally).await?);
+        }
+        Ok(())
+    }
+
+    /// Moves (and chats) on a timer until the game ends or the deadline comes.
+    async fn play(&self, ws: Ws, idle_after: f64, rng: &mut StdRng, deadline: Instant) -> anyhow::Result<Play> {
         let (mut sink, mut stream) = ws.split();
         let mut play = Play {
             game: Game::default(),
@@ -209,7 +253,7 @@ impl MatchCtx {
             tally: Tally::default(),
         };
         let mut next_move = Instant::now() + self.move_every.mul_f64(rng.r#gen::<f64>());
-        while Instant::now() < deadline {
+        while Instant::now() < deadline && !play.game.over {
             let wait = next_move
                 .saturating_duration_since(Instant::now())
                 .min(deadline - Instant::now());
@@ -222,15 +266,19 @@ impl MatchCtx {
                     if self.quiet && play.my_moves >= 2 {
                         continue;
                     }
-                    if let Some(cmd) = play.next_command(&mut rng) {
+                    if let Some(cmd) = play.next_command(rng, self.chat_every) {
                         sink.send(Message::Text(cmd.to_string().into())).await?;
                     }
                 }
             }
         }
-        // Against what the server stored: anything it has up to the last
-        // event we saw, and we never saw, was lost.
-        let stored = self.get(&format!("/api/matches/{id}/events"), &token).await?;
+        Ok(play)
+    }
+
+    /// Against what the server stored: anything it has up to the last event
+    /// we saw, and we never saw, was lost.
+    async fn check_stored(&self, id: &str, token: &str, mut play: Play) -> anyhow::Result<Tally> {
+        let stored = self.get(&format!("/api/matches/{id}/events"), token).await?;
         let stored: BTreeSet<i64> = stored
             .as_array()
             .into_iter()
@@ -241,26 +289,30 @@ impl MatchCtx {
         play.tally.lost = stored.difference(&play.seen).filter(|s| **s <= last).count();
         play.tally.duplicated = play.duplicated;
         play.tally.events = play.seen.len();
-        self.merge(play.tally);
-        Ok(())
+        play.tally.matches = 1;
+        Ok(play.tally)
     }
 
-    /// A player, a match as White, and its WebSocket (token as subprotocol).
-    async fn open(&self) -> anyhow::Result<(String, String, f64, Ws)> {
+    async fn new_player(&self) -> anyhow::Result<(Value, String)> {
         let player = self
             .post("/api/players", None, json!({ "name": format!("Load {}", self.seed) }))
             .await?;
         let token = player["token"].as_str().context("a token")?.to_string();
+        Ok((player["id"].clone(), token))
+    }
+
+    /// A match as White against this player's persona, and its WebSocket (token as subprotocol).
+    async fn new_match(&self, player_id: &Value, token: &str) -> anyhow::Result<(String, f64, Ws)> {
         let (persona, idle_after) = self.idle_after[self.seed as usize % self.idle_after.len()].clone();
-        let body = json!({ "player_id": player["id"], "persona_id": persona, "color": "white" });
-        let created = self.post("/api/matches", Some(&token), body).await?;
+        let body = json!({ "player_id": player_id, "persona_id": persona, "color": "white" });
+        let created = self.post("/api/matches", Some(token), body).await?;
         let id = created["state"]["id"].as_str().context("a match id")?.to_string();
         let url = format!("{}/api/matches/{id}/ws", self.base.replacen("http", "ws", 1));
         let mut request = url.into_client_request()?;
         let protocols = format!("kibitz, bearer.{token}").parse()?;
         request.headers_mut().insert("sec-websocket-protocol", protocols);
         let (ws, _) = tokio_tungstenite::connect_async(request).await?;
-        Ok((id, token, idle_after, ws))
+        Ok((id, idle_after, ws))
     }
 
     fn merge(&self, t: Tally) {
@@ -271,6 +323,7 @@ impl MatchCtx {
         all.duplicated += t.duplicated;
         all.events += t.events;
         all.moves += t.moves;
+        all.matches += t.matches;
     }
 
     async fn post(&self, path: &str, token: Option<&str>, body: Value) -> anyhow::Result<Value> {
@@ -323,9 +376,9 @@ impl Play {
     }
 
     /// A move (or now and then a chat line) if it is the user's turn.
-    fn next_command(&mut self, rng: &mut StdRng) -> Option<Value> {
+    fn next_command(&mut self, rng: &mut StdRng, chat_every: u32) -> Option<Value> {
         let uci = self.game.pick(rng).filter(|_| self.sent_at.is_none())?;
-        if rng.gen_range(0..5) == 0 {
+        if chat_every > 0 && rng.gen_range(0..chat_every) == 0 {
             // A chat on the user's turn re-arms the idle timer.
             self.turn_since = Instant::now();
             return Some(json!({ "type": "chat", "text": format!("nice game so far, move {}", self.my_moves) }));
@@ -362,12 +415,59 @@ impl Game {
         }
     }
 
-    /// A random legal move (UCI) if it is White's (the user's) turn.
+    /// A move (UCI) if it is White's (the user's) turn: a random one among
+    /// those that lose the least material to the best reply, so games last
+    /// like a club player's rather than ending in a dozen random moves.
     fn pick(&self, rng: &mut StdRng) -> Option<String> {
         if self.over || self.pos.turn() != shakmaty::Color::White {
             return None;
         }
-        let legal = self.pos.legal_moves();
-        (!legal.is_empty()).then(|| kibitz::chess::notation::uci(legal[rng.gen_range(0..legal.len())]))
+        let scored: Vec<(shakmaty::Move, i32)> = self
+            .pos
+            .legal_moves()
+            .into_iter()
+            .map(|m| (m, after_best_reply(&self.pos, m)))
+            .collect();
+        let best = scored.iter().map(|(_, s)| *s).max()?;
+        let candidates: Vec<_> = scored.iter().filter(|(_, s)| *s == best).collect();
+        Some(kibitz::chess::notation::uci(
+            candidates[rng.gen_range(0..candidates.len())].0,
+        ))
     }
+}
+
+/// White's material after `m` and Black's most damaging answer (mate counts as a lot).
+fn after_best_reply(pos: &Chess, m: shakmaty::Move) -> i32 {
+    const MATE: i32 = 1000;
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    if after.is_checkmate() {
+        return MATE;
+    }
+    let replies = after.legal_moves();
+    if replies.is_empty() {
+        return material(&after);
+    }
+    replies
+        .into_iter()
+        .map(|r| {
+            let mut next = after.clone();
+            next.play_unchecked(r);
+            if next.is_checkmate() { -MATE } else { material(&next) }
+        })
+        .min()
+        .unwrap_or(0)
+}
+
+/// White's material minus Black's, in pawns.
+fn material(pos: &Chess) -> i32 {
+    let board = pos.board();
+    let value = |color| -> i32 {
+        use shakmaty::Role::*;
+        [(Pawn, 1), (Knight, 3), (Bishop, 3), (Rook, 5), (Queen, 9)]
+            .iter()
+            .map(|(role, v)| v * (board.by_color(color) & board.by_role(*role)).count() as i32)
+            .sum()
+    };
+    value(shakmaty::Color::White) - value(shakmaty::Color::Black)
 }

@@ -11,6 +11,8 @@ use kibitz::config::Config;
 
 pub struct LiveServer {
     pub base: String,
+    /// The started server's admin token (a remote server's is not known).
+    pub admin_token: Option<String>,
     child: Option<Child>,
     _data: Option<tempfile::TempDir>,
 }
@@ -19,6 +21,7 @@ impl LiveServer {
     pub fn remote(url: &str) -> LiveServer {
         LiveServer {
             base: url.trim_end_matches('/').to_string(),
+            admin_token: None,
             child: None,
             _data: None,
         }
@@ -28,8 +31,10 @@ impl LiveServer {
     pub async fn spawn(config: &Config, idle_scale: f64, env: &[(&str, String)]) -> anyhow::Result<LiveServer> {
         let data = tempfile::tempdir()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let admin_token = format!("bench-admin-{:016x}", rand::random::<u64>());
         let child = Command::new(std::env::current_exe()?)
             .arg("serve")
+            .env("KIBITZ_ADMIN_TOKEN", &admin_token)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .env("KIBITZ_LISTEN", format!("127.0.0.1:{port}"))
             .env("KIBITZ_DATA_DIR", data.path())
@@ -49,6 +54,7 @@ impl LiveServer {
             .context("starting kibitz serve")?;
         let server = LiveServer {
             base: format!("http://127.0.0.1:{port}"),
+            admin_token: Some(admin_token),
             child: Some(child),
             _data: Some(data),
         };

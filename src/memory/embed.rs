@@ -9,6 +9,9 @@ use std::sync::{Arc, Mutex};
 use fastembed::{
     InitOptionsUserDefined, Pooling, QuantizationMode, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
+use sha2::{Digest, Sha256};
+
+use super::pinned;
 
 pub const DIMENSIONS: usize = 384;
 pub const ORT_LIBRARY: &str = "onnxruntime/libonnxruntime.so.1.31.1";
@@ -41,10 +44,26 @@ pub struct Embedder {
     /// Microseconds spent embedding, over all clones: benchmarks split a
     /// trigger's time into embedding and everything else with it.
     busy_us: Arc<AtomicU64>,
+    /// Texts run through the model, and single texts answered by the memo.
+    embedded: Arc<AtomicU64>,
+    memo_hits: Arc<AtomicU64>,
     /// Recent single texts and their vectors: trigger queries recur across
     /// moves and matches ("The player moved a knight in the opening of the
     /// Sicilian Defense."), so most moves embed nothing.
     recent: Arc<Mutex<Recent>>,
+    /// SHA-256 of the model file: saved vectors are only reused with it.
+    digest: [u8; 32],
+}
+
+/// The embedder's counters, for the admin status and benchmarks.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, utoipa::ToSchema)]
+pub struct EmbedStats {
+    /// Texts run through the model (queries and new memories).
+    pub texts_embedded: u64,
+    /// Single texts answered from the memo of recent ones.
+    pub memo_hits: u64,
+    /// Wall time inside the model.
+    pub busy_ms: u64,
 }
 
 /// A bounded first-in-first-out memo of embeddings.
@@ -52,6 +71,8 @@ pub struct Embedder {
 struct Recent {
     vectors: std::collections::HashMap<String, Vec<f32>>,
     order: std::collections::VecDeque<String>,
+    /// A fixed vocabulary, kept for good (see `Embedder::pin`).
+    pinned: std::collections::HashMap<String, Vec<f32>>,
 }
 
 /// 16,384 x 384 floats: 24 MiB, room for the situation queries of a few
@@ -60,7 +81,7 @@ const RECENT_CAPACITY: usize = 16_384;
 
 impl Recent {
     fn get(&self, text: &str) -> Option<Vec<f32>> {
-        self.vectors.get(text).cloned()
+        self.pinned.get(text).or_else(|| self.vectors.get(text)).cloned()
     }
 
     fn put(&mut self, text: &str, vector: &[f32]) {
@@ -122,7 +143,9 @@ impl Embedder {
             special_tokens_map_file: read("special_tokens_map.json")?,
             tokenizer_config_file: read("tokenizer_config.json")?,
         };
-        let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer)
+        let onnx = read("model.onnx")?;
+        let digest: [u8; 32] = Sha256::digest(&onnx).into();
+        let model = UserDefinedEmbeddingModel::new(onnx, tokenizer)
             .with_pooling(Pooling::Mean)
             // int8 weights are baked into the file; batching stays consistent.
             .with_quantization(QuantizationMode::Static);
@@ -132,18 +155,23 @@ impl Embedder {
             // Intra-op threads spin while a query runs (fast) but must stop
             // when it is done: left spinning they hold both cores and delay
             // every SQL write behind them (trigger p99 4-6 ms, not < 1 ms).
-            .with_session_config("session.force_spinning_stop", "1");
+            .with_session_config("session.force_spinning_stop", "1")
+            .with_session_config("session.intra_op.allow_spinning", "0");
         let model =
             TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| EmbedError::Model(e.to_string()))?;
         Ok(Embedder {
             model: Arc::new(Mutex::new(model)),
             busy_us: Arc::default(),
+            embedded: Arc::default(),
+            memo_hits: Arc::default(),
             recent: Arc::default(),
+            digest,
         })
     }
 
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
         let model = self.model.clone();
+        self.embedded.fetch_add(texts.len() as u64, Ordering::Relaxed);
         let started = std::time::Instant::now();
         let embedded = tokio::task::spawn_blocking(move || {
             let mut model = model
@@ -165,11 +193,22 @@ impl Embedder {
         std::time::Duration::from_micros(self.busy_us.load(Ordering::Relaxed))
     }
 
+    /// What the model has done since it was loaded.
+    pub fn stats(&self) -> EmbedStats {
+        EmbedStats {
+            texts_embedded: self.embedded.load(Ordering::Relaxed),
+            memo_hits: self.memo_hits.load(Ordering::Relaxed),
+            busy_ms: self.busy_us.load(Ordering::Relaxed) / 1000,
+        }
+    }
+
     /// One text's vector; a text embedded recently is not embedded again.
     pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         if let Some(v) = self.recent.lock().ok().and_then(|r| r.get(text)) {
+            self.memo_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(v);
         }
+        tracing::trace!(text, "embedding a text the memo does not hold");
         let v = self.embed(vec![text.to_string()]).await?.pop();
         let v = v.ok_or_else(|| EmbedError::Model("no embedding returned".into()))?;
         if let Ok(mut recent) = self.recent.lock() {
@@ -178,6 +217,40 @@ impl Embedder {
         Ok(v)
     }
 }
+
+impl Embedder {
+    /// Keeps these texts' vectors for good, from `cache` if it was made by
+    /// this model for these very texts, else by running the model in batches
+    /// (between which live queries take their turn) and saving them there.
+    /// Returns how many texts had to be embedded.
+    pub async fn pin(&self, texts: Vec<String>, cache: &Path) -> Result<usize, EmbedError> {
+        let key = pinned::key(&self.digest, &texts);
+        let (vectors, embedded) = match pinned::load(cache, &key, texts.len()) {
+            Some(vectors) => (vectors, 0),
+            None => {
+                let mut vectors = Vec::with_capacity(texts.len());
+                for (i, batch) in texts.chunks(PIN_BATCH).enumerate() {
+                    vectors.extend(self.embed(batch.to_vec()).await?);
+                    if (i + 1) % 20 == 0 {
+                        tracing::info!("situation vocabulary: {} of {} embedded", vectors.len(), texts.len());
+                    }
+                }
+                if let Err(e) = pinned::save(cache, &key, &vectors) {
+                    tracing::warn!("cannot save the vocabulary's vectors to {}: {e}", cache.display());
+                }
+                (vectors, texts.len())
+            }
+        };
+        if let Ok(mut recent) = self.recent.lock() {
+            recent.pinned.extend(texts.into_iter().zip(vectors));
+        }
+        Ok(embedded)
+    }
+}
+
+/// Texts per model run when pinning: big enough to amortise a run, small
+/// enough that a live query waits at most one batch.
+const PIN_BATCH: usize = 32;
 
 /// All cores, up to four: a query is a few milliseconds of work, and beyond
 /// four threads the split costs more than it saves.

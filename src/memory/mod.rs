@@ -5,6 +5,7 @@ mod consolidate;
 pub mod edge;
 pub mod embed;
 pub mod model;
+mod pinned;
 pub mod policy;
 pub mod qdrant;
 mod review;

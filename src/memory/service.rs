@@ -101,6 +101,15 @@ impl MemoryService {
         self.embedder.busy()
     }
 
+    pub fn embedding_stats(&self) -> crate::memory::embed::EmbedStats {
+        self.embedder.stats()
+    }
+
+    /// Keeps a fixed set of query texts embedded for good (see `Embedder::pin`).
+    pub async fn pin_queries(&self, texts: Vec<String>, cache: &std::path::Path) -> Result<usize, MemoryError> {
+        Ok(self.embedder.pin(texts, cache).await?)
+    }
+
     pub fn new(db: Db, embedder: Embedder, index: Arc<dyn VectorStore>, config: MemoryConfig) -> MemoryService {
         MemoryService {
             db,

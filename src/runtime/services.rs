@@ -22,7 +22,7 @@ use crate::memory::{MemoryError, MemoryService};
 use crate::moves::Workshop;
 use crate::personas::{self, Persona, PersonaError};
 use crate::store::{Db, StoreError};
-use crate::subconscious::Subconscious;
+use crate::subconscious::{Subconscious, situation};
 use crate::triggers::Pipeline;
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +77,7 @@ impl Services {
         let (marker, unclean) = RunMarker::claim(&config.data_dir)?;
         let db = Db::connect(&config.database_url).await?;
         let memory = open_memory(&config, db.clone(), &personas, unclean).await?;
+        pin_situations(&memory, &config.models_dir);
         let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
         let analyst = match config.eval_deep_nodes {
             0 => None,
@@ -163,6 +164,26 @@ impl MemoryOnly {
         })
     }
 }
+
+/// Embeds the subconscious's situation sentences in the background (or
+/// loads them from beside the model, where any server on this model saved
+/// them), so that moves recall without running the model.
+fn pin_situations(memory: &MemoryService, models_dir: &Path) {
+    let (memory, cache) = (memory.clone(), models_dir.join(SITUATIONS_FILE));
+    tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        match memory.pin_queries(situation::vocabulary(), &cache).await {
+            Ok(0) => tracing::debug!("situation vocabulary loaded in {:?}", started.elapsed()),
+            Ok(n) => tracing::info!(
+                "situation vocabulary: {n} sentences embedded in {:?}",
+                started.elapsed()
+            ),
+            Err(e) => tracing::warn!("situation vocabulary not embedded; moves embed their queries: {e}"),
+        }
+    });
+}
+
+const SITUATIONS_FILE: &str = "situations.vec";
 
 /// Embedder + vector index + SQL, with lore synced and the index repaired.
 async fn open_memory(

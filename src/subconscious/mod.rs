@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Duration, Utc};
 
 mod llm;
+pub mod situation;
 
 use crate::config::{RecallConfig, RoleConfig};
 use crate::ids::MemoryId;
@@ -17,7 +18,7 @@ use crate::llm::ChatModel;
 use crate::memory::strength;
 use crate::memory::vector::{BoardFilter, SearchFilter};
 use crate::memory::{MemoryError, MemoryService, Recalled, Search};
-use crate::triggers::{GameContext, MoveFact, Trigger, TriggerKind, UserInput};
+use crate::triggers::{GameContext, Trigger, TriggerKind, UserInput};
 
 /// Per-match memory of what was handed over, and when.
 #[derive(Debug, Default)]
@@ -159,70 +160,23 @@ impl Subconscious {
 /// it. The words name the kind of moment (a capture, a check, a quiet move,
 /// the stage, the opening family), never the player's name or the exact
 /// move: the filter already keeps to this player, the board search already
-/// finds this very position, and a query that recurs across moves and
-/// matches is embedded once (`Embedder`'s memo) instead of on every move.
+/// finds this very position, and every sentence but a chat line comes from
+/// `situation::vocabulary`, embedded once at start-up.
 pub fn query_for(trigger: &Trigger, ctx: &GameContext) -> String {
     match (trigger.kind, &trigger.input) {
-        (TriggerKind::BeforeMatch, _) => {
-            "The player came back to play again. Our previous matches: how they opened, results, habits.".into()
-        }
+        (TriggerKind::BeforeMatch, _) => situation::RETURNING.into(),
         (TriggerKind::OnUserInput, Some(UserInput::Chat { text })) => format!("The player says: {text}"),
-        (TriggerKind::OnUserInput, Some(UserInput::DrawOffer { .. })) => "The player offers a draw.".into(),
+        (TriggerKind::OnUserInput, Some(UserInput::DrawOffer { .. })) => situation::DRAW_OFFERED.into(),
         (TriggerKind::OnUserMove, _) => match ctx.last_move() {
-            Some(m) => format!("The player {} {}.", move_words(m), setting(ctx)),
-            None => "The player moved.".into(),
+            Some(m) => situation::user_move(m, ctx),
+            None => situation::USER_MOVED.into(),
         },
-        (TriggerKind::BeforeAgentMove, _) => match &ctx.planned_move {
-            Some(m) => format!("My move against the player: I {} {}.", move_words(m), setting(ctx)),
-            None => format!("My move against the player {}.", setting(ctx)),
-        },
-        (TriggerKind::IdleWait, _) => "The player is taking a long time to move.".into(),
-        (TriggerKind::AfterMatch, _) => "The match with the player is over: results and streaks.".into(),
-        (TriggerKind::OnUserInput, None) => "The player did something.".into(),
+        (TriggerKind::BeforeAgentMove, _) => situation::agent_move(ctx.planned_move.as_ref(), ctx),
+        (TriggerKind::IdleWait, _) => situation::IDLE.into(),
+        (TriggerKind::AfterMatch, _) => situation::MATCH_OVER.into(),
+        (TriggerKind::OnUserInput, None) => situation::SOMETHING.into(),
     }
 }
-
-/// The kind of move, in words: "captured a knight", "castled", "moved a bishop".
-fn move_words(m: &MoveFact) -> String {
-    if let Some(piece) = &m.captured {
-        return format!("captured a {piece}");
-    }
-    if m.check {
-        return "gave check".into();
-    }
-    if m.san.starts_with("O-O") {
-        return "castled".into();
-    }
-    if m.san.contains('=') {
-        return "promoted a pawn".into();
-    }
-    let piece = match m.san.chars().next() {
-        Some('N') => "knight",
-        Some('B') => "bishop",
-        Some('R') => "rook",
-        Some('Q') => "queen",
-        Some('K') => "king",
-        _ => "pawn",
-    };
-    format!("moved a {piece}")
-}
-
-/// The stage of the game and its opening family: "in the middlegame of the Sicilian Defense".
-fn setting(ctx: &GameContext) -> String {
-    let stage = match ctx.move_count {
-        0..OPENING_PLIES => "opening",
-        OPENING_PLIES..ENDGAME_PLIES => "middlegame",
-        _ => "endgame",
-    };
-    match &ctx.opening_name {
-        Some(o) => format!("in the {stage} of the {}", o.name.split(':').next().unwrap_or(&o.name)),
-        None => format!("in the {stage}"),
-    }
-}
-
-/// Plies, a rough stage clock: the context holds no material count of both sides.
-const OPENING_PLIES: usize = 20;
-const ENDGAME_PLIES: usize = 70;
 
 #[cfg(test)]
 mod tests {
@@ -265,5 +219,37 @@ mod tests {
         let trigger = Trigger::new(TriggerKind::OnUserMove);
         assert_eq!(query_for(&trigger, &ann), query_for(&trigger, &bob));
         assert!(!query_for(&trigger, &ann).contains("Ann"));
+    }
+
+    #[test]
+    fn every_move_query_is_in_the_vocabulary_embedded_at_start() {
+        use crate::chess::Game;
+        use rand::{Rng, SeedableRng};
+        let vocabulary: std::collections::HashSet<String> = situation::vocabulary().into_iter().collect();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut checked = 0;
+        for _ in 0..40 {
+            let mut game = Game::new(None).unwrap();
+            let mut sans = Vec::new();
+            while game.end().is_none() && sans.len() < 120 {
+                let legal = game.legal_moves();
+                let m = game.parse(&legal[rng.gen_range(0..legal.len())].0).unwrap();
+                let played = game.play(m);
+                sans.push(played.san);
+                let refs: Vec<&str> = sans.iter().map(String::as_str).collect();
+                let mut ctx = ctx(&refs);
+                ctx.planned_move = ctx.last_move().cloned();
+                for kind in [TriggerKind::OnUserMove, TriggerKind::BeforeAgentMove] {
+                    let query = query_for(&Trigger::new(kind), &ctx);
+                    assert!(vocabulary.contains(&query), "not in the vocabulary: {query}");
+                    checked += 1;
+                }
+            }
+        }
+        for kind in [TriggerKind::BeforeMatch, TriggerKind::IdleWait, TriggerKind::AfterMatch] {
+            assert!(vocabulary.contains(&query_for(&Trigger::new(kind), &ctx(&[]))));
+        }
+        assert!(checked > 1000, "{checked}");
+        assert!(vocabulary.len() < 6000, "{}", vocabulary.len());
     }
 }
