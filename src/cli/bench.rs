@@ -415,7 +415,7 @@ async fn score_cases(
         };
         let ctx = GameContext::build(parts, &game);
         let mut state = kibitz::subconscious::RecallState::default();
-        let found = subconscious.recall(&trigger, &ctx, &mut state).await?;
+        let found = subconscious.recall(&trigger, &ctx, &mut state).await?.memories;
         let got: Vec<&String> = found.iter().filter_map(|r| keys.get(&r.memory.id)).collect();
         let right = got.iter().filter(|k| case.expect.contains(k)).count() as f64;
         precision += if found.is_empty() {

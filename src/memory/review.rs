@@ -4,8 +4,8 @@
 use super::model::{Memory, RecallRecord, Recalled};
 use super::service::{MAX_CONTENT_CHARS, MemoryError, MemoryService};
 use super::vector::SearchFilter;
-use crate::ids::{MatchId, MemoryId, PlayerId};
-use crate::store::MemoryQuery;
+use crate::ids::{MemoryId, PlayerId};
+use crate::store::{MemoryQuery, RecallEntry};
 
 impl MemoryService {
     pub async fn get(&self, id: MemoryId) -> Result<Option<Memory>, MemoryError> {
@@ -89,28 +89,21 @@ impl MemoryService {
         }
         Ok(serde_json::json!({ "player_id": player, "exported_at": chrono::Utc::now(), "memories": items }))
     }
+}
 
-    /// Logs that these memories were handed to the main agent, and why:
-    /// the words searched for, and the board when that mattered.
-    pub async fn record_recalls(
-        &self,
-        recalled: &[Recalled],
-        match_id: MatchId,
-        trigger: &str,
-        query: &str,
-    ) -> Result<(), MemoryError> {
-        let entries: Vec<_> = recalled
-            .iter()
-            .map(|r| {
-                let matched = format!("matched \"{query}\"");
-                let reason = if r.why.is_empty() {
-                    matched
-                } else {
-                    format!("{}; {matched}", r.why)
-                };
-                (r.memory.id, r.score, reason)
-            })
-            .collect();
-        Ok(self.db().record_recalls(match_id, trigger, &entries).await?)
-    }
+/// The recall log's entries for these memories handed to the main agent:
+/// why each came, the words searched for, and the board when that mattered.
+pub fn recall_entries(recalled: &[Recalled], query: &str) -> Vec<RecallEntry> {
+    recalled
+        .iter()
+        .map(|r| {
+            let matched = format!("matched \"{query}\"");
+            let reason = if r.why.is_empty() {
+                matched
+            } else {
+                format!("{}; {matched}", r.why)
+            };
+            (r.memory.id, r.score, reason)
+        })
+        .collect()
 }

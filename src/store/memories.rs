@@ -166,41 +166,6 @@ impl Db {
         Ok(row.get::<i64, _>("n") as u64)
     }
 
-    /// Logs the recalls of one trigger and bumps each memory's count, in
-    /// one transaction: one commit on the trigger's path, not one per memory.
-    pub async fn record_recalls(
-        &self,
-        match_id: MatchId,
-        trigger: &str,
-        recalled: &[(MemoryId, f32, String)],
-    ) -> StoreResult<()> {
-        if recalled.is_empty() {
-            return Ok(());
-        }
-        let now = ts(Utc::now());
-        let mut tx = self.pool.begin().await?;
-        for (id, score, reason) in recalled {
-            sqlx::query(
-                "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ($1, $2, $3, $4, $5, $6)",
-            )
-            .bind(id.to_string())
-            .bind(match_id.to_string())
-            .bind(trigger)
-            .bind(f64::from(*score))
-            .bind(reason)
-            .bind(&now)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = $1 WHERE id = $2")
-                .bind(&now)
-                .bind(id.to_string())
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
     pub async fn recalls(&self, id: MemoryId) -> StoreResult<Vec<RecallRecord>> {
         let rows = sqlx::query(
             "SELECT match_id, trigger, score, reason, recalled_at FROM recall_log WHERE memory_id = $1 ORDER BY id",
@@ -304,5 +269,38 @@ pub(super) async fn insert_memory(conn: &mut AnyConnection, m: &Memory) -> Store
         .bind(m.position.as_ref().and_then(|p| p.opening.clone()))
         .execute(&mut *conn)
         .await?;
+    Ok(())
+}
+
+/// One memory handed over by the subconscious: its id, its score, and why.
+pub type RecallEntry = (MemoryId, f32, String);
+
+/// Logs the recalls of one trigger and bumps each memory's count, inside the
+/// caller's transaction (the trigger log's: one commit per trigger).
+pub(crate) async fn insert_recalls(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    match_id: MatchId,
+    trigger: &str,
+    recalled: &[RecallEntry],
+) -> StoreResult<()> {
+    let now = ts(Utc::now());
+    for (id, score, reason) in recalled {
+        sqlx::query(
+            "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(id.to_string())
+        .bind(match_id.to_string())
+        .bind(trigger)
+        .bind(f64::from(*score))
+        .bind(reason)
+        .bind(&now)
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = $1 WHERE id = $2")
+            .bind(&now)
+            .bind(id.to_string())
+            .execute(&mut **tx)
+            .await?;
+    }
     Ok(())
 }

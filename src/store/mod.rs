@@ -21,7 +21,7 @@ use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 pub use consolidation::ConsolidationRow;
 pub use llm_calls::LlmCallRow;
 pub use matches::{MatchRow, MoveRow, NewMatch};
-pub use memories::MemoryQuery;
+pub use memories::{MemoryQuery, RecallEntry};
 pub use players::Player;
 pub use timeline::{DomainWrite, EmotionRow, EventRow, MessageRow, TriggerRow};
 

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use sqlx::Row;
 
+use super::memories::{RecallEntry, insert_recalls};
 use super::{Db, StoreResult, parse_ts, ts};
 use crate::chess::odds::MoveOdds;
 use crate::ids::MatchId;
@@ -247,26 +248,31 @@ impl Db {
             .collect()
     }
 
+    /// The trigger's log row and its recalls, in one transaction.
     pub async fn log_trigger(
         &self,
         id: MatchId,
         trigger: &str,
         fired_at: DateTime<Utc>,
-        recalled_ids: &[String],
+        recalls: &[RecallEntry],
         actions: &serde_json::Value,
         duration_us: i64,
     ) -> StoreResult<()> {
+        let recalled_ids: Vec<String> = recalls.iter().map(|(id, _, _)| id.to_string()).collect();
+        let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO trigger_log (match_id, trigger, fired_at, recalled_ids, actions, duration_us) VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(id.to_string())
         .bind(trigger)
         .bind(ts(fired_at))
-        .bind(serde_json::to_string(recalled_ids).unwrap_or_else(|_| "[]".into()))
+        .bind(serde_json::to_string(&recalled_ids).unwrap_or_else(|_| "[]".into()))
         .bind(actions.to_string())
         .bind(duration_us)
-        .execute(&self.pool)
+        .execute(&mut *tx)
         .await?;
+        insert_recalls(&mut tx, id, trigger, recalls).await?;
+        tx.commit().await?;
         Ok(())
     }
 

@@ -17,7 +17,8 @@ use crate::ids::MemoryId;
 use crate::llm::ChatModel;
 use crate::memory::strength;
 use crate::memory::vector::{BoardFilter, SearchFilter};
-use crate::memory::{MemoryError, MemoryService, Recalled, Search};
+use crate::memory::{MemoryError, MemoryService, Recalled, Search, recall_entries};
+use crate::store::RecallEntry;
 use crate::triggers::{GameContext, Trigger, TriggerKind, UserInput};
 
 /// Per-match memory of what was handed over, and when.
@@ -46,7 +47,7 @@ impl Subconscious {
         state: &mut RecallState,
         llm: Option<(&dyn ChatModel, RoleConfig)>,
         persona: &str,
-    ) -> Result<Vec<Recalled>, MemoryError> {
+    ) -> Result<Recall, MemoryError> {
         let Some((model, sampling)) = llm else {
             return self.recall(trigger, ctx, state).await;
         };
@@ -65,11 +66,7 @@ impl Subconscious {
             ctx.move_count
         );
         match llm::choose(&session, persona, &situation).await {
-            Ok(Some(chosen)) => {
-                self.hand_over(&chosen, ctx, trigger, state, &format!("subconscious: {query}"), now)
-                    .await;
-                Ok(chosen)
-            }
+            Ok(Some(chosen)) => Ok(hand_over(chosen, state, &format!("subconscious: {query}"), now)),
             Ok(None) => self.recall(trigger, ctx, state).await,
             Err(e) => {
                 tracing::warn!("LLM subconscious failed ({e}); the heuristic recalls");
@@ -94,34 +91,12 @@ impl Subconscious {
         }
     }
 
-    /// Marks memories as given and logs each recall with its reason.
-    async fn hand_over(
-        &self,
-        found: &[Recalled],
-        ctx: &GameContext,
-        trigger: &Trigger,
-        state: &mut RecallState,
-        query: &str,
-        now: DateTime<Utc>,
-    ) {
-        for r in found {
-            state.given.insert(r.memory.id, now);
-        }
-        if let Err(e) = self
-            .memory
-            .record_recalls(found, ctx.match_id, trigger.kind.as_str(), query)
-            .await
-        {
-            tracing::warn!("cannot log recalls: {e}");
-        }
-    }
-
     pub async fn recall(
         &self,
         trigger: &Trigger,
         ctx: &GameContext,
         state: &mut RecallState,
-    ) -> Result<Vec<Recalled>, MemoryError> {
+    ) -> Result<Recall, MemoryError> {
         let now = Utc::now();
         let filter = self.base_filter(ctx, state, now);
         let board = ctx.live_board();
@@ -151,8 +126,26 @@ impl Subconscious {
         let mut found = self.memory.search_each(&query, searches).await?;
         strength::rank(&mut found, &board, now, &self.config, self.memory.config());
         found.truncate(self.config.limit);
-        self.hand_over(&found, ctx, trigger, state, &query, now).await;
-        Ok(found)
+        Ok(hand_over(found, state, &query, now))
+    }
+}
+
+/// What the subconscious hands to the main agent, and the recall log's
+/// entries for it (written with the trigger's log, in one commit).
+#[derive(Debug, Default)]
+pub struct Recall {
+    pub memories: Vec<Recalled>,
+    pub log: Vec<RecallEntry>,
+}
+
+/// Marks memories as given and says why each one came.
+fn hand_over(found: Vec<Recalled>, state: &mut RecallState, query: &str, now: DateTime<Utc>) -> Recall {
+    for r in &found {
+        state.given.insert(r.memory.id, now);
+    }
+    Recall {
+        log: recall_entries(&found, query),
+        memories: found,
     }
 }
 

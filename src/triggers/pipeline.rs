@@ -17,7 +17,7 @@ use crate::llm::ChatModel;
 use crate::memory::MemoryService;
 use crate::personas::Persona;
 use crate::store::{Db, DomainWrite, StoreError};
-use crate::subconscious::{RecallState, Subconscious};
+use crate::subconscious::{Recall, RecallState, Subconscious};
 
 #[derive(Clone)]
 pub struct Pipeline {
@@ -91,13 +91,10 @@ impl Pipeline {
             .subconscious
             .recall_with(&trigger, ctx, side.recall, sub_llm, &side.persona.name)
             .await;
-        let memories = match recalled {
-            Ok(found) => found,
-            Err(e) => {
-                tracing::warn!(trigger = kind, "recall failed, going on without memories: {e}");
-                vec![]
-            }
-        };
+        let Recall { memories, log: recalls } = recalled.unwrap_or_else(|e| {
+            tracing::warn!(trigger = kind, "recall failed, going on without memories: {e}");
+            Recall::default()
+        });
         phases.recall = split();
         let input = BrainInput {
             trigger: &trigger,
@@ -141,14 +138,13 @@ impl Pipeline {
             .find(|e| e.kind == "emotion")
             .and_then(|e| e.data["emotion"].as_str())
             .map(str::to_string);
-        let recalled: Vec<String> = memories.iter().map(|r| r.memory.id.to_string()).collect();
         let log = json!({ "brain": self.brain.name(), "thinking": thinking, "executed": executed });
         let micros = started.elapsed().as_micros() as i64;
         self.db
-            .log_trigger(side.emitter.match_id(), kind, fired_at, &recalled, &log, micros)
+            .log_trigger(side.emitter.match_id(), kind, fired_at, &recalls, &log, micros)
             .await?;
         phases.log = split();
-        tracing::debug!(trigger = kind, micros, recalled = recalled.len(), "trigger done");
+        tracing::debug!(trigger = kind, micros, recalled = recalls.len(), "trigger done");
         Ok(TriggerOutcome {
             events,
             emotion,
