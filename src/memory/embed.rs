@@ -155,8 +155,7 @@ impl Embedder {
             // Intra-op threads spin while a query runs (fast) but must stop
             // when it is done: left spinning they hold both cores and delay
             // every SQL write behind them (trigger p99 4-6 ms, not < 1 ms).
-            .with_session_config("session.force_spinning_stop", "1")
-            .with_session_config("session.intra_op.allow_spinning", "0");
+            .with_session_config("session.force_spinning_stop", "1");
         let model =
             TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| EmbedError::Model(e.to_string()))?;
         Ok(Embedder {
