@@ -1,9 +1,12 @@
 //! `VectorStore` on qdrant-edge: a persistent shard in the data dir. The
 //! shard's API is synchronous, so every call runs on the blocking pool.
-//! Writers take the lock exclusively (the shard's flush insists on it).
+//! Writers go one at a time (the shard's flush panics if another update
+//! holds its WAL), but beside searches: a write's flush takes tens of
+//! milliseconds, and every match's recall would otherwise wait behind it.
+//! Only `optimize` shuts searches out.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use async_trait::async_trait;
 use qdrant_edge::external::ordered_float::OrderedFloat;
@@ -21,8 +24,19 @@ use super::vector::{FieldKind, Hit, INDEXED_FIELDS, IndexedMemory, SearchFilter,
 use crate::ids::MemoryId;
 
 pub struct EdgeStore {
+    /// Read: searches and writes. Write: optimisation alone.
     shard: Arc<RwLock<EdgeShard>>,
+    /// Held by every writer, so updates and flushes never overlap.
+    writer: Arc<Mutex<()>>,
     path: PathBuf,
+}
+
+/// How a call shares the shard.
+#[derive(Clone, Copy)]
+enum Access {
+    Search,
+    Write,
+    Exclusive,
 }
 
 /// Points per scroll page when listing the whole index.
@@ -69,6 +83,7 @@ impl EdgeStore {
         }
         Ok(EdgeStore {
             shard: Arc::new(RwLock::new(shard)),
+            writer: Arc::default(),
             path: path.to_path_buf(),
         })
     }
@@ -83,7 +98,7 @@ impl EdgeStore {
     async fn write(&self, op: UpdateOperation) -> Result<(), VectorError> {
         // Probed under the write lock, in the same blocking-pool hop.
         let path = self.path.clone();
-        self.with_shard(true, move |s| {
+        self.with_shard(Access::Write, move |s| {
             EdgeStore::probe(&path)?;
             s.update(op).map_err(err)?;
             s.flush();
@@ -107,17 +122,18 @@ impl EdgeStore {
 
     async fn with_shard<T: Send + 'static>(
         &self,
-        write: bool,
+        access: Access,
         f: impl FnOnce(&EdgeShard) -> Result<T, VectorError> + Send + 'static,
     ) -> Result<T, VectorError> {
-        let shard = self.shard.clone();
+        let (shard, writer) = (self.shard.clone(), self.writer.clone());
         tokio::task::spawn_blocking(move || {
-            if write {
-                let guard = shard.write().map_err(|_| err("shard lock poisoned"))?;
-                f(&guard)
-            } else {
-                let guard = shard.read().map_err(|_| err("shard lock poisoned"))?;
-                f(&guard)
+            let _one_writer = match access {
+                Access::Search => None,
+                Access::Write | Access::Exclusive => Some(writer.lock().map_err(|_| err("writer lock poisoned"))?),
+            };
+            match access {
+                Access::Exclusive => f(&*shard.write().map_err(|_| err("shard lock poisoned"))?),
+                Access::Search | Access::Write => f(&*shard.read().map_err(|_| err("shard lock poisoned"))?),
             }
         })
         .await
@@ -256,7 +272,7 @@ impl VectorStore for EdgeStore {
             with_vector: Some(WithVector::Bool(false)),
             score_threshold: None,
         };
-        let points = self.with_shard(false, move |s| s.search(request).map_err(err)).await?;
+        let points = self.with_shard(Access::Search, move |s| s.search(request).map_err(err)).await?;
         Ok(points
             .into_iter()
             .filter_map(|p| match p.id {
@@ -270,7 +286,7 @@ impl VectorStore for EdgeStore {
     }
 
     async fn count(&self) -> Result<u64, VectorError> {
-        self.with_shard(false, |s| Ok(s.info().points_count as u64)).await
+        self.with_shard(Access::Search, |s| Ok(s.info().points_count as u64)).await
     }
 
     async fn set_recallable(&self, ids: Vec<MemoryId>, recallable: bool) -> Result<(), VectorError> {
@@ -296,7 +312,7 @@ impl VectorStore for EdgeStore {
     }
 
     async fn states(&self) -> Result<Vec<(MemoryId, bool)>, VectorError> {
-        self.with_shard(false, |s| {
+        self.with_shard(Access::Search, |s| {
             let (mut all, mut offset) = (Vec::new(), None);
             loop {
                 let request = ScrollRequest {
@@ -321,7 +337,7 @@ impl VectorStore for EdgeStore {
     }
 
     async fn maintain(&self) -> Result<(), VectorError> {
-        self.with_shard(true, |s| {
+        self.with_shard(Access::Exclusive, |s| {
             s.optimize().map_err(err)?;
             s.flush();
             Ok(())

@@ -109,7 +109,7 @@ impl Db {
         }
         let options = AnyConnectOptions::from_str(url)?;
         let pool = AnyPoolOptions::new()
-            .max_connections(8)
+            .max_connections(if backend == Backend::Sqlite { 1 } else { 8 })
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
