@@ -272,7 +272,9 @@ impl VectorStore for EdgeStore {
             with_vector: Some(WithVector::Bool(false)),
             score_threshold: None,
         };
-        let points = self.with_shard(Access::Search, move |s| s.search(request).map_err(err)).await?;
+        let points = self
+            .with_shard(Access::Search, move |s| s.search(request).map_err(err))
+            .await?;
         Ok(points
             .into_iter()
             .filter_map(|p| match p.id {
@@ -286,7 +288,8 @@ impl VectorStore for EdgeStore {
     }
 
     async fn count(&self) -> Result<u64, VectorError> {
-        self.with_shard(Access::Search, |s| Ok(s.info().points_count as u64)).await
+        self.with_shard(Access::Search, |s| Ok(s.info().points_count as u64))
+            .await
     }
 
     async fn set_recallable(&self, ids: Vec<MemoryId>, recallable: bool) -> Result<(), VectorError> {
