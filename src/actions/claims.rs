@@ -23,8 +23,13 @@ pub fn check(text: &str, ctx: &GameContext) -> Checked {
     let facts = Facts::of(ctx);
     let mut kept = Vec::new();
     let mut cut = Vec::new();
-    for sentence in sentences(text) {
-        match facts.falsehood(sentence) {
+    // Sentences are found and judged with quoted words blanked out: a quote
+    // (a memory of another game, the player's own words) claims nothing
+    // about this board, and its full stops end no sentence of ours.
+    let claims = blank_quotes(text);
+    for range in sentences(&claims) {
+        let sentence = &text[range.clone()];
+        match facts.falsehood(&claims[range]) {
             Some(why) => cut.push(format!("\"{}\": {why}", sentence.trim())),
             None => kept.push(sentence.trim()),
         }
@@ -125,7 +130,40 @@ fn claims_check(words: &[String]) -> bool {
     })
 }
 
-fn sentences(text: &str) -> Vec<&str> {
+/// The text with every closed quoted span, quote marks included, turned to
+/// spaces of the same byte length, so positions in one are positions in the
+/// other. A quote never closed blanks nothing: a stray mark must not hide
+/// the claims after it.
+fn blank_quotes(text: &str) -> String {
+    let mut opened_at: Option<usize> = None;
+    let mut out = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        let blank = match (c, opened_at) {
+            ('"' | '“', None) => {
+                opened_at = Some(i);
+                true
+            }
+            ('"' | '”', Some(_)) => {
+                opened_at = None;
+                true
+            }
+            (_, inside) => inside.is_some(),
+        };
+        if blank {
+            out.extend(std::iter::repeat_n(' ', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    if let Some(at) = opened_at {
+        out.truncate(at);
+        out.push_str(&text[at..]);
+    }
+    out
+}
+
+/// Byte ranges of the sentences in `text`.
+fn sentences(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();
@@ -139,12 +177,12 @@ fn sentences(text: &str) -> Vec<&str> {
         let end_of_sentence =
             matches!(c, '.' | '!' | '?') && !move_number && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace());
         if end_of_sentence {
-            out.push(&text[start..=i]);
+            out.push(start..i + 1);
             start = i + 1;
         }
     }
     if !text[start..].trim().is_empty() {
-        out.push(&text[start..]);
+        out.push(start..text.len());
     }
     out
 }
@@ -302,6 +340,15 @@ mod tests {
         );
         assert_eq!(check("You told me: \"I love Bb5 and Qxf7\".", &c), Checked::True);
         assert_eq!(cut(&check("Now Qxf7 wins.", &c)), 1);
+        // A recalled memory quoted whole, full stops and all, tells of that game.
+        let greeting = "I remember: “On 22 November you lost to me by checkmate. You took my queen first.” Sit.";
+        assert_eq!(check(greeting, &c), Checked::True);
+        assert_eq!(
+            cut(&check("I remember: “A fine game.” Checkmate!", &c)),
+            1,
+            "outside the quote"
+        );
+        assert_eq!(cut(&check("Ha \" Checkmate!", &c)), 1, "a stray quote hides nothing");
     }
 
     #[test]

@@ -90,7 +90,9 @@ impl Speaker<'_> {
             .replace("{move}", fill.mv)
             .replace("{piece}", fill.piece)
             .replace("{result}", fill.result)
-            .replace("{memory}", fill.memory);
+            // Quoted: a memory tells of another time, and the claim checker
+            // must not read it as words about this board.
+            .replace("{memory}", &format!("“{}”", fill.memory.trim()));
         Action::say(text, &line.tone)
     }
 }
