@@ -47,9 +47,9 @@ pub struct Embedder {
     /// Texts run through the model, and single texts answered by the memo.
     embedded: Arc<AtomicU64>,
     memo_hits: Arc<AtomicU64>,
-    /// Recent single texts and their vectors: trigger queries recur across
-    /// moves and matches ("The player moved a knight in the opening of the
-    /// Sicilian Defense."), so most moves embed nothing.
+    /// Recent single texts and their vectors, and the pinned vocabulary of
+    /// situation queries ("The player moved a knight in the opening of the
+    /// Sicilian Defense."): no move embeds anything.
     recent: Arc<Mutex<Recent>>,
     /// SHA-256 of the model file: saved vectors are only reused with it.
     digest: [u8; 32],
@@ -75,9 +75,10 @@ struct Recent {
     pinned: std::collections::HashMap<String, Vec<f32>>,
 }
 
-/// 16,384 x 384 floats: 24 MiB, room for the situation queries of a few
-/// hundred opening families (see `subconscious::query_for`).
-const RECENT_CAPACITY: usize = 16_384;
+/// 4,096 x 384 floats: 6 MiB. The situation vocabulary is pinned apart; this
+/// holds the rest (a query before the vocabulary is loaded, a chat line said
+/// twice).
+const RECENT_CAPACITY: usize = 4096;
 
 impl Recent {
     fn get(&self, text: &str) -> Option<Vec<f32>> {
