@@ -110,6 +110,27 @@ async fn bad_input_is_a_clear_4xx() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nul_in_a_websocket_chat_is_refused_not_stored() {
+    let server = Server::start().await;
+    let ann = server.new_player("Ann").await;
+    let (m, _) = server.new_match(&ann, "pip", "white").await;
+    let mut ws = server.ws(&m, 1_000_000).await;
+    ws_next(&mut ws, std::time::Duration::from_secs(5)).await.unwrap();
+    ws_send(&mut ws, json!({ "type": "chat", "text": "hello\u{0}there" })).await;
+    let frame = ws_next(&mut ws, std::time::Duration::from_secs(5)).await.unwrap();
+    assert_eq!(
+        (frame["type"].as_str(), frame["data"]["code"].as_str()),
+        (Some("error"), Some("invalid_text")),
+        "{frame}"
+    );
+    // The match goes on: a clean line is taken.
+    let (status, _) = server
+        .post(&format!("/api/matches/{m}/chat"), json!({ "text": "hello there" }))
+        .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chat_and_memory_writes_are_rate_limited() {
     let server = Server::start_with(&[
         ("KIBITZ_CHAT_PER_MINUTE", "3"),

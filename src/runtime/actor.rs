@@ -224,6 +224,11 @@ impl MatchActor {
         if len == 0 {
             return Err(RuntimeError::EmptyText);
         }
+        // The HTTP extractors refuse NUL already; a WebSocket frame or the
+        // terminal reaches the match without them.
+        if text.contains('\0') {
+            return Err(RuntimeError::NulInText);
+        }
         if len > max {
             return Err(RuntimeError::TextTooLong { len, max });
         }

@@ -21,6 +21,9 @@ pub enum RuntimeError {
     NoDrawOffer,
     #[error("text must not be empty")]
     EmptyText,
+    /// PostgreSQL cannot store NUL in text; no client has a reason to send it.
+    #[error("text may not contain NUL characters")]
+    NulInText,
     #[error("text is {len} characters; the limit is {max}")]
     TextTooLong { len: usize, max: usize },
     #[error("the match is busy restarting; try again")]

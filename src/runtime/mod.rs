@@ -93,6 +93,9 @@ impl Runtime {
         if len > 64 {
             return Err(RuntimeError::TextTooLong { len, max: 64 });
         }
+        if name.contains('\0') {
+            return Err(RuntimeError::NulInText);
+        }
         let token = crate::tokens::new_token();
         let player = self.svc.db.create_player(name, &crate::tokens::hash(&token)).await?;
         Ok((player, token))
