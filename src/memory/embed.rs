@@ -51,8 +51,8 @@ pub struct Embedder {
     /// situation queries ("The player moved a knight in the opening of the
     /// Sicilian Defense."): no move embeds anything.
     recent: Arc<Mutex<Recent>>,
-    /// SHA-256 of the model file: saved vectors are only reused with it.
-    digest: [u8; 32],
+    /// The model file: saved vectors are only reused with its SHA-256.
+    model_file: PathBuf,
 }
 
 /// The embedder's counters, for the admin status and benchmarks.
@@ -144,9 +144,7 @@ impl Embedder {
             special_tokens_map_file: read("special_tokens_map.json")?,
             tokenizer_config_file: read("tokenizer_config.json")?,
         };
-        let onnx = read("model.onnx")?;
-        let digest: [u8; 32] = Sha256::digest(&onnx).into();
-        let model = UserDefinedEmbeddingModel::new(onnx, tokenizer)
+        let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer)
             .with_pooling(Pooling::Mean)
             // int8 weights are baked into the file; batching stays consistent.
             .with_quantization(QuantizationMode::Static);
@@ -165,7 +163,7 @@ impl Embedder {
             embedded: Arc::default(),
             memo_hits: Arc::default(),
             recent: Arc::default(),
-            digest,
+            model_file: dir.join("model.onnx"),
         })
     }
 
@@ -224,7 +222,16 @@ impl Embedder {
     /// (between which live queries take their turn) and saving them there.
     /// Returns how many texts had to be embedded.
     pub async fn pin(&self, texts: Vec<String>, cache: &Path) -> Result<usize, EmbedError> {
-        let key = pinned::key(&self.digest, &texts);
+        // Hashed here, in the background, not at every load: only pinning needs it.
+        let file = self.model_file.clone();
+        let digest = tokio::task::spawn_blocking(move || std::fs::read(&file).map(|b| Sha256::digest(b).into()))
+            .await
+            .map_err(|e| EmbedError::Model(e.to_string()))?
+            .map_err(|source| EmbedError::Read {
+                path: self.model_file.clone(),
+                source,
+            })?;
+        let key = pinned::key(&digest, &texts);
         let (vectors, embedded) = match pinned::load(cache, &key, texts.len()) {
             Some(vectors) => (vectors, 0),
             None => {
