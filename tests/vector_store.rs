@@ -65,6 +65,43 @@ async fn edge_store_keeps_the_contract_and_persists() {
     );
 }
 
+/// Found under load: the health check's write probe and a memory save's
+/// probe used the same file, so one could delete the other's and report a
+/// writable index as read-only (the memory was then not saved).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_write_probes_never_fail_a_writable_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = std::sync::Arc::new(EdgeStore::open(dir.path()).unwrap());
+    let mut tasks = Vec::new();
+    for t in 0..8 {
+        let store = store.clone();
+        tasks.push(tokio::spawn(async move {
+            for i in 0..100 {
+                match (t + i) % 10 {
+                    0 => {
+                        store
+                            .upsert(vec![point(
+                                unit(t, i, 0.5),
+                                Some(PlayerId::new()),
+                                "pip",
+                                MemoryType::PlayerBehavior,
+                                None,
+                                0,
+                            )])
+                            .await
+                    }
+                    _ => store.writable().await,
+                }
+                .unwrap();
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    assert_eq!(store.count().await.unwrap(), 80);
+}
+
 /// What a reopened store must still answer.
 struct Kept {
     query: Vec<f32>,

@@ -23,7 +23,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use super::bench::percentile;
-use super::live_server::LiveServer;
+use super::live_server::{LiveServer, own_cpu_seconds};
 use kibitz::config::Config;
 
 #[derive(clap::Args)]
@@ -103,6 +103,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     let http = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
     eprintln!("live: opening {} matches against {}", args.matches, server.base);
+    let cpu_before = (server.cpu(), own_cpu_seconds());
     let mut tasks = Vec::new();
     for i in 0..args.matches {
         let ctx = MatchCtx {
@@ -128,8 +129,14 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         }
     }
     let peak_rss_mb = rss.await.unwrap_or(0) as f64 / 1024.0;
+    let (cpu_after, own_after) = (server.cpu(), own_cpu_seconds());
+    let cpu = CpuUse {
+        server_s: cpu_after.server - cpu_before.0.server,
+        engines_s: cpu_after.engines - cpu_before.0.engines,
+        generator_s: own_after - cpu_before.1,
+    };
     let embedding = embedding_stats(&http, &server).await;
-    report(&args, &mut tally.lock().expect("tally"), peak_rss_mb, embedding)
+    report(&args, &mut tally.lock().expect("tally"), peak_rss_mb, cpu, embedding)
 }
 
 /// The server's embedding counters (texts run, memo hits), when its admin token is known.
@@ -151,7 +158,22 @@ async fn embedding_stats(http: &reqwest::Client, server: &LiveServer) -> Value {
     }
 }
 
-fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, embedding: Value) -> anyhow::Result<()> {
+/// CPU seconds over the run: where a move's cost goes on a machine this size.
+struct CpuUse {
+    server_s: f64,
+    engines_s: f64,
+    generator_s: f64,
+}
+
+impl CpuUse {
+    /// Milliseconds of each per answered move: server, engines, load generator.
+    fn per_move_ms(&self, moves: usize) -> [f64; 3] {
+        let per = |s: f64| s * 1e3 / moves.max(1) as f64;
+        [per(self.server_s), per(self.engines_s), per(self.generator_s)]
+    }
+}
+
+fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, cpu: CpuUse, embedding: Value) -> anyhow::Result<()> {
     if t.latencies_ms.is_empty() {
         bail!("no move was answered: is the server up?");
     }
@@ -180,6 +202,12 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, embedding: Value) ->
         idle_max,
         t.errors
     );
+    let [server_ms, engines_ms, generator_ms] = cpu.per_move_ms(t.moves);
+    println!(
+        "live: CPU per answered move: server {server_ms:.2} ms, Stockfish {engines_ms:.2} ms, \
+         load generator {generator_ms:.2} ms (run totals {:.1} / {:.1} / {:.1} s)",
+        cpu.server_s, cpu.engines_s, cpu.generator_s
+    );
     if let (Some(run), Some(hits)) = (embedding["texts_embedded"].as_u64(), embedding["memo_hits"].as_u64()) {
         println!("live: the server's model embedded {run} texts and answered {hits} from its memo");
     }
@@ -192,6 +220,7 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, embedding: Value) ->
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
         "engine_movetime_ms": args.engine_movetime_ms, "eval_nodes": args.eval_nodes,
         "embedding": embedding,
+        "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
     });
     if let Some(dir) = args.json.parent() {
         std::fs::create_dir_all(dir).ok();

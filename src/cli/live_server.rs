@@ -92,6 +92,56 @@ impl LiveServer {
     }
 }
 
+/// CPU seconds (user + system) spent so far by the server and by its child
+/// processes (the Stockfish pool), read from /proc; zeros for a remote server.
+#[derive(Clone, Copy, Default)]
+pub struct CpuSeconds {
+    pub server: f64,
+    pub engines: f64,
+}
+
+impl LiveServer {
+    pub fn cpu(&self) -> CpuSeconds {
+        let Some(pid) = self.child.as_ref().map(Child::id) else {
+            return CpuSeconds::default();
+        };
+        let engines = children(pid).iter().filter_map(|c| cpu_seconds(*c)).sum();
+        CpuSeconds {
+            server: cpu_seconds(pid).unwrap_or(0.0),
+            engines,
+        }
+    }
+}
+
+/// This process's own CPU seconds (the load generator's share of the machine).
+pub fn own_cpu_seconds() -> f64 {
+    cpu_seconds(std::process::id()).unwrap_or(0.0)
+}
+
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces; the fields after its ')' are plain.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // Linux reports in USER_HZ, 100 on every platform Rust targets here.
+    Some(ticks as f64 / 100.0)
+}
+
+fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|c| {
+            c.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;

@@ -6,6 +6,7 @@
 //! Only `optimize` shuts searches out.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use async_trait::async_trait;
@@ -110,9 +111,14 @@ impl EdgeStore {
     /// Creates and removes a file in the shard and its WAL directory. A
     /// shard whose files cannot be written must not be written: its mmaps
     /// would kill the process with SIGBUS instead of returning an error.
+    /// Each probe has a file of its own: the health check probes beside a
+    /// writer, and a shared name let one remove the other's file and report
+    /// a writable store as read-only.
     fn probe(path: &Path) -> Result<(), VectorError> {
+        static PROBES: AtomicU64 = AtomicU64::new(0);
+        let n = PROBES.fetch_add(1, Ordering::Relaxed);
         for dir in [path.to_path_buf(), path.join("wal")] {
-            let probe = dir.join(".kibitz-write-probe");
+            let probe = dir.join(format!(".kibitz-write-probe-{}-{n}", std::process::id()));
             std::fs::write(&probe, b"")
                 .and_then(|()| std::fs::remove_file(&probe))
                 .map_err(|e| VectorError::ReadOnly(format!("{}: {e}", dir.display())))?;
