@@ -102,6 +102,44 @@ async fn concurrent_write_probes_never_fail_a_writable_store() {
     assert_eq!(store.count().await.unwrap(), 80);
 }
 
+/// Writes are flushed in the background: a store that is never dropped
+/// (as in a kill -9) still has them on disk after `FLUSH_EVERY`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_reach_the_disk_without_a_clean_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EdgeStore::open(dir.path()).unwrap();
+    for i in 0..5 {
+        let p = point(
+            unit(i, i + 1, 0.3),
+            Some(PlayerId::new()),
+            "pip",
+            MemoryType::PlayerBehavior,
+            None,
+            0,
+        );
+        store.upsert(vec![p]).await.unwrap();
+    }
+    tokio::time::sleep(kibitz::memory::edge::FLUSH_EVERY * 3).await;
+    // The files as they are while the store still runs: what a crash leaves.
+    let copy = tempfile::tempdir().unwrap();
+    copy_dir(dir.path(), copy.path());
+    let reopened = EdgeStore::open(copy.path()).unwrap();
+    assert_eq!(reopened.count().await.unwrap(), 5);
+    drop(store);
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        match entry.file_type().unwrap().is_dir() {
+            true => copy_dir(&entry.path(), &target),
+            false => drop(std::fs::copy(entry.path(), target).unwrap()),
+        }
+    }
+}
+
 /// What a reopened store must still answer.
 struct Kept {
     query: Vec<f32>,

@@ -1,13 +1,19 @@
 //! `VectorStore` on qdrant-edge: a persistent shard in the data dir. The
 //! shard's API is synchronous, so every call runs on the blocking pool.
-//! Writers go one at a time (the shard's flush panics if another update
-//! holds its WAL), but beside searches: a write's flush takes tens of
-//! milliseconds, and every match's recall would otherwise wait behind it.
-//! Only `optimize` shuts searches out.
+//! Writers (and the flush) go one at a time (the shard's flush panics if
+//! another update holds its WAL), but beside searches, which would otherwise
+//! wait behind a flush's tens of milliseconds. Only `optimize` shuts
+//! searches out. Writes are flushed to the segment
+//! files by a background thread every `FLUSH_EVERY`, not one by one: each
+//! flush is an msync and an fsync, and under load they were a sixth of the
+//! server's CPU.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use qdrant_edge::external::ordered_float::OrderedFloat;
@@ -30,7 +36,21 @@ pub struct EdgeStore {
     /// Held by every writer, so updates and flushes never overlap.
     writer: Arc<Mutex<()>>,
     path: PathBuf,
+    /// Set by a write, cleared by the flush that persists it.
+    dirty: Arc<AtomicBool>,
+    flusher: Option<Flusher>,
 }
+
+/// The background flush thread; dropping `stop` ends it.
+struct Flusher {
+    stop: mpsc::Sender<()>,
+    thread: JoinHandle<()>,
+}
+
+/// How long a write may stay in memory only. A crash in between loses index
+/// points, never a memory: SQL has it, and the check after an unclean
+/// shutdown (`MemoryService::reconcile_index`) indexes it again.
+pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
 
 /// How a call shares the shard.
 #[derive(Clone, Copy)]
@@ -82,10 +102,14 @@ impl EdgeStore {
             });
             shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(err)?;
         }
+        let (shard, writer, dirty) = (Arc::new(RwLock::new(shard)), Arc::default(), Arc::default());
+        let flusher = Flusher::start(Arc::downgrade(&shard), Arc::clone(&writer), Arc::clone(&dirty))?;
         Ok(EdgeStore {
-            shard: Arc::new(RwLock::new(shard)),
-            writer: Arc::default(),
+            shard,
+            writer,
             path: path.to_path_buf(),
+            dirty,
+            flusher: Some(flusher),
         })
     }
 
@@ -93,16 +117,16 @@ impl EdgeStore {
         &self.path
     }
 
-    /// One update, flushed to the segments before it is acknowledged:
-    /// qdrant-edge 0.7 writes a WAL but does not replay it on load, so an
-    /// unflushed write would be lost to a crash (and re-embedded from SQL).
+    /// One update, visible to searches at once and flushed within
+    /// `FLUSH_EVERY` (qdrant-edge 0.7 writes a WAL but does not replay it on
+    /// load: until the flush, a crash loses the point, and SQL restores it).
     async fn write(&self, op: UpdateOperation) -> Result<(), VectorError> {
         // Probed under the write lock, in the same blocking-pool hop.
-        let path = self.path.clone();
+        let (path, dirty) = (self.path.clone(), self.dirty.clone());
         self.with_shard(Access::Write, move |s| {
             EdgeStore::probe(&path)?;
             s.update(op).map_err(err)?;
-            s.flush();
+            dirty.store(true, Ordering::Release);
             Ok(())
         })
         .await
@@ -144,6 +168,51 @@ impl EdgeStore {
         })
         .await
         .map_err(err)?
+    }
+}
+
+impl Flusher {
+    fn start(
+        shard: Weak<RwLock<EdgeShard>>,
+        writer: Arc<Mutex<()>>,
+        dirty: Arc<AtomicBool>,
+    ) -> Result<Flusher, VectorError> {
+        let (stop, stopped) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("kibitz-index-flush".into())
+            .spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(FLUSH_EVERY) {
+                    let Some(shard) = shard.upgrade() else { return };
+                    flush_if_dirty(&shard, &writer, &dirty);
+                }
+            })
+            .map_err(|e| err(format!("starting the index flush thread: {e}")))?;
+        Ok(Flusher { stop, thread })
+    }
+}
+
+fn flush_if_dirty(shard: &RwLock<EdgeShard>, writer: &Mutex<()>, dirty: &AtomicBool) {
+    let Ok(_one_writer) = writer.lock() else { return };
+    if !dirty.swap(false, Ordering::AcqRel) {
+        return;
+    }
+    let Ok(shard) = shard.read() else { return };
+    // qdrant-edge 0.7's flush panics on an I/O error (a full or read-only
+    // disk): keep the thread, keep the writes pending, try again later.
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shard.flush())).is_err() {
+        tracing::warn!("the vector index could not be flushed; retrying in {FLUSH_EVERY:?}");
+        dirty.store(true, Ordering::Release);
+    }
+}
+
+impl Drop for EdgeStore {
+    /// Stops the flush thread first, so the shard's own drop (which flushes)
+    /// runs here and a reopened store never meets a second live shard.
+    fn drop(&mut self) {
+        if let Some(Flusher { stop, thread }) = self.flusher.take() {
+            drop(stop);
+            let _ = thread.join();
+        }
     }
 }
 
