@@ -144,7 +144,7 @@ pub struct Config {
     #[serde(skip_serializing)]
     pub qdrant_api_key: Option<String>,
     pub models_dir: PathBuf,
-    /// ONNX Runtime threads per embedding (default: cores, at most 4).
+    /// ONNX Runtime threads per embedding (default: half the cores, 1 to 4).
     pub embed_threads: usize,
     pub personas_dir: PathBuf,
     /// The built web page (`make web` writes web/dist).
