@@ -59,7 +59,7 @@ impl Emitter {
         &mut self,
         kind: &str,
         data: serde_json::Value,
-        write: DomainWrite<'_>,
+        write: DomainWrite,
     ) -> Result<MatchEvent, StoreError> {
         let seq = self.last_seq + 1;
         let at = self.db.append_event(self.match_id, seq, kind, &data, write).await?;

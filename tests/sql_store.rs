@@ -6,7 +6,7 @@ mod common;
 use chrono::{Duration, Utc};
 use kibitz::ids::MatchId;
 use kibitz::memory::{CreatedBy, Memory, MemoryType, PositionTag, Reinforcement};
-use kibitz::store::{ConsolidationRow, Db, MemoryQuery, NewMatch};
+use kibitz::store::{ConsolidationRow, Db, DomainWrite, MemoryQuery, NewMatch};
 
 async fn check_contract(db: &Db) {
     let pat = db.create_player("Pat", "hash-pat").await.unwrap();
@@ -133,6 +133,64 @@ async fn check_contract(db: &Db) {
     assert_eq!(db.memory_count().await.unwrap(), 2);
 }
 
+/// The timeline's writes share commits (group commit): many at once all
+/// land, in order, and one bad write (a duplicate event number) fails alone
+/// without taking its batch with it or leaving half of itself behind.
+async fn check_group_commit(db: &Db) {
+    let player = db.create_player("Rae", "hash-rae").await.unwrap();
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let m = NewMatch {
+            id: MatchId::new(),
+            player_id: player.id,
+            persona_id: "pip".into(),
+            user_color: "white",
+            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            emotion: "calm".into(),
+            utc_offset_minutes: None,
+        };
+        ids.push(db.insert_match(&m).await.unwrap().id);
+    }
+    let message = |n: i64| DomainWrite::Message {
+        sender: "user".into(),
+        content: format!("line {n}"),
+        tone: None,
+    };
+    let payload = serde_json::json!({ "kind": "line" });
+    let mut writes = Vec::new();
+    for seq in 1..=40 {
+        for id in &ids {
+            writes.push(db.append_event(*id, seq, "message", &payload, message(seq)));
+        }
+    }
+    writes.push(db.append_event(ids[0], 7, "message", &payload, message(-7)));
+    let results = futures_util::future::join_all(writes).await;
+    assert_eq!(
+        results.iter().filter(|r| r.is_err()).count(),
+        1,
+        "only the duplicate fails"
+    );
+    assert!(results.last().unwrap().is_err());
+    for id in &ids {
+        let seqs: Vec<i64> = db.events_since(*id, 0).await.unwrap().iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, (1..=40).collect::<Vec<_>>());
+        let lines = db.messages(*id).await.unwrap();
+        assert_eq!(lines.len(), 40);
+        assert!(lines.iter().all(|m| m.content != "line -7"));
+    }
+    db.log_trigger(
+        ids[1],
+        "on_user_move",
+        Utc::now(),
+        &[],
+        &serde_json::json!({ "brain": "scripted" }),
+        42,
+    )
+    .await
+    .unwrap();
+    assert_eq!(db.triggers(ids[1]).await.unwrap()[0].duration_us, 42);
+}
+
 #[tokio::test]
 async fn sqlite_keeps_the_contract() {
     let dir = tempfile::tempdir().unwrap();
@@ -140,6 +198,7 @@ async fn sqlite_keeps_the_contract() {
         .await
         .unwrap();
     check_contract(&db).await;
+    check_group_commit(&db).await;
 }
 
 #[tokio::test]
@@ -150,4 +209,5 @@ async fn postgres_keeps_the_contract() {
     };
     let db = Db::connect(&common::postgres_database(&admin).await).await.unwrap();
     check_contract(&db).await;
+    check_group_commit(&db).await;
 }

@@ -121,9 +121,9 @@ async fn run(
             };
             let data = json!({ "sender": "persona", "content": content, "tone": tone });
             let write = DomainWrite::Message {
-                sender: "persona",
-                content,
-                tone: Some(tone),
+                sender: "persona".into(),
+                content: content.to_string(),
+                tone: Some(tone.into()),
             };
             events.push(emitter.emit("message", data, write).await?);
         }
@@ -136,8 +136,8 @@ async fn run(
             }
             let data = json!({ "emotion": content, "trigger": cx.trigger });
             let write = DomainWrite::Emotion {
-                emotion: content,
-                reason: Some(cx.trigger),
+                emotion: content.clone(),
+                reason: Some(cx.trigger.into()),
             };
             events.push(emitter.emit("emotion", data, write).await?);
         }

@@ -234,8 +234,8 @@ impl MatchActor {
         }
         let data = json!({ "sender": "user", "content": text });
         let write = DomainWrite::Message {
-            sender: "user",
-            content: text,
+            sender: "user".into(),
+            content: text.into(),
             tone: None,
         };
         events.push(self.emitter.emit("message", data, write).await?);
@@ -266,7 +266,7 @@ impl MatchActor {
         let data = json!({ "by": by, "pending": by.is_some() });
         events.push(
             self.emitter
-                .emit("draw_offer", data, DomainWrite::DrawOffer { by })
+                .emit("draw_offer", data, DomainWrite::DrawOffer { by: by.map(Into::into) })
                 .await?,
         );
         self.draw_offer = by.map(str::to_string);
@@ -289,10 +289,10 @@ impl MatchActor {
         });
         let write = DomainWrite::Move {
             ply,
-            uci: &played.uci,
-            san: &played.san,
-            side,
-            fen_after: &played.fen_after,
+            uci: played.uci.clone(),
+            san: played.san.clone(),
+            side: side.into(),
+            fen_after: played.fen_after.clone(),
             odds,
         };
         events.push(self.emitter.emit("move", data, write).await?);

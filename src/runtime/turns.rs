@@ -86,8 +86,8 @@ impl MatchActor {
             "winner": end.winner().map(|w| if w == self.user_color { "user" } else { "persona" }),
         });
         let write = DomainWrite::Finish {
-            result: end.result(),
-            termination: end.termination(),
+            result: end.result().into(),
+            termination: end.termination().into(),
         };
         events.push(self.emitter.emit("game_over", data, write).await?);
         self.draw_offer = None;

@@ -4,6 +4,7 @@
 
 mod consolidation;
 mod erasure;
+mod journal;
 mod llm_calls;
 mod matches;
 mod memories;
@@ -19,11 +20,12 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use consolidation::ConsolidationRow;
+pub use journal::DomainWrite;
 pub use llm_calls::LlmCallRow;
 pub use matches::{MatchRow, MoveRow, NewMatch};
 pub use memories::{MemoryQuery, RecallEntry};
 pub use players::Player;
-pub use timeline::{DomainWrite, EmotionRow, EventRow, MessageRow, TriggerRow};
+pub use timeline::{EmotionRow, EventRow, MessageRow, TriggerRow};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -33,6 +35,8 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("corrupt row in {table}: {detail}")]
     Corrupt { table: &'static str, detail: String },
+    #[error("the database writer has stopped")]
+    WriterStopped,
     #[error("unsupported database URL '{0}': use sqlite://PATH or postgres://USER:PASSWORD@HOST/DB")]
     UnsupportedUrl(String),
 }
@@ -55,6 +59,8 @@ pub struct Db {
     pool: AnyPool,
     backend: Backend,
     url: std::sync::Arc<str>,
+    /// The timeline's group-commit writer (`journal.rs`).
+    journal: journal::Journal,
 }
 
 /// A passive checkpoint on the checkpointer's own connection (opened on first use).
@@ -135,6 +141,7 @@ impl Db {
             Backend::Postgres => sqlx::migrate!("./migrations/postgres").run(&pool).await?,
         }
         Ok(Db {
+            journal: journal::Journal::start(pool.clone()),
             pool,
             backend,
             url: url.into(),
