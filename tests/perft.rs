@@ -33,7 +33,10 @@ fn crate_dir(manifest: &std::path::Path, package: &str) -> PathBuf {
 
 fn shakmaty_dir() -> PathBuf {
     crate_dir(
-        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")),
+        &std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+        )
+        .join("Cargo.toml"),
         "shakmaty",
     )
 }

@@ -12,7 +12,8 @@ use kibitz::chess::puzzles::{parse_csv, score};
 use kibitz::chess::tools::themes::Theme;
 
 fn puzzles_csv() -> PathBuf {
-    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let repo =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()));
     let csv = repo.join("bench/data/lichess_db_puzzle.csv");
     if !csv.exists() {
         let fetched = Command::new(repo.join("scripts/fetch-puzzles.sh"))

@@ -326,8 +326,11 @@ mod tests {
     use crate::triggers::{ContextParts, MatchHistory, MoveFact, Trigger};
 
     fn persona(id: &str) -> Persona {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("personas");
-        load_dir(&dir).unwrap().into_iter().find(|p| p.id == id).unwrap()
+        load_dir(&crate::personas::shipped_dir())
+            .unwrap()
+            .into_iter()
+            .find(|p| p.id == id)
+            .unwrap()
     }
 
     fn context(moves: &[&str], history: &MatchHistory) -> (Game, GameContext) {

@@ -10,8 +10,11 @@ use crate::personas::load_dir;
 use crate::triggers::{Trigger, TriggerKind, UserInput, test_context};
 
 fn pip() -> Persona {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("personas");
-    load_dir(&dir).unwrap().into_iter().find(|p| p.id == "pip").unwrap()
+    load_dir(&crate::personas::shipped_dir())
+        .unwrap()
+        .into_iter()
+        .find(|p| p.id == "pip")
+        .unwrap()
 }
 
 async fn decide(agent: &LlmAgent, model: &ScriptedModel, trigger: &Trigger, ctx: &GameContext) -> Decision {

@@ -204,8 +204,7 @@ mod tests {
 
     #[test]
     fn shipped_personas_load() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("personas");
-        let personas = load_dir(&dir).unwrap();
+        let personas = load_dir(&crate::personas::shipped_dir()).unwrap();
         assert!(personas.len() >= 3);
     }
 }

@@ -15,8 +15,10 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use tokio_tungstenite::tungstenite::Message;
 
+/// The clone under test, read at run time: test binaries in a target dir shared between
+/// clones must not reach into the clone that built them.
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()))
 }
 
 pub struct Server {
