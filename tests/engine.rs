@@ -35,11 +35,14 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
 
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     // Far below the engine's minimum UCI_Elo: clamped, not refused.
-    let mv = engine.choose_move(&request(start, 100)).await.unwrap();
+    let mv = engine.choose_move(&request(start, 100)).await.unwrap().uci;
     assert!(is_legal(start, &mv), "{mv}");
 
     let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
-    assert_eq!(engine.choose_move(&request(mate_in_one, 3000)).await.unwrap(), "d1d8");
+    assert_eq!(
+        engine.choose_move(&request(mate_in_one, 3000)).await.unwrap().uci,
+        "d1d8"
+    );
 
     // Kill our Stockfish child; the actor starts a new one and answers anyway.
     let me = std::process::id().to_string();
@@ -49,7 +52,7 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
         .unwrap();
     assert!(killed.success(), "there was a stockfish child to kill");
     let after = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
-    let mv = engine.choose_move(&request(after, 1500)).await.unwrap();
+    let mv = engine.choose_move(&request(after, 1500)).await.unwrap().uci;
     assert!(is_legal(after, &mv), "{mv}");
 
     // A position with no legal move is an error, not a hang.
@@ -69,13 +72,43 @@ async fn evaluation_scores_the_side_to_move_and_sees_mates() {
     let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
     assert_eq!(engine.evaluate(mate_in_one, 20_000).await.unwrap(), Score::Mate(1));
     // The engine's full strength comes back after a limited search, and vice versa.
-    let mv = engine.choose_move(&request(mate_in_one, 1400)).await.unwrap();
+    let mv = engine.choose_move(&request(mate_in_one, 1400)).await.unwrap().uci;
     assert!(is_legal(mate_in_one, &mv), "{mv}");
     assert_eq!(engine.evaluate(mate_in_one, 20_000).await.unwrap(), Score::Mate(1));
     // The fallback engine agrees on the obvious.
     let builtin = BuiltinEngine.evaluate(queen_up_black_to_move, 0).await.unwrap();
     assert!(win_pct(&builtin) < 10.0, "{builtin:?}");
     assert_eq!(BuiltinEngine.evaluate(mate_in_one, 0).await.unwrap(), Score::Mate(1));
+}
+
+/// The persona's move comes scored by the search that chose it, as an
+/// evaluation of the position after it would score it: the move's odds need
+/// no second search.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chosen_move_carries_the_score_after_it() {
+    use kibitz::chess::engine::Score;
+    use kibitz::chess::odds::win_pct;
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+    let chosen = engine.choose_move(&request(mate_in_one, 3000)).await.unwrap();
+    assert_eq!(
+        chosen.score_after,
+        Some(Score::Mate(0)),
+        "Black is mated after {}",
+        chosen.uci
+    );
+    // Black a queen down, at several strengths: after Black's move White, to
+    // move, is winning, whichever line the strength limit picked.
+    let queen_down = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3";
+    for elo in [1350, 1350, 2000, 3000] {
+        let c = engine.choose_move(&request(queen_down, elo)).await.unwrap();
+        let score = c.score_after.unwrap_or_else(|| panic!("{} came unscored", c.uci));
+        let mut game = Game::new(Some(queen_down)).unwrap();
+        game.play(game.parse(&c.uci).unwrap());
+        let evaluated = engine.evaluate(&game.fen(), 20_000).await.unwrap();
+        assert!(win_pct(&score) > 80.0, "{}: {score:?}", c.uci);
+        assert!(win_pct(&evaluated) > 80.0, "{}: evaluated {evaluated:?}", c.uci);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -86,7 +119,7 @@ async fn a_pool_serves_matches_side_by_side_and_outlives_its_processes() {
     let (slow, fast) = (request(start, 2000), request(start, 2000));
     let begun = std::time::Instant::now();
     let (a, b) = tokio::join!(engine.choose_move(&slow), engine.choose_move(&fast));
-    assert!(is_legal(start, &a.unwrap()) && is_legal(start, &b.unwrap()));
+    assert!(is_legal(start, &a.unwrap().uci) && is_legal(start, &b.unwrap().uci));
     // Two 100 ms searches on two workers overlap; one worker would need 200 ms.
     let took = begun.elapsed();
     println!("two searches on a pool of two: {took:?}");
@@ -96,7 +129,7 @@ async fn a_pool_serves_matches_side_by_side_and_outlives_its_processes() {
         .status()
         .unwrap();
     let (a, b) = tokio::join!(engine.choose_move(&slow), engine.choose_move(&fast));
-    assert!(is_legal(start, &a.unwrap()) && is_legal(start, &b.unwrap()));
+    assert!(is_legal(start, &a.unwrap().uci) && is_legal(start, &b.unwrap().uci));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -112,7 +145,7 @@ async fn an_evaluation_nobody_waits_for_any_more_is_not_searched() {
         tokio::time::timeout(Duration::from_millis(10), engine.evaluate(start, 1_000_000)).await
     };
     let (mv, late) = tokio::join!(search, impatient);
-    assert!(is_legal(start, &mv.unwrap()));
+    assert!(is_legal(start, &mv.unwrap().uci));
     assert!(late.is_err(), "the evaluation was still queued");
     // The next job finds the abandoned one gone, not a million nodes to wait for.
     let score = engine.evaluate(start, 1_000).await;
@@ -138,7 +171,7 @@ async fn an_aggressive_persona_takes_more_than_a_defensive_one() {
                     style,
                     ..request(fen, 2400)
                 };
-                let mv = engine.choose_move(&req).await.unwrap();
+                let mv = engine.choose_move(&req).await.unwrap().uci;
                 let game = Game::new(Some(fen)).unwrap();
                 captures[i] += usize::from(game.parse(&mv).unwrap().is_capture());
             }

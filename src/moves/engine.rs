@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use rand::seq::SliceRandom;
 
 use super::{BrainError, BrainInput, Decision, MoveBrain};
-use crate::chess::engine::{Engine, EngineError, SearchRequest, Style};
+use crate::chess::engine::{Chosen, Engine, EngineError, SearchRequest, Style};
 
 pub struct EngineBrain {
     engine: Arc<dyn Engine>,
@@ -36,7 +36,7 @@ impl EngineBrain {
     }
 
     /// The engine's move for this position (also the LLM brains' fallback).
-    pub async fn engine_move(&self, fen: String) -> Result<String, EngineError> {
+    pub async fn engine_move(&self, fen: String) -> Result<Chosen, EngineError> {
         self.engine.choose_move(&self.request(fen)).await
     }
 }
@@ -48,8 +48,8 @@ impl MoveBrain for EngineBrain {
     }
 
     async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
-        let uci = self.engine_move(input.game.fen()).await?;
-        Ok(Decision::play(uci))
+        let chosen = self.engine_move(input.game.fen()).await?;
+        Ok(Decision::engine(chosen))
     }
 }
 

@@ -130,14 +130,18 @@ impl LlmBrain {
 
     async fn fall_back(&mut self, game: &Game, side: Color, turn: Turn, why: &str) -> Result<Decision, BrainError> {
         tracing::info!(model = %self.model.describe(), "LLM move brain fell back to the engine: {why}");
-        let uci = self.fallback.engine_move(game.fen()).await?;
-        self.remember(game, side, &format!("(no usable answer; the engine played {uci})"));
+        let chosen = self.fallback.engine_move(game.fen()).await?;
+        self.remember(
+            game,
+            side,
+            &format!("(no usable answer; the engine played {})", chosen.uci),
+        );
         Ok(Decision {
             usage: turn.usage,
             illegal: turn.rejected,
             fallback: true,
             reasoning: Some(format!("fallback: {why}")),
-            ..Decision::play(uci)
+            ..Decision::engine(chosen)
         })
     }
 }

@@ -18,7 +18,7 @@ mod spec;
 use async_trait::async_trait;
 
 use crate::chess::Game;
-use crate::chess::engine::EngineError;
+use crate::chess::engine::{Chosen, EngineError, Score};
 use crate::llm::{LlmError, Usage};
 
 pub use driver::{Driven, MAX_ATTEMPTS, decide_move};
@@ -59,6 +59,9 @@ pub struct Decision {
     pub fallback: bool,
     /// Private reasoning, kept for the after-match reveal.
     pub reasoning: Option<String>,
+    /// The engine's score of the position after the move, for the side to
+    /// move then, when the engine chose it (its odds need no second search).
+    pub score_after: Option<Score>,
 }
 
 impl Decision {
@@ -69,6 +72,15 @@ impl Decision {
             illegal: 0,
             fallback: false,
             reasoning: None,
+            score_after: None,
+        }
+    }
+
+    /// The engine's choice, with its score when the search gave one.
+    pub fn engine(chosen: Chosen) -> Self {
+        Decision {
+            score_after: chosen.score_after,
+            ..Decision::play(chosen.uci)
         }
     }
 }

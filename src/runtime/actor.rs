@@ -203,7 +203,7 @@ impl MatchActor {
         }
         let m = self.game.parse(text)?;
         let played = self.game.play(m);
-        self.emit_move(&played, "user", events).await?;
+        self.emit_move(&played, "user", None, events).await?;
         self.idle.reset();
         self.idle.cancel().await;
         if self.draw_offer.is_some() {
@@ -273,14 +273,17 @@ impl MatchActor {
         Ok(())
     }
 
+    /// Persists and pushes the move just played, with its odds; `score_after`
+    /// is the engine's score after it when the search that chose it gave one.
     pub(super) async fn emit_move(
         &mut self,
         played: &PlayedMove,
         side: &str,
+        score_after: Option<Score>,
         events: &mut Events,
     ) -> Result<(), RuntimeError> {
         let ply = self.game.moves().len();
-        let odds = self.odds_after_last_move().await;
+        let odds = self.odds_after_last_move(score_after).await;
         self.odds.resize(ply - 1, None);
         self.odds.push(odds);
         self.evaluate_deeper_later(ply, &played.fen_after);

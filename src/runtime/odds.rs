@@ -1,6 +1,7 @@
 //! The engine's verdict on each move: White's win% after it and what it cost
-//! its player. A cheap fixed-node evaluation under a time budget, so the
-//! persona's reply never waits long (past the budget the move has no odds);
+//! its player. The persona's engine move is scored by the search that chose
+//! it; any other move by a cheap fixed-node evaluation under a time budget,
+//! so the persona's reply never waits long (past the budget the move has no odds);
 //! then a deeper one on a separate engine process, after the reply, which
 //! revises the stored odds and tells the clients (`odds` event).
 
@@ -17,9 +18,9 @@ use crate::chess::odds::{MoveOdds, white_pct};
 use crate::store::DomainWrite;
 
 impl MatchActor {
-    pub(super) async fn odds_after_last_move(&self) -> Option<MoveOdds> {
+    pub(super) async fn odds_after_last_move(&self, score_after: Option<Score>) -> Option<MoveOdds> {
         let budget = Duration::from_millis(self.svc.config.eval_budget_ms);
-        match tokio::time::timeout(budget, self.evaluate_last_move()).await {
+        match tokio::time::timeout(budget, self.evaluate_last_move(score_after)).await {
             Ok(odds) => odds,
             Err(_) => {
                 tracing::debug!(match_id = %self.id, "move evaluation over budget; no odds for this move");
@@ -28,7 +29,7 @@ impl MatchActor {
         }
     }
 
-    async fn evaluate_last_move(&self) -> Option<MoveOdds> {
+    async fn evaluate_last_move(&self, score_after: Option<Score>) -> Option<MoveOdds> {
         let moves = self.game.moves();
         let (last, earlier) = moves.split_last()?;
         // Before the move: the odds stored with the previous one, else evaluate.
@@ -43,7 +44,10 @@ impl MatchActor {
                 self.white_pct(fen, last.mover).await?
             }
         };
-        let score = self.score(&last.fen_after).await?;
+        let score = match score_after {
+            Some(known) => known,
+            None => self.score(&last.fen_after).await?,
+        };
         Some(MoveOdds::new(before_white, &score, last.mover == Color::White))
     }
 

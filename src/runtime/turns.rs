@@ -26,13 +26,13 @@ impl MatchActor {
         if self.game.end().is_some() || self.game.turn() == self.user_color {
             return Ok(());
         }
-        let m = match decide_move(self.brain.as_mut(), &self.game).await {
+        let (m, score_after) = match decide_move(self.brain.as_mut(), &self.game).await {
             Driven::Move { mv, report, .. } => {
                 if report.fallback || report.illegal > 0 {
                     tracing::info!(match_id = %self.id, illegal = report.illegal, fallback = report.fallback,
                         "the persona's move brain needed help");
                 }
-                mv
+                (mv, report.score_after)
             }
             Driven::Resign { reason, .. } => {
                 tracing::warn!(match_id = %self.id, "the persona resigns: {reason}");
@@ -47,7 +47,7 @@ impl MatchActor {
         self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events)
             .await?;
         let played = self.game.play(m);
-        self.emit_move(&played, "persona", events).await?;
+        self.emit_move(&played, "persona", score_after, events).await?;
         if self.finish_if_over(events).await? {
             return Ok(());
         }

@@ -9,7 +9,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
 
 use super::style::style_bonus;
-use super::{Engine, EngineError, Score, SearchRequest, Style};
+use super::{Chosen, Engine, EngineError, Score, SearchRequest, Style};
 
 const MATE: i32 = 100_000;
 
@@ -21,9 +21,10 @@ impl Engine for BuiltinEngine {
         "kibitz built-in".into()
     }
 
-    async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError> {
+    /// Unscored: its root scores carry the style's bonus, not the position's worth.
+    async fn choose_move(&self, req: &SearchRequest) -> Result<Chosen, EngineError> {
         let req = req.clone();
-        tokio::task::spawn_blocking(move || choose(&req))
+        tokio::task::spawn_blocking(move || choose(&req).map(Chosen::unscored))
             .await
             .map_err(|e| EngineError::Process(e.to_string()))?
     }

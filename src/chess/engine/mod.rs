@@ -35,6 +35,21 @@ pub struct SearchRequest {
     pub movetime_ms: u64,
 }
 
+/// The engine's move and, when its search scored that move, the score of the
+/// position after it for the side to move then: what `evaluate` would say,
+/// so the move's odds need no second search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chosen {
+    pub uci: String,
+    pub score_after: Option<Score>,
+}
+
+impl Chosen {
+    pub fn unscored(uci: String) -> Chosen {
+        Chosen { uci, score_after: None }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("engine process failed: {0}")]
@@ -49,7 +64,7 @@ pub enum EngineError {
 pub trait Engine: Send + Sync {
     fn name(&self) -> String;
     /// The best move for the side to move, in UCI, played at `elo`.
-    async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError>;
+    async fn choose_move(&self, req: &SearchRequest) -> Result<Chosen, EngineError>;
     /// The position's score for the side to move, at full strength, searching
     /// about `nodes` nodes (a fixed budget, so the cost is predictable).
     async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError>;
@@ -89,7 +104,7 @@ impl Engine for WithFallback {
         self.primary.name()
     }
 
-    async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError> {
+    async fn choose_move(&self, req: &SearchRequest) -> Result<Chosen, EngineError> {
         match self.primary.choose_move(req).await {
             Ok(m) => Ok(m),
             Err(e) => {

@@ -2,6 +2,7 @@
 //! jobs from a channel, one at a time. The child is killed when dropped; if it
 //! dies mid-search the actor starts a fresh one and tries the job once more.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -15,7 +16,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::style::{Candidate, shape_choice};
 use super::uci::{EngineLine, Score, parse_line};
-use super::{Engine, EngineError, SearchRequest};
+use super::{Chosen, Engine, EngineError, SearchRequest};
 
 /// Lines Stockfish reports per search, for style to choose among. Its own
 /// strength limit searches at least four anyway, so this costs nothing.
@@ -34,7 +35,7 @@ enum Work {
 }
 
 enum Answer {
-    Move(String),
+    Move(Chosen),
     Score(Score),
 }
 
@@ -83,7 +84,7 @@ impl Engine for StockfishEngine {
         self.name.clone()
     }
 
-    async fn choose_move(&self, req: &SearchRequest) -> Result<String, EngineError> {
+    async fn choose_move(&self, req: &SearchRequest) -> Result<Chosen, EngineError> {
         match self.ask(Work::Choose(req.clone())).await? {
             Answer::Move(m) => Ok(m),
             Answer::Score(_) => Err(EngineError::Protocol("a score where a move was due".into())),
@@ -205,8 +206,11 @@ impl Process {
     }
 
     /// A move at the persona's Elo, bent by its style among the MultiPV lines
-    /// and, below the engine's lowest Elo, by occasional slips.
-    async fn search(&mut self, req: &SearchRequest) -> Result<String, EngineError> {
+    /// and, below the engine's lowest Elo, by occasional slips; scored by the
+    /// latest exact score the search gave it (the strength limit picks among
+    /// lines searched at full strength, at a shallow depth, so the pick may
+    /// have left the final lines: its score is then that depth's).
+    async fn search(&mut self, req: &SearchRequest) -> Result<Chosen, EngineError> {
         let mut floor = None;
         if let Some((min, max)) = self.elo_range {
             // The range differs between Stockfish versions: read it, then clamp.
@@ -220,6 +224,7 @@ impl Process {
         self.send(&format!("go movetime {}", req.movetime_ms)).await?;
         let limit = Duration::from_millis(req.movetime_ms) + SEARCH_SLACK;
         let mut lines: Vec<Candidate> = Vec::new();
+        let mut scored: HashMap<String, Score> = HashMap::new();
         let best = self
             .read_until(limit, |line| match line {
                 EngineLine::Info {
@@ -228,6 +233,9 @@ impl Process {
                     pv,
                     ..
                 } => {
+                    if let Some(first) = pv.first() {
+                        scored.insert(first.clone(), score.clone());
+                    }
                     remember_line(&mut lines, multipv.unwrap_or(1), score, pv);
                     None
                 }
@@ -236,7 +244,9 @@ impl Process {
             })
             .await?;
         let best = best.ok_or(EngineError::NoMove)?;
-        Ok(shape_choice(req, floor, &best, &lines))
+        let uci = shape_choice(req, floor, &best, &lines);
+        let score_after = scored.get(&uci).map(Score::after_move);
+        Ok(Chosen { uci, score_after })
     }
 
     async fn set_multipv(&mut self, n: u32) -> Result<(), EngineError> {

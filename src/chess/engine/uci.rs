@@ -7,6 +7,21 @@ pub enum Score {
     Mate(i32),
 }
 
+impl Score {
+    /// This score of a line, for the side to move, as the opponent's score
+    /// once the line's first move is played: what an evaluation of the
+    /// position after that move would report. Mate distances count the
+    /// mating side's moves, so a mate in n becomes mated in n - 1 (mate 0:
+    /// mated now) and being mated in n becomes mating in n.
+    pub fn after_move(&self) -> Score {
+        match *self {
+            Score::Cp(cp) => Score::Cp(-cp),
+            Score::Mate(n) if n > 0 => Score::Mate(-(n - 1)),
+            Score::Mate(n) => Score::Mate(-n),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineLine {
     IdName(String),
@@ -108,6 +123,15 @@ fn parse_info<'a>(mut words: impl Iterator<Item = &'a str>) -> EngineLine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lines_score_turns_into_the_opponents_after_its_move() {
+        assert_eq!(Score::Cp(35).after_move(), Score::Cp(-35));
+        assert_eq!(Score::Cp(-120).after_move(), Score::Cp(120));
+        assert_eq!(Score::Mate(1).after_move(), Score::Mate(0));
+        assert_eq!(Score::Mate(3).after_move(), Score::Mate(-2));
+        assert_eq!(Score::Mate(-2).after_move(), Score::Mate(2));
+    }
 
     #[test]
     fn parses_the_lines_stockfish_prints() {

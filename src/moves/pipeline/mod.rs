@@ -254,13 +254,13 @@ impl MoveBrain for PipelineBrain {
                 ..Decision::play(uci)
             });
         }
-        let uci = self.fallback.engine_move(game.fen()).await?;
+        let chosen = self.fallback.engine_move(game.fen()).await?;
         Ok(Decision {
             usage,
             illegal,
             fallback: true,
             reasoning: Some(format!("{transcript}fallback to the engine ({})", feedback.trim())),
-            ..Decision::play(uci)
+            ..Decision::engine(chosen)
         })
     }
 }
