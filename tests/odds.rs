@@ -91,3 +91,32 @@ async fn a_deeper_evaluation_after_the_reply_revises_the_stored_odds() {
         "{state}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_searches_that_choose_the_personas_moves_score_both_sides_moves() {
+    // No evaluation could finish within the budget (100M nodes in 2 s), so
+    // any odds below come from the persona's own searches: its move's from the
+    // search that chose it, the user's from the search of the reply.
+    let server = Server::start_with(&[
+        ("KIBITZ_EVAL_NODES", "100000000"),
+        ("KIBITZ_EVAL_BUDGET_MS", "2000"),
+        ("KIBITZ_EVAL_DEEP_NODES", "0"),
+    ])
+    .await;
+    let pat = server.new_player("Pat").await;
+    let (m, _) = server.new_match(&pat, "margot", "black").await;
+    for _ in 0..3 {
+        let (_, state) = server.get(&format!("/api/matches/{m}")).await;
+        let mv = state["legal_moves"][0]["uci"].as_str().expect("a legal move").to_string();
+        let (status, out) = server
+            .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
+            .await;
+        assert_eq!(status, 200, "{out}");
+    }
+    let (_, state) = server.get(&format!("/api/matches/{m}")).await;
+    let moves = state["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 7, "{state}");
+    for m in moves {
+        assert!(m["odds"]["white"].is_number(), "every move has odds: {m}");
+    }
+}

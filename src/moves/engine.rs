@@ -47,6 +47,10 @@ impl MoveBrain for EngineBrain {
         format!("engine {} at {} ({:?})", self.engine.name(), self.elo, self.style).to_lowercase()
     }
 
+    fn answers_at_once(&self) -> bool {
+        true
+    }
+
     async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
         let chosen = self.engine_move(input.game.fen()).await?;
         Ok(Decision::engine(chosen))

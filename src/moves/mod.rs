@@ -59,8 +59,10 @@ pub struct Decision {
     pub fallback: bool,
     /// Private reasoning, kept for the after-match reveal.
     pub reasoning: Option<String>,
-    /// The engine's score of the position after the move, for the side to
-    /// move then, when the engine chose it (its odds need no second search).
+    /// When the engine chose the move: its score of the position the move
+    /// was chosen in (the opponent's last move's odds need no search) ...
+    pub root_score: Option<Score>,
+    /// ... and of the position after the move, for the side to move then.
     pub score_after: Option<Score>,
 }
 
@@ -72,6 +74,7 @@ impl Decision {
             illegal: 0,
             fallback: false,
             reasoning: None,
+            root_score: None,
             score_after: None,
         }
     }
@@ -79,6 +82,7 @@ impl Decision {
     /// The engine's choice, with its score when the search gave one.
     pub fn engine(chosen: Chosen) -> Self {
         Decision {
+            root_score: chosen.root_score,
             score_after: chosen.score_after,
             ..Decision::play(chosen.uci)
         }
@@ -97,5 +101,10 @@ pub enum BrainError {
 pub trait MoveBrain: Send + Sync {
     /// Kind and model or engine, for logs and self-play reports.
     fn name(&self) -> String;
+    /// True when a decision costs no more than an engine search, so the
+    /// match may decide its reply before reacting to the opponent's move.
+    fn answers_at_once(&self) -> bool {
+        false
+    }
     async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError>;
 }

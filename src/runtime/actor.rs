@@ -11,6 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::Services;
 use super::error::RuntimeError;
 use super::idle::IdleTimer;
+use super::odds::KnownScores;
 use super::state::{MatchState, Serving, StateParts};
 use crate::chess::engine::Score;
 use crate::chess::odds::MoveOdds;
@@ -18,7 +19,7 @@ use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MatchId;
 use crate::llm::{ChatModel, Session};
-use crate::moves::MoveBrain;
+use crate::moves::{Driven, MoveBrain};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, Player};
 use crate::subconscious::RecallState;
@@ -148,7 +149,7 @@ impl MatchActor {
             .await?;
         }
         if !self.finish_if_over(&mut events).await? {
-            self.agent_move(&mut events).await?;
+            self.agent_move(None, &mut events).await?;
             self.arm_idle().await;
         }
         Ok(Outcome {
@@ -203,7 +204,17 @@ impl MatchActor {
         }
         let m = self.game.parse(text)?;
         let played = self.game.play(m);
-        self.emit_move(&played, "user", None, events).await?;
+        // An engine's reply is searched now: the search scores the user's
+        // move too, so its odds cost no search of their own.
+        let reply = self.decide_reply_at_once().await;
+        let known = KnownScores {
+            before: None,
+            after: match &reply {
+                Some(Driven::Move { report, .. }) => report.root_score.clone(),
+                _ => None,
+            },
+        };
+        self.emit_move(&played, "user", known, events).await?;
         self.idle.reset();
         self.idle.cancel().await;
         if self.draw_offer.is_some() {
@@ -215,7 +226,7 @@ impl MatchActor {
         }
         self.fire(Trigger::new(crate::triggers::TriggerKind::OnUserMove), None, events)
             .await?;
-        self.agent_move(events).await
+        self.agent_move(reply, events).await
     }
 
     async fn chat(&mut self, text: &str, events: &mut Events) -> Result<(), RuntimeError> {
@@ -273,17 +284,17 @@ impl MatchActor {
         Ok(())
     }
 
-    /// Persists and pushes the move just played, with its odds; `score_after`
-    /// is the engine's score after it when the search that chose it gave one.
+    /// Persists and pushes the move just played, with its odds (from what a
+    /// search already said about it, else evaluated).
     pub(super) async fn emit_move(
         &mut self,
         played: &PlayedMove,
         side: &str,
-        score_after: Option<Score>,
+        known: KnownScores,
         events: &mut Events,
     ) -> Result<(), RuntimeError> {
         let ply = self.game.moves().len();
-        let odds = self.odds_after_last_move(score_after).await;
+        let odds = self.odds_after_last_move(known).await;
         self.odds.resize(ply - 1, None);
         self.odds.push(odds);
         self.evaluate_deeper_later(ply, &played.fen_after);

@@ -17,10 +17,18 @@ use crate::chess::engine::Score;
 use crate::chess::odds::{MoveOdds, white_pct};
 use crate::store::DomainWrite;
 
+/// What an engine search already said about a move, each for the side to
+/// move in its position: the position it was played in, and the one after it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct KnownScores {
+    pub before: Option<Score>,
+    pub after: Option<Score>,
+}
+
 impl MatchActor {
-    pub(super) async fn odds_after_last_move(&self, score_after: Option<Score>) -> Option<MoveOdds> {
+    pub(super) async fn odds_after_last_move(&self, known: KnownScores) -> Option<MoveOdds> {
         let budget = Duration::from_millis(self.svc.config.eval_budget_ms);
-        match tokio::time::timeout(budget, self.evaluate_last_move(score_after)).await {
+        match tokio::time::timeout(budget, self.evaluate_last_move(known)).await {
             Ok(odds) => odds,
             Err(_) => {
                 tracing::debug!(match_id = %self.id, "move evaluation over budget; no odds for this move");
@@ -29,22 +37,24 @@ impl MatchActor {
         }
     }
 
-    async fn evaluate_last_move(&self, score_after: Option<Score>) -> Option<MoveOdds> {
+    async fn evaluate_last_move(&self, known: KnownScores) -> Option<MoveOdds> {
         let moves = self.game.moves();
         let (last, earlier) = moves.split_last()?;
-        // Before the move: the odds stored with the previous one, else evaluate.
+        // Before the move: the odds stored with the previous one, else the
+        // search's, else evaluate.
         let stored = earlier
             .len()
             .checked_sub(1)
             .and_then(|i| self.odds.get(i).copied().flatten());
-        let before_white = match stored {
-            Some(o) => o.white,
-            None => {
+        let before_white = match (stored, known.before) {
+            (Some(o), _) => o.white,
+            (None, Some(score)) => white_pct(&score, last.mover == Color::White),
+            (None, None) => {
                 let fen = earlier.last().map_or(self.game.start_fen(), |m| m.fen_after.as_str());
                 self.white_pct(fen, last.mover).await?
             }
         };
-        let score = match score_after {
+        let score = match known.after {
             Some(known) => known,
             None => self.score(&last.fen_after).await?,
         };

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use super::actor::MatchActor;
 use super::error::RuntimeError;
+use super::odds::KnownScores;
 use crate::chess::GameEnd;
 use crate::events::MatchEvent;
 use crate::memory::Scope;
@@ -19,20 +20,42 @@ const DRAW_OFFER_HALFMOVES: u32 = 40;
 type Events = Vec<MatchEvent>;
 
 impl MatchActor {
-    /// Plays the persona's move if it is its turn: the brain's choice, then
-    /// before_agent_move (which knows the move), then the move itself. A
-    /// brain that cannot produce a legal move in five attempts resigns.
-    pub(super) async fn agent_move(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
+    /// The persona's reply, decided before the user's move is announced, when
+    /// the brain is an engine (a search, not a conversation) and the game goes on.
+    pub(super) async fn decide_reply_at_once(&mut self) -> Option<Driven> {
+        if self.game.end().is_some() || self.game.turn() == self.user_color || !self.brain.answers_at_once() {
+            return None;
+        }
+        Some(decide_move(self.brain.as_mut(), &self.game).await)
+    }
+
+    /// Plays the persona's move if it is its turn: the brain's choice (or
+    /// `decided`, made earlier in this position), then before_agent_move
+    /// (which knows the move), then the move itself. A brain that cannot
+    /// produce a legal move in five attempts resigns.
+    pub(super) async fn agent_move(
+        &mut self,
+        decided: Option<Driven>,
+        events: &mut Events,
+    ) -> Result<(), RuntimeError> {
         if self.game.end().is_some() || self.game.turn() == self.user_color {
             return Ok(());
         }
-        let (m, score_after) = match decide_move(self.brain.as_mut(), &self.game).await {
+        let driven = match decided {
+            Some(driven) => driven,
+            None => decide_move(self.brain.as_mut(), &self.game).await,
+        };
+        let (m, known) = match driven {
             Driven::Move { mv, report, .. } => {
                 if report.fallback || report.illegal > 0 {
                     tracing::info!(match_id = %self.id, illegal = report.illegal, fallback = report.fallback,
                         "the persona's move brain needed help");
                 }
-                (mv, report.score_after)
+                let known = KnownScores {
+                    before: report.root_score,
+                    after: report.score_after,
+                };
+                (mv, known)
             }
             Driven::Resign { reason, .. } => {
                 tracing::warn!(match_id = %self.id, "the persona resigns: {reason}");
@@ -47,7 +70,7 @@ impl MatchActor {
         self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events)
             .await?;
         let played = self.game.play(m);
-        self.emit_move(&played, "persona", score_after, events).await?;
+        self.emit_move(&played, "persona", known, events).await?;
         if self.finish_if_over(events).await? {
             return Ok(());
         }

@@ -35,18 +35,25 @@ pub struct SearchRequest {
     pub movetime_ms: u64,
 }
 
-/// The engine's move and, when its search scored that move, the score of the
-/// position after it for the side to move then: what `evaluate` would say,
-/// so the move's odds need no second search.
+/// The engine's move and what its search said, when it scored: the searched
+/// position's score for its side to move (the best line's), and the score of
+/// the position after the chosen move for the side to move then. Both are
+/// what `evaluate` would say, so neither the opponent's last move nor this
+/// one needs a second search for its odds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chosen {
     pub uci: String,
+    pub root_score: Option<Score>,
     pub score_after: Option<Score>,
 }
 
 impl Chosen {
     pub fn unscored(uci: String) -> Chosen {
-        Chosen { uci, score_after: None }
+        Chosen {
+            uci,
+            root_score: None,
+            score_after: None,
+        }
     }
 }
 

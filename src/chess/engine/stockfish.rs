@@ -246,7 +246,15 @@ impl Process {
         let best = best.ok_or(EngineError::NoMove)?;
         let uci = shape_choice(req, floor, &best, &lines);
         let score_after = scored.get(&uci).map(Score::after_move);
-        Ok(Chosen { uci, score_after })
+        let root_score = lines
+            .first()
+            .filter(|best| !best.uci.is_empty())
+            .map(|best| best.score.clone());
+        Ok(Chosen {
+            uci,
+            root_score,
+            score_after,
+        })
     }
 
     async fn set_multipv(&mut self, n: u32) -> Result<(), EngineError> {
