@@ -1,13 +1,15 @@
 //! A match's event stream: every move, message, emotion and trigger is
 //! written to SQL with the next sequence number, then pushed to subscribers.
 //! Persist first, push second: nothing a client saw can be lost in a crash.
+//! The journal pushes each event once it is committed, so the match goes on
+//! while its events are written and waits once (`settle`) before it answers.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::ids::MatchId;
-use crate::store::{Db, DomainWrite, EventRow, StoreError};
+use crate::store::{Db, DomainWrite, EventRow, NewEvent, Queued, StoreError};
 
 #[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
 pub struct MatchEvent {
@@ -35,6 +37,8 @@ pub struct Emitter {
     match_id: MatchId,
     last_seq: i64,
     tx: broadcast::Sender<MatchEvent>,
+    /// Writes queued since the last `settle`.
+    queued: Vec<Queued>,
 }
 
 impl Emitter {
@@ -44,6 +48,7 @@ impl Emitter {
             match_id,
             last_seq,
             tx,
+            queued: Vec::new(),
         }
     }
 
@@ -61,17 +66,41 @@ impl Emitter {
         data: serde_json::Value,
         write: DomainWrite,
     ) -> Result<MatchEvent, StoreError> {
-        let seq = self.last_seq + 1;
-        let at = self.db.append_event(self.match_id, seq, kind, &data, write).await?;
-        self.last_seq = seq;
         let event = MatchEvent {
-            seq,
+            seq: self.last_seq + 1,
             kind: kind.to_string(),
             data,
-            at,
+            at: Utc::now(),
         };
+        let row = NewEvent {
+            match_id: self.match_id,
+            seq: event.seq,
+            kind,
+            payload: &event.data,
+            at: event.at,
+        };
+        let (tx, pushed) = (self.tx.clone(), event.clone());
         // No subscriber is fine: the event is in SQL for whoever connects later.
-        let _ = self.tx.send(event.clone());
+        let push = Box::new(move || drop(tx.send(pushed)));
+        self.queued.push(self.db.queue_event(row, write, push).await?);
+        self.last_seq = event.seq;
         Ok(event)
+    }
+
+    /// Another write of this match's to wait for in `settle`.
+    pub fn track(&mut self, queued: Queued) {
+        self.queued.push(queued);
+    }
+
+    /// Waits until every write queued so far is committed; the first failure.
+    pub async fn settle(&mut self) -> Result<(), StoreError> {
+        let mut first = Ok(());
+        for queued in self.queued.drain(..) {
+            let result = queued.committed().await;
+            if first.is_ok() {
+                first = result;
+            }
+        }
+        first
     }
 }

@@ -107,7 +107,10 @@ async fn the_searches_that_choose_the_personas_moves_score_both_sides_moves() {
     let (m, _) = server.new_match(&pat, "margot", "black").await;
     for _ in 0..3 {
         let (_, state) = server.get(&format!("/api/matches/{m}")).await;
-        let mv = state["legal_moves"][0]["uci"].as_str().expect("a legal move").to_string();
+        let mv = state["legal_moves"][0]["uci"]
+            .as_str()
+            .expect("a legal move")
+            .to_string();
         let (status, out) = server
             .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
             .await;

@@ -3,10 +3,13 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
+
 use chrono::{Duration, Utc};
+use kibitz::events::Emitter;
 use kibitz::ids::MatchId;
 use kibitz::memory::{CreatedBy, Memory, MemoryType, PositionTag, Reinforcement};
-use kibitz::store::{ConsolidationRow, Db, DomainWrite, MemoryQuery, NewMatch};
+use kibitz::store::{ConsolidationRow, Db, DomainWrite, MemoryQuery, NewEvent, NewMatch};
 
 async fn check_contract(db: &Db) {
     let pat = db.create_player("Pat", "hash-pat").await.unwrap();
@@ -157,13 +160,28 @@ async fn check_group_commit(db: &Db) {
         tone: None,
     };
     let payload = serde_json::json!({ "kind": "line" });
+    let pushed = Arc::new(Mutex::new(Vec::new()));
+    let event = |id: MatchId, seq: i64, content: i64| {
+        let (db, payload, pushed, write) = (db.clone(), payload.clone(), pushed.clone(), message(content));
+        async move {
+            let row = NewEvent {
+                match_id: id,
+                seq,
+                kind: "message",
+                payload: &payload,
+                at: Utc::now(),
+            };
+            let on_commit = Box::new(move || pushed.lock().unwrap().push((id, content)));
+            db.queue_event(row, write, on_commit).await?.committed().await
+        }
+    };
     let mut writes = Vec::new();
     for seq in 1..=40 {
         for id in &ids {
-            writes.push(db.append_event(*id, seq, "message", &payload, message(seq)));
+            writes.push(event(*id, seq, seq));
         }
     }
-    writes.push(db.append_event(ids[0], 7, "message", &payload, message(-7)));
+    writes.push(event(ids[0], 7, -7));
     let results = futures_util::future::join_all(writes).await;
     assert_eq!(
         results.iter().filter(|r| r.is_err()).count(),
@@ -171,6 +189,12 @@ async fn check_group_commit(db: &Db) {
         "only the duplicate fails"
     );
     assert!(results.last().unwrap().is_err());
+    // Only what was committed is pushed, in each match's order.
+    let pushed = pushed.lock().unwrap().clone();
+    for id in &ids {
+        let order: Vec<i64> = pushed.iter().filter(|(m, _)| m == id).map(|(_, n)| *n).collect();
+        assert_eq!(order, (1..=40).collect::<Vec<_>>());
+    }
     for id in &ids {
         let seqs: Vec<i64> = db.events_since(*id, 0).await.unwrap().iter().map(|e| e.seq).collect();
         assert_eq!(seqs, (1..=40).collect::<Vec<_>>());
@@ -187,8 +211,35 @@ async fn check_group_commit(db: &Db) {
         42,
     )
     .await
+    .unwrap()
+    .committed()
+    .await
     .unwrap();
     assert_eq!(db.triggers(ids[1]).await.unwrap()[0].duration_us, 42);
+    check_emitter_pushes_only_what_is_committed(db, ids[1]).await;
+}
+
+/// The emitter returns at once and settles later: subscribers see an event
+/// only once it is committed, and a write that fails surfaces in `settle`.
+async fn check_emitter_pushes_only_what_is_committed(db: &Db, match_id: MatchId) {
+    let (tx, mut rx) = tokio::sync::broadcast::channel(16);
+    // The match holds seqs 1..=40; an emitter that believes the last is 39 collides.
+    let mut emitter = Emitter::new(db.clone(), match_id, 40, tx.clone());
+    let fine = emitter
+        .emit("message", serde_json::json!({ "n": 41 }), DomainWrite::Nothing)
+        .await
+        .unwrap();
+    emitter.settle().await.unwrap();
+    assert_eq!(rx.recv().await.unwrap(), fine);
+    let mut stale = Emitter::new(db.clone(), match_id, 39, tx);
+    let duplicate = stale
+        .emit("message", serde_json::json!({ "n": 40 }), DomainWrite::Nothing)
+        .await
+        .unwrap();
+    assert_eq!(duplicate.seq, 40);
+    assert!(stale.settle().await.is_err(), "the duplicate seq fails when settled");
+    assert!(rx.try_recv().is_err(), "and is never pushed");
+    assert_eq!(db.last_event_seq(match_id).await.unwrap(), 41);
 }
 
 #[tokio::test]

@@ -45,11 +45,12 @@ struct Timings {
     beyond: Vec<f64>,
     /// Whole memory saves (embedding, write policy, SQL, index write + flush).
     saves: Vec<f64>,
-    /// Per step beyond the embedding: announce, recall, brain, actions, log.
-    phases: [Vec<f64>; 5],
+    /// Per step beyond the embedding: announce, recall, brain, actions, log,
+    /// and the wait until all of it is committed and pushed.
+    phases: [Vec<f64>; 6],
 }
 
-const PHASES: [&str; 5] = ["announce", "recall", "brain", "actions", "log"];
+const PHASES: [&str; 6] = ["announce", "recall", "brain", "actions", "log", "commit"];
 
 /// Memory saves timed per size: they are off the move path but not free.
 const SAVES: usize = 30;
@@ -260,6 +261,9 @@ async fn fire_many(
         let embedded_before = memory.embedding_busy();
         let started = Instant::now();
         let outcome = pipeline.fire(Trigger::new(TriggerKind::OnUserMove), &ctx, side).await?;
+        let fired = Instant::now();
+        emitter.settle().await?;
+        let commit = fired.elapsed();
         let total = started.elapsed().as_secs_f64() * 1e3;
         let embedding = (memory.embedding_busy() - embedded_before).as_secs_f64() * 1e3;
         if i >= WARM_UP {
@@ -271,6 +275,7 @@ async fn fire_many(
                 ms(p.brain),
                 ms(p.actions),
                 ms(p.log),
+                ms(commit),
             ];
             for (samples, value) in t.phases.iter_mut().zip(steps) {
                 samples.push(value);

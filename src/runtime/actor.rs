@@ -108,11 +108,11 @@ impl MatchActor {
             match cmd {
                 Command::Begin { fresh, reply } => {
                     let result = self.begin(fresh).await;
-                    let _ = reply.send(result);
+                    let _ = reply.send(self.settled(result).await);
                 }
                 Command::User { cmd, reply } => {
                     let result = self.handle(cmd).await;
-                    let _ = reply.send(result);
+                    let _ = reply.send(self.settled(result).await);
                 }
                 Command::State { reply } => {
                     let _ = reply.send(Ok(Outcome {
@@ -121,12 +121,14 @@ impl MatchActor {
                     }));
                 }
                 Command::IdleFired { generation } => {
-                    if let Err(e) = self.on_idle(generation).await {
+                    let result = self.on_idle(generation).await;
+                    if let Err(e) = self.settled(result).await {
                         tracing::warn!(match_id = %self.id, "idle_wait failed: {e}");
                     }
                 }
                 Command::DeepScore { ply, score } => {
-                    if let Err(e) = self.revise_odds(ply, &score).await {
+                    let result = self.revise_odds(ply, &score).await;
+                    if let Err(e) = self.settled(result).await {
                         tracing::warn!(match_id = %self.id, "revising the odds failed: {e}");
                     }
                 }
@@ -136,6 +138,15 @@ impl MatchActor {
             }
         }
         self.idle.cancel().await;
+    }
+
+    /// `result` once everything the command wrote is committed: nobody is
+    /// answered before what they are told is safe in SQL.
+    async fn settled<T>(&mut self, result: Result<T, RuntimeError>) -> Result<T, RuntimeError> {
+        let committed = self.emitter.settle().await;
+        let value = result?;
+        committed?;
+        Ok(value)
     }
 
     async fn begin(&mut self, fresh: bool) -> Result<Outcome, RuntimeError> {

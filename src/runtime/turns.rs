@@ -113,6 +113,8 @@ impl MatchActor {
             termination: end.termination().into(),
         };
         events.push(self.emitter.emit("game_over", data, write).await?);
+        // The history below reads this match's result back from SQL.
+        self.emitter.settle().await?;
         self.draw_offer = None;
         self.history = self.load_history().await?;
         self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;

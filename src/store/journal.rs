@@ -1,10 +1,12 @@
 //! Group commit for a match's timeline: every event (with the domain row it
 //! stands for) and every trigger log goes to one writer task, which commits
-//! whatever is waiting in one transaction and only then answers each writer.
+//! whatever is waiting in one transaction and only then runs each entry's
+//! `on_commit` (pushing the event to subscribers) and answers its `Queued`.
 //! Alone, a write is committed at once; under load, one commit serves many
 //! matches. At 200 live matches a commit per event cost ~10% of the server's
 //! CPU (BEGIN/COMMIT round trips to SQLite's thread, WAL frames per commit);
-//! on PostgreSQL each commit is an fsync.
+//! on PostgreSQL each commit is an fsync. Writers need not wait for each
+//! commit: a match queues a whole turn and waits once, before it answers.
 
 use chrono::{DateTime, Utc};
 use sqlx::{Any, AnyPool, Transaction};
@@ -50,6 +52,15 @@ pub enum DomainWrite {
     Nothing,
 }
 
+/// A match event's row.
+pub struct NewEvent<'a> {
+    pub match_id: MatchId,
+    pub seq: i64,
+    pub kind: &'a str,
+    pub payload: &'a serde_json::Value,
+    pub at: DateTime<Utc>,
+}
+
 /// One write the journal commits.
 enum Entry {
     Event {
@@ -69,10 +80,33 @@ enum Entry {
     },
 }
 
+/// Runs once its entry is committed, in commit order.
+pub type OnCommit = Box<dyn FnOnce() + Send + Sync>;
+
 struct Job {
     entry: Entry,
     at: DateTime<Utc>,
     done: oneshot::Sender<StoreResult<()>>,
+    on_commit: Option<OnCommit>,
+}
+
+impl Job {
+    fn finish(self, result: StoreResult<()>) {
+        if let (Ok(()), Some(on_commit)) = (&result, self.on_commit) {
+            on_commit();
+        }
+        let _ = self.done.send(result);
+    }
+}
+
+/// A write in the journal's queue; `committed` says how it ended.
+#[must_use = "a queued write may still fail: await `committed`"]
+pub struct Queued(oneshot::Receiver<StoreResult<()>>);
+
+impl Queued {
+    pub async fn committed(self) -> StoreResult<()> {
+        self.0.await.map_err(|_| StoreError::WriterStopped)?
+    }
 }
 
 /// Entries per transaction at most: enough to share a commit among many
@@ -90,13 +124,17 @@ impl Journal {
         Journal(tx)
     }
 
-    async fn commit(&self, entry: Entry) -> StoreResult<DateTime<Utc>> {
-        let at = Utc::now();
+    /// Queues `entry`; waits only when the queue is full.
+    async fn queue(&self, entry: Entry, at: DateTime<Utc>, on_commit: Option<OnCommit>) -> StoreResult<Queued> {
         let (done, committed) = oneshot::channel();
-        let job = Job { entry, at, done };
+        let job = Job {
+            entry,
+            at,
+            done,
+            on_commit,
+        };
         self.0.send(job).await.map_err(|_| StoreError::WriterStopped)?;
-        committed.await.map_err(|_| StoreError::WriterStopped)??;
-        Ok(at)
+        Ok(Queued(committed))
     }
 }
 
@@ -104,17 +142,17 @@ async fn run(pool: AnyPool, mut jobs: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
         match write_all(&pool, &batch).await {
-            Ok(()) => batch.drain(..).for_each(|job| drop(job.done.send(Ok(())))),
+            Ok(()) => batch.drain(..).for_each(|job| job.finish(Ok(()))),
             Err(e) if batch.len() == 1 => {
                 if let Some(job) = batch.pop() {
-                    let _ = job.done.send(Err(e));
+                    job.finish(Err(e));
                 }
             }
             // One bad entry must not fail the others: each alone, in its own transaction.
             Err(_) => {
                 for job in batch.drain(..) {
                     let result = write_all(&pool, std::slice::from_ref(&job)).await;
-                    let _ = job.done.send(result);
+                    job.finish(result);
                 }
             }
         }
@@ -246,27 +284,26 @@ async fn write_domain(
 }
 
 impl Db {
-    /// Writes a domain row and its numbered event atomically (either both
-    /// exist after a crash or neither does); returns once they are committed.
-    pub async fn append_event(
+    /// Queues a domain row and its numbered event, written atomically (either
+    /// both exist after a crash or neither does); `on_commit` runs once they
+    /// are committed.
+    pub async fn queue_event(
         &self,
-        match_id: MatchId,
-        seq: i64,
-        kind: &str,
-        payload: &serde_json::Value,
+        event: NewEvent<'_>,
         write: DomainWrite,
-    ) -> StoreResult<DateTime<Utc>> {
+        on_commit: OnCommit,
+    ) -> StoreResult<Queued> {
         let entry = Entry::Event {
-            match_id,
-            seq,
-            kind: kind.to_string(),
-            payload: payload.to_string(),
+            match_id: event.match_id,
+            seq: event.seq,
+            kind: event.kind.to_string(),
+            payload: event.payload.to_string(),
             write,
         };
-        self.journal.commit(entry).await
+        self.journal.queue(entry, event.at, Some(on_commit)).await
     }
 
-    /// The trigger's log row and its recalls, in one transaction.
+    /// Queues the trigger's log row and its recalls, written in one transaction.
     pub async fn log_trigger(
         &self,
         match_id: MatchId,
@@ -275,7 +312,7 @@ impl Db {
         recalls: &[RecallEntry],
         actions: &serde_json::Value,
         duration_us: i64,
-    ) -> StoreResult<()> {
+    ) -> StoreResult<Queued> {
         let entry = Entry::TriggerLog {
             match_id,
             trigger: trigger.to_string(),
@@ -284,6 +321,6 @@ impl Db {
             actions: actions.to_string(),
             duration_us,
         };
-        self.journal.commit(entry).await.map(|_| ())
+        self.journal.queue(entry, Utc::now(), None).await
     }
 }

@@ -20,7 +20,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use consolidation::ConsolidationRow;
-pub use journal::DomainWrite;
+pub use journal::{DomainWrite, NewEvent, OnCommit, Queued};
 pub use llm_calls::LlmCallRow;
 pub use matches::{MatchRow, MoveRow, NewMatch};
 pub use memories::{MemoryQuery, RecallEntry};

@@ -43,14 +43,14 @@ pub struct TriggerOutcome {
 /// Wall time per step of one trigger.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Phases {
-    /// The trigger event persisted and pushed.
+    /// The trigger event queued for the journal.
     pub announce: std::time::Duration,
     /// The subconscious (query embedding included).
     pub recall: std::time::Duration,
     pub brain: std::time::Duration,
-    /// Actions executed, persisted and pushed.
+    /// Actions executed, their events queued.
     pub actions: std::time::Duration,
-    /// The trigger log row.
+    /// The trigger log row queued.
     pub log: std::time::Duration,
 }
 
@@ -140,9 +140,11 @@ impl Pipeline {
             .map(str::to_string);
         let log = json!({ "brain": self.brain.name(), "thinking": thinking, "executed": executed });
         let micros = started.elapsed().as_micros() as i64;
-        self.db
+        let logged = self
+            .db
             .log_trigger(side.emitter.match_id(), kind, fired_at, &recalls, &log, micros)
             .await?;
+        side.emitter.track(logged);
         phases.log = split();
         tracing::debug!(trigger = kind, micros, recalled = recalls.len(), "trigger done");
         Ok(TriggerOutcome {
