@@ -195,6 +195,20 @@ async fn check_contract(store: &dyn VectorStore) -> Kept {
         ids(store, &query, filter("pip", None, false)).await.is_empty(),
         "no owner means nobody's"
     );
+    // Several searches in one call answer each as it would alone.
+    let many = store
+        .search_many(
+            query.clone(),
+            vec![
+                (filter("pip", Some(p), true), 10),
+                (filter("pip", None, false), 10),
+                (filter("pip", Some(q), false), 1),
+            ],
+        )
+        .await
+        .unwrap();
+    let many: Vec<Vec<MemoryId>> = many.iter().map(|hits| hits.iter().map(|h| h.id).collect()).collect();
+    assert_eq!(many, vec![found.clone(), vec![], vec![q_closest.id]]);
 
     let mut f = filter("pip", Some(p), true);
     f.types = vec![MemoryType::GameContext];

@@ -21,8 +21,8 @@ use qdrant_edge::{
     Condition, CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, FieldCondition,
     FieldIndexOperations, Filter, HasIdCondition, HnswIndexConfig, JsonPath, Match, NamedQuery, Payload,
     PayloadFieldSchema, PayloadOps, PayloadSchemaType, PointId, PointInsertOperations, PointOperations, PointStruct,
-    QueryEnum, Range, ScrollRequest, SearchParams, SearchRequest, SetPayloadOp, UpdateOperation, WithPayloadInterface,
-    WithVector,
+    QueryEnum, Range, ScoredPoint, ScrollRequest, SearchParams, SearchRequest, SetPayloadOp, UpdateOperation,
+    WithPayloadInterface, WithVector,
 };
 use serde_json::json;
 
@@ -237,6 +237,48 @@ fn range(field: &str, gte: Option<i64>, lt: Option<i64>) -> Condition {
     ))
 }
 
+/// The request for one filtered search; None when the filter matches nothing.
+fn search_request(vector: &[f32], filter: &SearchFilter, limit: usize) -> Option<SearchRequest> {
+    // Qdrant reads an empty `should` as "no condition"; we mean "nothing".
+    let no_owner = filter.player_id.is_none() && !filter.include_lore;
+    let no_place = filter.board.as_ref().is_some_and(|b| b.is_empty());
+    if no_owner || no_place {
+        return None;
+    }
+    Some(SearchRequest {
+        query: QueryEnum::Nearest(NamedQuery {
+            query: vector.to_vec().into(),
+            using: None,
+        }),
+        filter: Some(to_filter(filter)),
+        // Exact: every search is filtered to one player (+ lore), a small
+        // set the payload index enumerates. Approximate search on an
+        // optimised segment lost most filtered neighbours at 1M (recall 0.2).
+        params: Some(SearchParams {
+            exact: true,
+            ..SearchParams::default()
+        }),
+        limit,
+        offset: 0,
+        with_payload: Some(WithPayloadInterface::Bool(false)),
+        with_vector: Some(WithVector::Bool(false)),
+        score_threshold: None,
+    })
+}
+
+fn hits(points: Vec<ScoredPoint>) -> Vec<Hit> {
+    points
+        .into_iter()
+        .filter_map(|p| match p.id {
+            PointId::Uuid(u) => Some(Hit {
+                id: MemoryId(u),
+                score: p.score,
+            }),
+            PointId::NumId(_) => None,
+        })
+        .collect()
+}
+
 fn to_filter(f: &SearchFilter) -> Filter {
     let mut must: Vec<Condition> = f.persona_id.iter().map(|p| keyword("persona_id", p.clone())).collect();
     let mut owners = Vec::new();
@@ -322,44 +364,32 @@ impl VectorStore for EdgeStore {
     }
 
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
-        // Qdrant reads an empty `should` as "no condition"; we mean "nothing".
-        let no_owner = filter.player_id.is_none() && !filter.include_lore;
-        let no_place = filter.board.as_ref().is_some_and(|b| b.is_empty());
-        if no_owner || no_place {
-            return Ok(Vec::new());
-        }
-        let request = SearchRequest {
-            query: QueryEnum::Nearest(NamedQuery {
-                query: vector.into(),
-                using: None,
-            }),
-            filter: Some(to_filter(&filter)),
-            // Exact: every search is filtered to one player (+ lore), a small
-            // set the payload index enumerates. Approximate search on an
-            // optimised segment lost most filtered neighbours at 1M (recall 0.2).
-            params: Some(SearchParams {
-                exact: true,
-                ..SearchParams::default()
-            }),
-            limit,
-            offset: 0,
-            with_payload: Some(WithPayloadInterface::Bool(false)),
-            with_vector: Some(WithVector::Bool(false)),
-            score_threshold: None,
-        };
-        let points = self
-            .with_shard(Access::Search, move |s| s.search(request).map_err(err))
-            .await?;
-        Ok(points
-            .into_iter()
-            .filter_map(|p| match p.id {
-                PointId::Uuid(u) => Some(Hit {
-                    id: MemoryId(u),
-                    score: p.score,
-                }),
-                PointId::NumId(_) => None,
-            })
-            .collect())
+        let mut found = self.search_many(vector, vec![(filter, limit)]).await?;
+        Ok(found.pop().unwrap_or_default())
+    }
+
+    /// All in one trip to the blocking pool: a recall's searches are
+    /// sub-millisecond, so the hops, not the searches, made its tail.
+    async fn search_many(
+        &self,
+        vector: Vec<f32>,
+        searches: Vec<(SearchFilter, usize)>,
+    ) -> Result<Vec<Vec<Hit>>, VectorError> {
+        let requests: Vec<Option<SearchRequest>> = searches
+            .iter()
+            .map(|(filter, limit)| search_request(&vector, filter, *limit))
+            .collect();
+        self.with_shard(Access::Search, move |s| {
+            let mut found = Vec::with_capacity(requests.len());
+            for request in requests {
+                found.push(match request {
+                    Some(request) => hits(s.search(request).map_err(err)?),
+                    None => Vec::new(),
+                });
+            }
+            Ok(found)
+        })
+        .await
     }
 
     async fn count(&self) -> Result<u64, VectorError> {

@@ -233,14 +233,18 @@ impl MemoryService {
     /// the filter asked for those.
     pub async fn search_each(&self, query: &str, searches: Vec<Search>) -> Result<Vec<Recalled>, MemoryError> {
         let vector = self.embedder.embed_one(query).await?;
-        // Sub-millisecond searches, one after the other (two blocking-pool
-        // hops in parallel cost more than they save); one SQL read for all.
+        // Sub-millisecond searches, in one call to the index; one SQL read for all.
         let include_unrecallable: Vec<bool> = searches.iter().map(|s| s.filter.include_unrecallable).collect();
-        let mut per_search = Vec::with_capacity(searches.len());
-        for s in searches {
-            let hits = self.index.search(vector.clone(), s.filter, s.limit).await?;
-            per_search.push(hits.into_iter().filter(|h| h.score >= s.min_score).collect::<Vec<_>>());
-        }
+        let min_scores: Vec<f32> = searches.iter().map(|s| s.min_score).collect();
+        let found = self
+            .index
+            .search_many(vector, searches.into_iter().map(|s| (s.filter, s.limit)).collect())
+            .await?;
+        let per_search: Vec<Vec<Hit>> = found
+            .into_iter()
+            .zip(min_scores)
+            .map(|(hits, min)| hits.into_iter().filter(|h| h.score >= min).collect())
+            .collect();
         let all_hits: Vec<Hit> = per_search.iter().flatten().cloned().collect();
         let rows = self.rows_in_hit_order(&all_hits).await?;
         let mut merged: Vec<Recalled> = Vec::new();

@@ -132,6 +132,19 @@ pub trait VectorStore: Send + Sync {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError>;
     async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError>;
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError>;
+    /// Several searches for one vector, each answer best first; a store that
+    /// can runs them in one call.
+    async fn search_many(
+        &self,
+        vector: Vec<f32>,
+        searches: Vec<(SearchFilter, usize)>,
+    ) -> Result<Vec<Vec<Hit>>, VectorError> {
+        let mut found = Vec::with_capacity(searches.len());
+        for (filter, limit) in searches {
+            found.push(self.search(vector.clone(), filter, limit).await?);
+        }
+        Ok(found)
+    }
     async fn count(&self) -> Result<u64, VectorError>;
     async fn set_recallable(&self, ids: Vec<MemoryId>, recallable: bool) -> Result<(), VectorError>;
     /// Every point's id and recallable flag, for checking the index against
