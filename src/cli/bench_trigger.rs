@@ -103,6 +103,11 @@ async fn bench_size(config: &Config, size: usize, fires: usize) -> anyhow::Resul
     let index = Arc::new(EdgeStore::open(&dir.path().join("vectors"))?);
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let memory = MemoryService::new(db.clone(), embedder, index.clone(), config.memory.clone());
+    // As the server does at start: moves recall without running the model.
+    let cache = kibitz::subconscious::situation::cache_path(&config.models_dir);
+    memory
+        .pin_queries(kibitz::subconscious::situation::vocabulary(), &cache)
+        .await?;
     let persona = personas::load_dir(&config.personas_dir)?
         .into_iter()
         .next()

@@ -169,7 +169,7 @@ impl MemoryOnly {
 /// loads them from beside the model, where any server on this model saved
 /// them), so that moves recall without running the model.
 fn pin_situations(memory: &MemoryService, models_dir: &Path) {
-    let (memory, cache) = (memory.clone(), models_dir.join(SITUATIONS_FILE));
+    let (memory, cache) = (memory.clone(), situation::cache_path(models_dir));
     tokio::spawn(async move {
         let started = std::time::Instant::now();
         match memory.pin_queries(situation::vocabulary(), &cache).await {
@@ -182,8 +182,6 @@ fn pin_situations(memory: &MemoryService, models_dir: &Path) {
         }
     });
 }
-
-const SITUATIONS_FILE: &str = "situations.vec";
 
 /// Embedder + vector index + SQL, with lore synced and the index repaired.
 async fn open_memory(

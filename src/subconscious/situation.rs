@@ -86,6 +86,12 @@ fn setting_words(stage: &str, family: Option<&str>) -> String {
     }
 }
 
+/// Where the vocabulary's vectors are kept: beside the model they came from,
+/// so every server and benchmark on that model shares them.
+pub fn cache_path(models_dir: &std::path::Path) -> std::path::PathBuf {
+    models_dir.join("situations.vec")
+}
+
 /// Every sentence a move, a draw offer, an idle wait or a match's start or
 /// end can be searched by (chat lines are the player's own words, not here).
 pub fn vocabulary() -> Vec<String> {
