@@ -202,11 +202,27 @@ async fn check_group_commit(db: &Db) {
         assert_eq!(lines.len(), 40);
         assert!(lines.iter().all(|m| m.content != "line -7"));
     }
+    // A trigger's recalls: each logged with its own score and reason, each
+    // memory's count bumped once, in the trigger log's commit.
+    let recalled: Vec<Memory> = ["likes the Sicilian", "blunders when short of time"]
+        .into_iter()
+        .map(|text| Memory {
+            player_id: Some(player.id),
+            ..Memory::new("pip", MemoryType::PlayerBehavior, text, CreatedBy::MainAgent)
+        })
+        .collect();
+    for m in &recalled {
+        db.insert_memory(m).await.unwrap();
+    }
+    let entries = vec![
+        (recalled[0].id, 0.75, "the same opening".to_string()),
+        (recalled[1].id, 0.5, String::new()),
+    ];
     db.log_trigger(
         ids[1],
         "on_user_move",
         Utc::now(),
-        &[],
+        &entries,
         &serde_json::json!({ "brain": "scripted" }),
         42,
     )
@@ -216,6 +232,17 @@ async fn check_group_commit(db: &Db) {
     .await
     .unwrap();
     assert_eq!(db.triggers(ids[1]).await.unwrap()[0].duration_us, 42);
+    for (m, (_, score, reason)) in recalled.iter().zip(&entries) {
+        let log = db.recalls(m.id).await.unwrap();
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert_eq!(
+            (log[0].score, &log[0].reason, log[0].match_id),
+            (*score, reason, ids[1])
+        );
+        let back = db.memory(m.id).await.unwrap().unwrap();
+        assert_eq!(back.recall_count, 1);
+        assert!(back.last_recalled_at.is_some());
+    }
     check_emitter_pushes_only_what_is_committed(db, ids[1]).await;
 }
 

@@ -283,24 +283,35 @@ pub(crate) async fn insert_recalls(
     trigger: &str,
     recalled: &[RecallEntry],
 ) -> StoreResult<()> {
-    let now = ts(Utc::now());
-    for (id, score, reason) in recalled {
-        sqlx::query(
-            "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(id.to_string())
-        .bind(match_id.to_string())
-        .bind(trigger)
-        .bind(f64::from(*score))
-        .bind(reason)
-        .bind(&now)
-        .execute(&mut **tx)
-        .await?;
-        sqlx::query("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = $1 WHERE id = $2")
-            .bind(&now)
-            .bind(id.to_string())
-            .execute(&mut **tx)
-            .await?;
+    if recalled.is_empty() {
+        return Ok(());
     }
+    // Two statements for all of them, not two each: every statement is a
+    // round trip to SQLite's thread, inside the commit every match waits on.
+    let (now, match_id) = (ts(Utc::now()), match_id.to_string());
+    let mut insert =
+        Numbered::new("INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ");
+    let mut update = Numbered::new("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ");
+    update.text(now.as_str()).push(" WHERE id IN (");
+    for (i, (id, score, reason)) in recalled.iter().enumerate() {
+        let comma = if i == 0 { "" } else { ", " };
+        insert
+            .push(comma)
+            .push("(")
+            .text(id.to_string())
+            .push(", ")
+            .text(match_id.as_str());
+        insert.push(", ").text(trigger).push(", ").real(f64::from(*score));
+        insert
+            .push(", ")
+            .text(reason.as_str())
+            .push(", ")
+            .text(now.as_str())
+            .push(")");
+        update.push(comma).text(id.to_string());
+    }
+    update.push(")");
+    insert.query().execute(&mut **tx).await?;
+    update.query().execute(&mut **tx).await?;
     Ok(())
 }

@@ -168,6 +168,7 @@ pub(crate) struct Numbered {
 enum Arg {
     Text(String),
     Int(i64),
+    Real(f64),
 }
 
 impl Numbered {
@@ -193,6 +194,11 @@ impl Numbered {
         self.placeholder()
     }
 
+    pub(crate) fn real(&mut self, value: f64) -> &mut Numbered {
+        self.args.push(Arg::Real(value));
+        self.placeholder()
+    }
+
     fn placeholder(&mut self) -> &mut Numbered {
         self.sql.push_str(&format!("${}", self.args.len()));
         self
@@ -202,6 +208,7 @@ impl Numbered {
         self.args.iter().fold(sqlx::query(&self.sql), |q, arg| match arg {
             Arg::Text(t) => q.bind(t.as_str()),
             Arg::Int(i) => q.bind(*i),
+            Arg::Real(r) => q.bind(*r),
         })
     }
 }
