@@ -11,6 +11,10 @@ use kibitz::chess::engine::{Engine, SearchRequest, StockfishEngine, Style};
 
 const STOCKFISH: &str = "/usr/games/stockfish";
 
+/// The tests that kill this process's Stockfish children (`pkill -P`) would
+/// kill every running test's engines: they run alone, the others side by side.
+static CHILDREN: tokio::sync::RwLock<()> = tokio::sync::RwLock::const_new(());
+
 fn request(fen: &str, elo: u32) -> SearchRequest {
     SearchRequest {
         fen: fen.into(),
@@ -26,6 +30,7 @@ fn is_legal(fen: &str, uci: &str) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
+    let _alone = CHILDREN.write().await;
     assert!(
         Path::new(STOCKFISH).exists(),
         "stockfish missing: `make test` installs it (scripts/setup-system.sh)"
@@ -62,6 +67,7 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn evaluation_scores_the_side_to_move_and_sees_mates() {
+    let _side_by_side = CHILDREN.read().await;
     use kibitz::chess::engine::{BuiltinEngine, Score};
     use kibitz::chess::odds::win_pct;
     let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
@@ -86,6 +92,7 @@ async fn evaluation_scores_the_side_to_move_and_sees_mates() {
 /// no second search.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chosen_move_carries_the_score_after_it() {
+    let _side_by_side = CHILDREN.read().await;
     use kibitz::chess::engine::Score;
     use kibitz::chess::odds::win_pct;
     let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
@@ -113,6 +120,7 @@ async fn a_chosen_move_carries_the_score_after_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pool_serves_matches_side_by_side_and_outlives_its_processes() {
+    let _alone = CHILDREN.write().await;
     let engine = StockfishEngine::start(Path::new(STOCKFISH), 2).await.unwrap();
     let me = std::process::id().to_string();
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -134,6 +142,7 @@ async fn a_pool_serves_matches_side_by_side_and_outlives_its_processes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_evaluation_nobody_waits_for_any_more_is_not_searched() {
+    let _side_by_side = CHILDREN.read().await;
     let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     // The one worker is busy with a 100 ms search; an evaluation queued
@@ -155,6 +164,7 @@ async fn an_evaluation_nobody_waits_for_any_more_is_not_searched() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_aggressive_persona_takes_more_than_a_defensive_one() {
+    let _side_by_side = CHILDREN.read().await;
     let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
     // Openings where Stockfish's best move is quiet but a capture is within
     // its margin (Queen's Gambit Accepted, Sicilian ...cxd4, Ruy Lopez Bxc6).
