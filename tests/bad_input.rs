@@ -61,6 +61,14 @@ async fn bad_input_is_a_clear_4xx() {
     assert_eq!((status, code(&body)), (413, "text_too_long"), "{body}");
     let (status, body) = server.post(&chat, json!({ "text": "   " })).await;
     assert_eq!((status, code(&body)), (400, "empty_text"), "{body}");
+    // The schema's maxLength counts what was sent, surrounding spaces too
+    // (schemathesis found a padded 70-character name accepted).
+    let padded = format!(" {} ", "z".repeat(63));
+    let (status, body) = server.post("/api/players", json!({ "name": padded })).await;
+    assert_eq!((status, code(&body)), (413, "text_too_long"), "{body}");
+    let padded = format!("{}{}", " ".repeat(10), "z".repeat(995));
+    let (status, body) = server.post(&chat, json!({ "text": padded })).await;
+    assert_eq!((status, code(&body)), (413, "text_too_long"), "{body}");
     // NUL: PostgreSQL refuses it in text (schemathesis found the 500).
     let (status, body) = server.post(&chat, json!({ "text": "a\u{0}b" })).await;
     assert_eq!((status, code(&body)), (400, "invalid_body"), "{body}");

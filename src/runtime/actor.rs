@@ -241,9 +241,10 @@ impl MatchActor {
     }
 
     async fn chat(&mut self, text: &str, events: &mut Events) -> Result<(), RuntimeError> {
-        let text = text.trim();
+        // Measured as sent (the schema's maxLength), judged empty once trimmed.
         let (len, max) = (text.chars().count(), self.svc.config.max_chat_chars);
-        if len == 0 {
+        let text = text.trim();
+        if text.is_empty() {
             return Err(RuntimeError::EmptyText);
         }
         // The HTTP extractors refuse NUL already; a WebSocket frame or the

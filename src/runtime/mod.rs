@@ -85,9 +85,11 @@ impl Runtime {
 
     /// A new player and its bearer token (shown once; only its hash is kept).
     pub async fn create_player(&self, name: &str) -> Result<(Player, String), RuntimeError> {
-        let name = name.trim();
+        // The limit is on what was sent, as the API schema says; only the
+        // emptiness test looks past surrounding spaces.
         let len = name.chars().count();
-        if len == 0 {
+        let name = name.trim();
+        if name.is_empty() {
             return Err(RuntimeError::EmptyText);
         }
         if len > 64 {

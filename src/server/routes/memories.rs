@@ -109,7 +109,7 @@ pub async fn search(
 ) -> Result<Json<Vec<Recalled>>, ApiError> {
     let id = caller.owned_player(&app, &id).await?;
     let text = q.q.trim();
-    if text.is_empty() || text.chars().count() > 500 {
+    if text.is_empty() || q.q.chars().count() > 500 {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
             "bad_query",
