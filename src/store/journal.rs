@@ -9,11 +9,12 @@
 //! commit: a match queues a whole turn and waits once, before it answers.
 
 use chrono::{DateTime, Utc};
-use sqlx::{Any, AnyPool, Transaction};
+use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
-use super::memories::{RecallEntry, insert_recalls};
-use super::{Db, StoreError, StoreResult, ts};
+use super::memories::{RecallEntry, recall_statements};
+use super::script::Script;
+use super::{Backend, Db, StoreError, StoreResult, ts};
 use crate::chess::odds::MoveOdds;
 use crate::ids::MatchId;
 
@@ -118,9 +119,9 @@ const MAX_BATCH: usize = 64;
 pub(super) struct Journal(mpsc::Sender<Job>);
 
 impl Journal {
-    pub(super) fn start(pool: AnyPool) -> Journal {
+    pub(super) fn start(pool: AnyPool, backend: Backend) -> Journal {
         let (tx, rx) = mpsc::channel(MAX_BATCH * 16);
-        tokio::spawn(run(pool, rx));
+        tokio::spawn(run(pool, backend, rx));
         Journal(tx)
     }
 
@@ -138,10 +139,10 @@ impl Journal {
     }
 }
 
-async fn run(pool: AnyPool, mut jobs: mpsc::Receiver<Job>) {
+async fn run(pool: AnyPool, backend: Backend, mut jobs: mpsc::Receiver<Job>) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        match write_all(&pool, &batch).await {
+        match write_all(&pool, backend, &batch).await {
             Ok(()) => batch.drain(..).for_each(|job| job.finish(Ok(()))),
             Err(e) if batch.len() == 1 => {
                 if let Some(job) = batch.pop() {
@@ -151,7 +152,7 @@ async fn run(pool: AnyPool, mut jobs: mpsc::Receiver<Job>) {
             // One bad entry must not fail the others: each alone, in its own transaction.
             Err(_) => {
                 for job in batch.drain(..) {
-                    let result = write_all(&pool, std::slice::from_ref(&job)).await;
+                    let result = write_all(&pool, backend, std::slice::from_ref(&job)).await;
                     job.finish(result);
                 }
             }
@@ -159,8 +160,8 @@ async fn run(pool: AnyPool, mut jobs: mpsc::Receiver<Job>) {
     }
 }
 
-async fn write_all(pool: &AnyPool, jobs: &[Job]) -> StoreResult<()> {
-    let mut tx = pool.begin().await?;
+async fn write_all(pool: &AnyPool, backend: Backend, jobs: &[Job]) -> StoreResult<()> {
+    let mut script = Script::new(backend);
     for job in jobs {
         match &job.entry {
             Entry::Event {
@@ -171,17 +172,19 @@ async fn write_all(pool: &AnyPool, jobs: &[Job]) -> StoreResult<()> {
                 write,
             } => {
                 let mid = match_id.to_string();
-                write_domain(&mut tx, &mid, write, job.at).await?;
-                sqlx::query(
-                    "INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES ($1, $2, $3, $4, $5)",
-                )
-                .bind(&mid)
-                .bind(seq)
-                .bind(kind)
-                .bind(payload)
-                .bind(ts(job.at))
-                .execute(&mut *tx)
-                .await?;
+                write_domain(&mut script, &mid, write, job.at);
+                script
+                    .statement("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES (")
+                    .text(mid.as_str())
+                    .push(", ")
+                    .int(*seq)
+                    .push(", ")
+                    .text(kind.as_str())
+                    .push(", ")
+                    .text(payload.as_str())
+                    .push(", ")
+                    .text(ts(job.at))
+                    .push(")");
             }
             Entry::TriggerLog {
                 match_id,
@@ -192,33 +195,32 @@ async fn write_all(pool: &AnyPool, jobs: &[Job]) -> StoreResult<()> {
                 duration_us,
             } => {
                 let recalled_ids: Vec<String> = recalls.iter().map(|(id, _, _)| id.to_string()).collect();
-                sqlx::query(
-                    "INSERT INTO trigger_log (match_id, trigger, fired_at, recalled_ids, actions, duration_us) \
-                     VALUES ($1, $2, $3, $4, $5, $6)",
-                )
-                .bind(match_id.to_string())
-                .bind(trigger)
-                .bind(ts(*fired_at))
-                .bind(serde_json::to_string(&recalled_ids).unwrap_or_else(|_| "[]".into()))
-                .bind(actions)
-                .bind(duration_us)
-                .execute(&mut *tx)
-                .await?;
-                insert_recalls(&mut tx, *match_id, trigger, recalls).await?;
+                script
+                    .statement(
+                        "INSERT INTO trigger_log (match_id, trigger, fired_at, recalled_ids, actions, duration_us) \
+                         VALUES (",
+                    )
+                    .text(match_id.to_string())
+                    .push(", ")
+                    .text(trigger.as_str())
+                    .push(", ")
+                    .text(ts(*fired_at))
+                    .push(", ")
+                    .text(serde_json::to_string(&recalled_ids).unwrap_or_else(|_| "[]".into()))
+                    .push(", ")
+                    .text(actions.as_str())
+                    .push(", ")
+                    .int(*duration_us)
+                    .push(")");
+                recall_statements(&mut script, *match_id, trigger, recalls);
             }
         }
     }
-    tx.commit().await?;
-    Ok(())
+    script.commit(pool).await
 }
 
-async fn write_domain(
-    tx: &mut Transaction<'_, Any>,
-    mid: &str,
-    write: &DomainWrite,
-    at: DateTime<Utc>,
-) -> StoreResult<()> {
-    let query = match write {
+fn write_domain(script: &mut Script, mid: &str, write: &DomainWrite, at: DateTime<Utc>) {
+    match write {
         DomainWrite::Move {
             ply,
             uci,
@@ -226,61 +228,72 @@ async fn write_domain(
             side,
             fen_after,
             odds,
-        } => sqlx::query(
-            "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
-             created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-        )
-        .bind(mid)
-        .bind(*ply as i64)
-        .bind(uci)
-        .bind(san)
-        .bind(side)
-        .bind(fen_after)
-        .bind(odds.map(|o| o.white))
-        .bind(odds.map(|o| o.delta))
-        .bind(ts(at)),
+        } => {
+            let q = script.statement(
+                "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
+                 created_at) VALUES (",
+            );
+            q.text(mid)
+                .push(", ")
+                .int(*ply as i64)
+                .push(", ")
+                .text(uci.as_str())
+                .push(", ");
+            q.text(san.as_str())
+                .push(", ")
+                .text(side.as_str())
+                .push(", ")
+                .text(fen_after.as_str());
+            q.push(", ")
+                .opt_real(odds.map(|o| o.white))
+                .push(", ")
+                .opt_real(odds.map(|o| o.delta));
+            q.push(", ").text(ts(at)).push(")");
+        }
         DomainWrite::Odds { ply, odds } => {
-            sqlx::query("UPDATE moves SET win_pct_white = $1, win_pct_delta = $2 WHERE match_id = $3 AND ply = $4")
-                .bind(odds.white)
-                .bind(odds.delta)
-                .bind(mid)
-                .bind(*ply as i64)
+            let q = script.statement("UPDATE moves SET win_pct_white = ");
+            q.real(odds.white).push(", win_pct_delta = ").real(odds.delta);
+            q.push(" WHERE match_id = ")
+                .text(mid)
+                .push(" AND ply = ")
+                .int(*ply as i64);
         }
-        DomainWrite::Message { sender, content, tone } => sqlx::query(
-            "INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(mid)
-        .bind(sender)
-        .bind(content)
-        .bind(tone)
-        .bind(ts(at)),
+        DomainWrite::Message { sender, content, tone } => {
+            let q = script.statement("INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES (");
+            q.text(mid)
+                .push(", ")
+                .text(sender.as_str())
+                .push(", ")
+                .text(content.as_str());
+            q.push(", ").opt_text(tone.as_deref()).push(", ").text(ts(at)).push(")");
+        }
         DomainWrite::Emotion { emotion, reason } => {
-            sqlx::query("INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES ($1, $2, $3, $4)")
-                .bind(mid)
-                .bind(emotion)
-                .bind(reason)
-                .bind(ts(at))
-                .execute(&mut **tx)
-                .await?;
-            sqlx::query("UPDATE matches SET emotion = $1 WHERE id = $2")
-                .bind(emotion)
-                .bind(mid)
+            let q = script.statement("INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES (");
+            q.text(mid)
+                .push(", ")
+                .text(emotion.as_str())
+                .push(", ")
+                .opt_text(reason.as_deref());
+            q.push(", ").text(ts(at)).push(")");
+            let q = script.statement("UPDATE matches SET emotion = ");
+            q.text(emotion.as_str()).push(" WHERE id = ").text(mid);
         }
-        DomainWrite::DrawOffer { by } => sqlx::query("UPDATE matches SET draw_offer = $1 WHERE id = $2")
-            .bind(by)
-            .bind(mid),
-        DomainWrite::Finish { result, termination } => sqlx::query(
-            "UPDATE matches SET status = 'finished', result = $1, termination = $2, draw_offer = NULL, \
-             ended_at = $3 WHERE id = $4",
-        )
-        .bind(result)
-        .bind(termination)
-        .bind(ts(at))
-        .bind(mid),
-        DomainWrite::Nothing => return Ok(()),
-    };
-    query.execute(&mut **tx).await?;
-    Ok(())
+        DomainWrite::DrawOffer { by } => {
+            let q = script.statement("UPDATE matches SET draw_offer = ");
+            q.opt_text(by.as_deref()).push(" WHERE id = ").text(mid);
+        }
+        DomainWrite::Finish { result, termination } => {
+            let q = script.statement("UPDATE matches SET status = 'finished', result = ");
+            q.text(result.as_str())
+                .push(", termination = ")
+                .text(termination.as_str());
+            q.push(", draw_offer = NULL, ended_at = ")
+                .text(ts(at))
+                .push(" WHERE id = ")
+                .text(mid);
+        }
+        DomainWrite::Nothing => {}
+    }
 }
 
 impl Db {

@@ -2,6 +2,7 @@ use chrono::{DateTime, Utc};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
+use super::script::Script;
 use super::{Db, Numbered, StoreError, StoreResult, flag, parse_id, parse_ts, ts};
 use crate::ids::{MatchId, MemoryId, PlayerId};
 use crate::memory::model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Reinforcement};
@@ -276,23 +277,15 @@ pub(super) async fn insert_memory(conn: &mut AnyConnection, m: &Memory) -> Store
 pub type RecallEntry = (MemoryId, f32, String);
 
 /// Logs the recalls of one trigger and bumps each memory's count, inside the
-/// caller's transaction (the trigger log's: one commit per trigger).
-pub(crate) async fn insert_recalls(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    match_id: MatchId,
-    trigger: &str,
-    recalled: &[RecallEntry],
-) -> StoreResult<()> {
+/// caller's batch (the trigger log's: committed with it).
+pub(crate) fn recall_statements(script: &mut Script, match_id: MatchId, trigger: &str, recalled: &[RecallEntry]) {
     if recalled.is_empty() {
-        return Ok(());
+        return;
     }
-    // Two statements for all of them, not two each: every statement is a
-    // round trip to SQLite's thread, inside the commit every match waits on.
+    // Two statements for all of them, not two each.
     let (now, match_id) = (ts(Utc::now()), match_id.to_string());
-    let mut insert =
-        Numbered::new("INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ");
-    let mut update = Numbered::new("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ");
-    update.text(now.as_str()).push(" WHERE id IN (");
+    let insert =
+        script.statement("INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ");
     for (i, (id, score, reason)) in recalled.iter().enumerate() {
         let comma = if i == 0 { "" } else { ", " };
         insert
@@ -308,10 +301,11 @@ pub(crate) async fn insert_recalls(
             .push(", ")
             .text(now.as_str())
             .push(")");
-        update.push(comma).text(id.to_string());
+    }
+    let update = script.statement("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ");
+    update.text(now.as_str()).push(" WHERE id IN (");
+    for (i, (id, _, _)) in recalled.iter().enumerate() {
+        update.push(if i == 0 { "" } else { ", " }).text(id.to_string());
     }
     update.push(")");
-    insert.query().execute(&mut **tx).await?;
-    update.query().execute(&mut **tx).await?;
-    Ok(())
 }

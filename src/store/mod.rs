@@ -10,6 +10,7 @@ mod matches;
 mod memories;
 mod players;
 mod reflections;
+mod script;
 mod timeline;
 
 use std::str::FromStr;
@@ -141,7 +142,7 @@ impl Db {
             Backend::Postgres => sqlx::migrate!("./migrations/postgres").run(&pool).await?,
         }
         Ok(Db {
-            journal: journal::Journal::start(pool.clone()),
+            journal: journal::Journal::start(pool.clone(), backend),
             pool,
             backend,
             url: url.into(),
@@ -169,6 +170,9 @@ enum Arg {
     Text(String),
     Int(i64),
     Real(f64),
+    // NULLs keep their column's type: PostgreSQL refuses a text NULL in a real column.
+    NullText,
+    NullReal,
 }
 
 impl Numbered {
@@ -199,6 +203,16 @@ impl Numbered {
         self.placeholder()
     }
 
+    pub(crate) fn opt_text(&mut self, value: Option<impl Into<String>>) -> &mut Numbered {
+        self.args.push(value.map_or(Arg::NullText, |v| Arg::Text(v.into())));
+        self.placeholder()
+    }
+
+    pub(crate) fn opt_real(&mut self, value: Option<f64>) -> &mut Numbered {
+        self.args.push(value.map_or(Arg::NullReal, Arg::Real));
+        self.placeholder()
+    }
+
     fn placeholder(&mut self) -> &mut Numbered {
         self.sql.push_str(&format!("${}", self.args.len()));
         self
@@ -209,6 +223,8 @@ impl Numbered {
             Arg::Text(t) => q.bind(t.as_str()),
             Arg::Int(i) => q.bind(*i),
             Arg::Real(r) => q.bind(*r),
+            Arg::NullText => q.bind(None::<String>),
+            Arg::NullReal => q.bind(None::<f64>),
         })
     }
 }
