@@ -218,6 +218,18 @@ async fn check_contract(store: &dyn VectorStore) -> Kept {
     f.exclude_ids = vec![lore.id];
     f.exclude_created_in_match_since = Some((m, Utc::now().timestamp() - 60));
     assert_eq!(ids(store, &query, f).await, vec![p_far.id]);
+    // An excluded best hit leaves its place to the next, even at limit 1.
+    let mut f = filter("pip", Some(p), true);
+    let all = ids(store, &query, f.clone()).await;
+    f.exclude_ids = vec![all[0]];
+    let top: Vec<MemoryId> = store
+        .search(query.clone(), f, 1)
+        .await
+        .unwrap()
+        .iter()
+        .map(|h| h.id)
+        .collect();
+    assert_eq!(top, vec![all[1]], "{all:?}");
 
     // Recent memories of another match stay.
     let other_match = point(
