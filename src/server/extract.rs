@@ -14,6 +14,10 @@ fn nul_refused(code: &'static str) -> ApiError {
     )
 }
 
+fn invalid_body(message: &str) -> ApiError {
+    ApiError::new(axum::http::StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", message)
+}
+
 pub struct ApiJson<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
@@ -29,7 +33,13 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
             return Err(nul_refused("invalid_body"));
         }
         let req = Request::from_parts(parts, axum::body::Body::from(bytes));
-        let axum::Json(value) = axum::Json::<T>::from_request(req, state).await?;
+        let axum::Json(value) = axum::Json::<serde_json::Value>::from_request(req, state).await?;
+        // serde reads a struct from an array of its fields too (schemathesis
+        // had `["name"]` create a player); every body here is an object.
+        if !value.is_object() {
+            return Err(invalid_body("the body must be a JSON object"));
+        }
+        let value = T::deserialize(value).map_err(|e| invalid_body(&format!("invalid body: {e}")))?;
         Ok(ApiJson(value))
     }
 }
