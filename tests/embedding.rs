@@ -9,7 +9,7 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embeddings_match_the_reference_similarities() {
     let models = common::repo().join("models");
     // SAFETY: the only test in this binary, run before any thread reads the environment.
@@ -35,4 +35,38 @@ async fn embeddings_match_the_reference_similarities() {
     // Batching must not change a sentence's embedding.
     let alone = embedder.embed_one(texts[1]).await.unwrap();
     assert!(cosine(&alone, &v[1]) > 0.999);
+
+    // Callers at once share model runs; each still gets its own texts'
+    // vectors, in its own order, whatever else ran beside them.
+    let lines: Vec<Vec<String>> = (0..24)
+        .map(|i| match i % 3 {
+            0 => vec![format!("Game {i}: she lost a rook to a fork.")],
+            1 => vec![texts[i % 3].to_string(), format!("Note {i} about blitz openings.")],
+            _ => vec![format!("{i} {}", "and the cat sat on the board ".repeat(i % 5 + 1))],
+        })
+        .collect();
+    let runs_before = embedder.stats().model_runs;
+    let at_once = lines.iter().map(|l| {
+        let embedder = embedder.clone();
+        let l = l.clone();
+        tokio::spawn(async move { embedder.embed(l).await.unwrap() })
+    });
+    let at_once: Vec<Vec<Vec<f32>>> = futures_util::future::join_all(at_once)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let runs = embedder.stats().model_runs - runs_before;
+    assert!(
+        runs < lines.len() as u64,
+        "{runs} runs for {} callers: none shared",
+        lines.len()
+    );
+    for (l, got) in lines.iter().zip(&at_once) {
+        assert_eq!(got.len(), l.len());
+        for (text, vector) in l.iter().zip(got) {
+            let alone = embedder.embed(vec![text.clone()]).await.unwrap().remove(0);
+            assert!(cosine(&alone, vector) > 0.999, "{text}: {}", cosine(&alone, vector));
+        }
+    }
 }

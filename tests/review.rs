@@ -138,6 +138,11 @@ async fn players_review_their_own_memories_and_nobody_elses() {
     let embedding = &admin["embedding"];
     assert!(embedding["memo_hits"].as_u64() >= Some(1), "{admin}");
     assert!(embedding["texts_embedded"].as_u64() >= Some(2), "{admin}");
+    let runs = embedding["model_runs"].as_u64().unwrap_or(0);
+    assert!(
+        runs >= 1 && Some(runs) <= embedding["texts_embedded"].as_u64(),
+        "{admin}"
+    );
 
     // Edit re-embeds: search finds the new words.
     let chat_id = chats[0]["id"].as_str().unwrap().to_string();

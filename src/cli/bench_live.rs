@@ -209,7 +209,8 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, cpu: CpuUse, embeddi
         cpu.server_s, cpu.engines_s, cpu.generator_s
     );
     if let (Some(run), Some(hits)) = (embedding["texts_embedded"].as_u64(), embedding["memo_hits"].as_u64()) {
-        println!("live: the server's model embedded {run} texts and answered {hits} from its memo");
+        let runs = embedding["model_runs"].as_u64().unwrap_or(0);
+        println!("live: the server's model embedded {run} texts in {runs} runs and answered {hits} from its memo");
     }
     let report = json!({
         "at": chrono::Utc::now(), "matches": args.matches, "seconds": args.seconds,

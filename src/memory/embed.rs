@@ -1,6 +1,7 @@
 //! Sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX) through fastembed and
 //! ONNX Runtime loaded from the models dir. Mean pooling, L2-normalised, 384-d.
-//! Inference is CPU work, so it runs on the blocking pool, never on the reactor.
+//! Inference is CPU work, so it runs on the model's own thread
+//! (`batcher.rs`), never on the reactor.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,6 +12,7 @@ use fastembed::{
 };
 use sha2::{Digest, Sha256};
 
+use super::batcher::{Batcher, RunCounters};
 use super::pinned;
 
 pub const DIMENSIONS: usize = 384;
@@ -40,10 +42,10 @@ pub enum EmbedError {
 
 #[derive(Clone)]
 pub struct Embedder {
-    model: Arc<Mutex<TextEmbedding>>,
-    /// Microseconds spent embedding, over all clones: benchmarks split a
-    /// trigger's time into embedding and everything else with it.
-    busy_us: Arc<AtomicU64>,
+    model: Batcher,
+    /// The model's run time (benchmarks split a trigger's time into
+    /// embedding and everything else with it) and its runs.
+    runs: Arc<RunCounters>,
     /// Texts run through the model, and single texts answered by the memo.
     embedded: Arc<AtomicU64>,
     memo_hits: Arc<AtomicU64>,
@@ -64,6 +66,8 @@ pub struct EmbedStats {
     pub memo_hits: u64,
     /// Wall time inside the model.
     pub busy_ms: u64,
+    /// Model runs: texts queued at once share one.
+    pub model_runs: u64,
 }
 
 /// A bounded first-in-first-out memo of embeddings.
@@ -157,9 +161,10 @@ impl Embedder {
             .with_session_config("session.force_spinning_stop", "1");
         let model =
             TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| EmbedError::Model(e.to_string()))?;
+        let runs = Arc::default();
         Ok(Embedder {
-            model: Arc::new(Mutex::new(model)),
-            busy_us: Arc::default(),
+            model: Batcher::start(model, Arc::clone(&runs))?,
+            runs,
             embedded: Arc::default(),
             memo_hits: Arc::default(),
             recent: Arc::default(),
@@ -167,28 +172,15 @@ impl Embedder {
         })
     }
 
+    /// The vectors of `texts`, in order (see `Batcher` for how runs are shared).
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let model = self.model.clone();
         self.embedded.fetch_add(texts.len() as u64, Ordering::Relaxed);
-        let started = std::time::Instant::now();
-        let embedded = tokio::task::spawn_blocking(move || {
-            let mut model = model
-                .lock()
-                .map_err(|_| EmbedError::Model("embedder lock poisoned".into()))?;
-            model
-                .embed(&texts, Some(32))
-                .map_err(|e| EmbedError::Model(e.to_string()))
-        })
-        .await
-        .map_err(|e| EmbedError::Model(e.to_string()))?;
-        let spent = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        self.busy_us.fetch_add(spent, Ordering::Relaxed);
-        embedded
+        self.model.embed(texts).await
     }
 
     /// Total time spent embedding since the model was loaded.
     pub fn busy(&self) -> std::time::Duration {
-        std::time::Duration::from_micros(self.busy_us.load(Ordering::Relaxed))
+        std::time::Duration::from_micros(self.runs.busy_us.load(Ordering::Relaxed))
     }
 
     /// What the model has done since it was loaded.
@@ -196,7 +188,8 @@ impl Embedder {
         EmbedStats {
             texts_embedded: self.embedded.load(Ordering::Relaxed),
             memo_hits: self.memo_hits.load(Ordering::Relaxed),
-            busy_ms: self.busy_us.load(Ordering::Relaxed) / 1000,
+            busy_ms: self.runs.busy_us.load(Ordering::Relaxed) / 1000,
+            model_runs: self.runs.runs.load(Ordering::Relaxed),
         }
     }
 
