@@ -411,7 +411,14 @@ impl Play {
         if chat_every > 0 && rng.gen_range(0..chat_every) == 0 {
             // A chat on the user's turn re-arms the idle timer.
             self.turn_since = Instant::now();
-            return Some(json!({ "type": "chat", "text": format!("nice game so far, move {}", self.my_moves) }));
+            // Different words each time, as people's are: a repeated line
+            // would be answered from the embedder's memo, not the model.
+            let text = format!(
+                "nice game so far, move {}; I had {} minutes left on my clock",
+                self.my_moves,
+                rng.gen_range(1..100_000)
+            );
+            return Some(json!({ "type": "chat", "text": text }));
         }
         self.sent_at = Some(Instant::now());
         self.my_moves += 1;
