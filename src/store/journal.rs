@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::memories::{RecallEntry, recall_statements};
 use super::script::Script;
-use super::{Backend, Db, StoreError, StoreResult, ts};
+use super::{Arg, Backend, Db, StoreError, StoreResult, ts};
 use crate::chess::odds::MoveOdds;
 use crate::ids::MatchId;
 
@@ -174,17 +174,14 @@ async fn write_all(pool: &AnyPool, backend: Backend, jobs: &[Job]) -> StoreResul
                 let mid = match_id.to_string();
                 write_domain(&mut script, &mid, write, job.at);
                 script
-                    .statement("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES (")
-                    .text(mid.as_str())
-                    .push(", ")
-                    .int(*seq)
-                    .push(", ")
-                    .text(kind.as_str())
-                    .push(", ")
-                    .text(payload.as_str())
-                    .push(", ")
-                    .text(ts(job.at))
-                    .push(")");
+                    .statement("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES ")
+                    .row([
+                        Arg::text(mid),
+                        Arg::Int(*seq),
+                        Arg::text(kind.as_str()),
+                        Arg::text(payload.as_str()),
+                        Arg::text(ts(job.at)),
+                    ]);
             }
             Entry::TriggerLog {
                 match_id,
@@ -198,20 +195,16 @@ async fn write_all(pool: &AnyPool, backend: Backend, jobs: &[Job]) -> StoreResul
                 script
                     .statement(
                         "INSERT INTO trigger_log (match_id, trigger, fired_at, recalled_ids, actions, duration_us) \
-                         VALUES (",
+                         VALUES ",
                     )
-                    .text(match_id.to_string())
-                    .push(", ")
-                    .text(trigger.as_str())
-                    .push(", ")
-                    .text(ts(*fired_at))
-                    .push(", ")
-                    .text(serde_json::to_string(&recalled_ids).unwrap_or_else(|_| "[]".into()))
-                    .push(", ")
-                    .text(actions.as_str())
-                    .push(", ")
-                    .int(*duration_us)
-                    .push(")");
+                    .row([
+                        Arg::text(match_id.to_string()),
+                        Arg::text(trigger.as_str()),
+                        Arg::text(ts(*fired_at)),
+                        Arg::text(serde_json::to_string(&recalled_ids).unwrap_or_else(|_| "[]".into())),
+                        Arg::text(actions.as_str()),
+                        Arg::Int(*duration_us),
+                    ]);
                 recall_statements(&mut script, *match_id, trigger, recalls);
             }
         }
@@ -229,26 +222,22 @@ fn write_domain(script: &mut Script, mid: &str, write: &DomainWrite, at: DateTim
             fen_after,
             odds,
         } => {
-            let q = script.statement(
-                "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
-                 created_at) VALUES (",
-            );
-            q.text(mid)
-                .push(", ")
-                .int(*ply as i64)
-                .push(", ")
-                .text(uci.as_str())
-                .push(", ");
-            q.text(san.as_str())
-                .push(", ")
-                .text(side.as_str())
-                .push(", ")
-                .text(fen_after.as_str());
-            q.push(", ")
-                .opt_real(odds.map(|o| o.white))
-                .push(", ")
-                .opt_real(odds.map(|o| o.delta));
-            q.push(", ").text(ts(at)).push(")");
+            script
+                .statement(
+                    "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
+                     created_at) VALUES ",
+                )
+                .row([
+                    Arg::text(mid),
+                    Arg::Int(*ply as i64),
+                    Arg::text(uci.as_str()),
+                    Arg::text(san.as_str()),
+                    Arg::text(side.as_str()),
+                    Arg::text(fen_after.as_str()),
+                    Arg::opt_real(odds.map(|o| o.white)),
+                    Arg::opt_real(odds.map(|o| o.delta)),
+                    Arg::text(ts(at)),
+                ]);
         }
         DomainWrite::Odds { ply, odds } => {
             let q = script.statement("UPDATE moves SET win_pct_white = ");
@@ -259,22 +248,25 @@ fn write_domain(script: &mut Script, mid: &str, write: &DomainWrite, at: DateTim
                 .int(*ply as i64);
         }
         DomainWrite::Message { sender, content, tone } => {
-            let q = script.statement("INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES (");
-            q.text(mid)
-                .push(", ")
-                .text(sender.as_str())
-                .push(", ")
-                .text(content.as_str());
-            q.push(", ").opt_text(tone.as_deref()).push(", ").text(ts(at)).push(")");
+            script
+                .statement("INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES ")
+                .row([
+                    Arg::text(mid),
+                    Arg::text(sender.as_str()),
+                    Arg::text(content.as_str()),
+                    Arg::opt_text(tone.as_deref()),
+                    Arg::text(ts(at)),
+                ]);
         }
         DomainWrite::Emotion { emotion, reason } => {
-            let q = script.statement("INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES (");
-            q.text(mid)
-                .push(", ")
-                .text(emotion.as_str())
-                .push(", ")
-                .opt_text(reason.as_deref());
-            q.push(", ").text(ts(at)).push(")");
+            script
+                .statement("INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES ")
+                .row([
+                    Arg::text(mid),
+                    Arg::text(emotion.as_str()),
+                    Arg::opt_text(reason.as_deref()),
+                    Arg::text(ts(at)),
+                ]);
             let q = script.statement("UPDATE matches SET emotion = ");
             q.text(emotion.as_str()).push(" WHERE id = ").text(mid);
         }

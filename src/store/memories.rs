@@ -3,7 +3,7 @@ use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
 use super::script::Script;
-use super::{Db, Numbered, StoreError, StoreResult, flag, parse_id, parse_ts, ts};
+use super::{Arg, Db, Numbered, StoreError, StoreResult, flag, parse_id, parse_ts, ts};
 use crate::ids::{MatchId, MemoryId, PlayerId};
 use crate::memory::model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Reinforcement};
 
@@ -287,20 +287,14 @@ pub(crate) fn recall_statements(script: &mut Script, match_id: MatchId, trigger:
     let insert =
         script.statement("INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ");
     for (i, (id, score, reason)) in recalled.iter().enumerate() {
-        let comma = if i == 0 { "" } else { ", " };
-        insert
-            .push(comma)
-            .push("(")
-            .text(id.to_string())
-            .push(", ")
-            .text(match_id.as_str());
-        insert.push(", ").text(trigger).push(", ").real(f64::from(*score));
-        insert
-            .push(", ")
-            .text(reason.as_str())
-            .push(", ")
-            .text(now.as_str())
-            .push(")");
+        insert.push(if i == 0 { "" } else { ", " }).row([
+            Arg::text(id.to_string()),
+            Arg::text(match_id.as_str()),
+            Arg::text(trigger),
+            Arg::Real(f64::from(*score)),
+            Arg::text(reason.as_str()),
+            Arg::text(now.as_str()),
+        ]);
     }
     let update = script.statement("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ");
     update.text(now.as_str()).push(" WHERE id IN (");

@@ -166,13 +166,27 @@ pub(crate) struct Numbered {
     args: Vec<Arg>,
 }
 
-enum Arg {
+pub(crate) enum Arg {
     Text(String),
     Int(i64),
     Real(f64),
     // NULLs keep their column's type: PostgreSQL refuses a text NULL in a real column.
     NullText,
     NullReal,
+}
+
+impl Arg {
+    pub(crate) fn text(value: impl Into<String>) -> Arg {
+        Arg::Text(value.into())
+    }
+
+    pub(crate) fn opt_text(value: Option<impl Into<String>>) -> Arg {
+        value.map_or(Arg::NullText, Arg::text)
+    }
+
+    pub(crate) fn opt_real(value: Option<f64>) -> Arg {
+        value.map_or(Arg::NullReal, Arg::Real)
+    }
 }
 
 impl Numbered {
@@ -204,13 +218,19 @@ impl Numbered {
     }
 
     pub(crate) fn opt_text(&mut self, value: Option<impl Into<String>>) -> &mut Numbered {
-        self.args.push(value.map_or(Arg::NullText, |v| Arg::Text(v.into())));
+        self.args.push(Arg::opt_text(value));
         self.placeholder()
     }
 
-    pub(crate) fn opt_real(&mut self, value: Option<f64>) -> &mut Numbered {
-        self.args.push(value.map_or(Arg::NullReal, Arg::Real));
-        self.placeholder()
+    /// `(v1, v2, ...)`: one row of an INSERT's VALUES.
+    pub(crate) fn row(&mut self, values: impl IntoIterator<Item = Arg>) -> &mut Numbered {
+        self.push("(");
+        for (i, value) in values.into_iter().enumerate() {
+            self.push(if i == 0 { "" } else { ", " });
+            self.args.push(value);
+            self.placeholder();
+        }
+        self.push(")")
     }
 
     fn placeholder(&mut self) -> &mut Numbered {
