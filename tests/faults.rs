@@ -46,7 +46,7 @@ impl Drop for ReadOnly {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_vector_index_stops_memory_writes_not_the_game() {
-    let server = Server::start_with(&[("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
+    let server = Server::start_capturing_log(&[("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
     let player = server.new_player("Fay").await;
     let token = server.token(&player);
     let (m, _) = server.new_match(&player, "margot", "white").await;
@@ -107,4 +107,8 @@ async fn a_read_only_vector_index_stops_memory_writes_not_the_game() {
     assert_eq!(s["memories_sql"], s["memories_index"], "{s}");
     let (_, state) = server.get(&format!("/api/matches/{m}")).await;
     assert_eq!(state["moves"].as_array().unwrap().len(), 2);
+    // The read-only spell is an error handled, never a panic (the index's
+    // flush panics on a failed write unless it is kept from trying).
+    let log = server.log_text();
+    assert!(!log.contains("panicked"), "{log}");
 }

@@ -103,7 +103,7 @@ impl EdgeStore {
             shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(err)?;
         }
         let (shard, writer, dirty) = (Arc::new(RwLock::new(shard)), Arc::default(), Arc::default());
-        let flusher = Flusher::start(Arc::downgrade(&shard), Arc::clone(&writer), Arc::clone(&dirty))?;
+        let flusher = Flusher::start(path, Arc::downgrade(&shard), Arc::clone(&writer), Arc::clone(&dirty))?;
         Ok(EdgeStore {
             shard,
             writer,
@@ -173,17 +173,29 @@ impl EdgeStore {
 
 impl Flusher {
     fn start(
+        path: &Path,
         shard: Weak<RwLock<EdgeShard>>,
         writer: Arc<Mutex<()>>,
         dirty: Arc<AtomicBool>,
     ) -> Result<Flusher, VectorError> {
         let (stop, stopped) = mpsc::channel();
+        let path = path.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("kibitz-index-flush".into())
             .spawn(move || {
+                let mut failing = false;
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(FLUSH_EVERY) {
                     let Some(shard) = shard.upgrade() else { return };
-                    flush_if_dirty(&shard, &writer, &dirty);
+                    let failed = flush_if_dirty(&path, &shard, &writer, &dirty).err();
+                    // One line when flushing starts failing and one when it recovers, not one every tick.
+                    match (&failed, failing) {
+                        (Some(e), false) => {
+                            tracing::warn!("the vector index cannot be flushed ({e}); retrying every {FLUSH_EVERY:?}")
+                        }
+                        (None, true) => tracing::info!("the vector index is flushed again"),
+                        _ => {}
+                    }
+                    failing = failed.is_some();
                 }
             })
             .map_err(|e| err(format!("starting the index flush thread: {e}")))?;
@@ -191,18 +203,28 @@ impl Flusher {
     }
 }
 
-fn flush_if_dirty(shard: &RwLock<EdgeShard>, writer: &Mutex<()>, dirty: &AtomicBool) {
-    let Ok(_one_writer) = writer.lock() else { return };
-    if !dirty.swap(false, Ordering::AcqRel) {
-        return;
+/// Persists pending writes. On failure they stay pending for the next tick.
+fn flush_if_dirty(
+    path: &Path,
+    shard: &RwLock<EdgeShard>,
+    writer: &Mutex<()>,
+    dirty: &AtomicBool,
+) -> Result<(), VectorError> {
+    let Ok(_one_writer) = writer.lock() else {
+        return Err(err("writer lock poisoned"));
+    };
+    if !dirty.load(Ordering::Acquire) {
+        return Ok(());
     }
-    let Ok(shard) = shard.read() else { return };
+    let shard = shard.read().map_err(|_| err("shard lock poisoned"))?;
     // qdrant-edge 0.7's flush panics on an I/O error (a full or read-only
-    // disk): keep the thread, keep the writes pending, try again later.
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shard.flush())).is_err() {
-        tracing::warn!("the vector index could not be flushed; retrying in {FLUSH_EVERY:?}");
-        dirty.store(true, Ordering::Release);
-    }
+    // disk): probe first, so the usual case (read-only) is an error and not a
+    // panic in the log, and still catch the panic for what the probe misses.
+    EdgeStore::probe(path)?;
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shard.flush()))
+        .map_err(|_| err("the shard's flush panicked"))?;
+    dirty.store(false, Ordering::Release);
+    Ok(())
 }
 
 impl Drop for EdgeStore {
