@@ -47,6 +47,12 @@ pub struct RecallConfig {
     pub same_position_boost: f32,
     /// Added when the live game is in the same opening (ECO code).
     pub same_opening_boost: f32,
+    /// A chat line's recall searches by the line's own words unless this
+    /// many texts already wait for the embedding model; then by a fixed
+    /// sentence ("The player is chatting with me."), so an overloaded model
+    /// slows memory saves but not every chat answer. 0: always the fixed
+    /// sentence (no model run for a chat's recall).
+    pub chat_query_max_backlog: usize,
 }
 
 impl Default for RecallConfig {
@@ -63,6 +69,7 @@ impl Default for RecallConfig {
             recency_half_life_days: 30.0,
             same_position_boost: 0.3,
             same_opening_boost: 0.1,
+            chat_query_max_backlog: 16,
         }
     }
 }

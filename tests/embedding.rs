@@ -69,4 +69,39 @@ async fn embeddings_match_the_reference_similarities() {
             assert!(cosine(&alone, vector) > 0.999, "{text}: {}", cosine(&alone, vector));
         }
     }
+
+    // The backlog counts texts waiting behind a run: a long run (32 texts
+    // of 256 tokens) is taken first, then three texts wait behind it.
+    let long = "the quick brown fox jumps over the lazy dog ".repeat(40);
+    let blocker = tokio::spawn({
+        let embedder = embedder.clone();
+        let texts = (0..32).map(|i| format!("{i} {long}")).collect();
+        async move { embedder.embed(texts).await.unwrap() }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let behind = tokio::spawn({
+        let embedder = embedder.clone();
+        let texts = (0..3).map(|i| format!("waiting text {i}")).collect();
+        async move { embedder.embed(texts).await.unwrap() }
+    });
+    let mut seen = 0;
+    for _ in 0..100 {
+        seen = seen.max(embedder.backlog());
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    assert_eq!(seen, 3, "three texts wait behind the long run");
+    blocker.await.unwrap();
+    behind.await.unwrap();
+    assert_eq!(embedder.backlog(), 0, "every text taken into a run");
+
+    // Overload shedding: a new text waits for no model behind a backlog at
+    // or over the limit; a remembered text is free whatever the backlog.
+    let shed_before = embedder.stats().queries_shed;
+    assert_eq!(
+        embedder.affordable("A brand new line", "fallback", 1),
+        "A brand new line"
+    );
+    assert_eq!(embedder.affordable("A brand new line", "fallback", 0), "fallback");
+    assert_eq!(embedder.affordable(texts[1], "fallback", 0), texts[1], "in the memo");
+    assert_eq!(embedder.stats().queries_shed, shed_before + 1);
 }

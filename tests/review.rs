@@ -143,6 +143,8 @@ async fn players_review_their_own_memories_and_nobody_elses() {
         runs >= 1 && Some(runs) <= embedding["texts_embedded"].as_u64(),
         "{admin}"
     );
+    // An idle model: the chat's recall searched by the chat's own words.
+    assert_eq!(embedding["queries_shed"], 0, "{admin}");
 
     // Edit re-embeds: search finds the new words.
     let chat_id = chats[0]["id"].as_str().unwrap().to_string();
@@ -253,6 +255,30 @@ async fn players_review_their_own_memories_and_nobody_elses() {
 }
 
 /// Rows of any table that still hold `text`.
+/// With `chat_query_max_backlog = 0` a chat's recall never waits for the
+/// model: it searches by the fixed chat sentence, and the chat is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_recall_can_be_kept_off_the_model() {
+    let config = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(config.path(), "[recall]\nchat_query_max_backlog = 0\n").unwrap();
+    let config_path = config.path().to_str().unwrap();
+    let server = Server::start_with(&[("KIBITZ_ADMIN_TOKEN", ADMIN), ("KIBITZ_CONFIG", config_path)]).await;
+    let player = server.new_player("Rosa").await;
+    let (m, _) = server.new_match(&player, "margot", "white").await;
+    let chat = json!({ "text": "I collect old chess clocks from Germany" });
+    let (status, out) = server.post(&format!("/api/matches/{m}/chat"), chat).await;
+    assert_eq!(status, 200, "{out}");
+    let (_, admin) = server.get_as("/api/admin/status", ADMIN).await;
+    assert!(admin["embedding"]["queries_shed"].as_u64() >= Some(1), "{admin}");
+    let said_by_persona = server
+        .events(&m)
+        .await
+        .iter()
+        .filter(|e| e["type"] == "message" && e["data"]["sender"] == "persona")
+        .count();
+    assert!(said_by_persona >= 1, "the chat was answered");
+}
+
 async fn stored_copies(server: &Server, text: &str) -> i64 {
     use sqlx::Row;
     let pool = server.sql().await;

@@ -32,8 +32,13 @@ impl LiveServer {
         let data = tempfile::tempdir()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let admin_token = format!("bench-admin-{:016x}", rand::random::<u64>());
+        // The bench's own effective configuration (its --config included);
+        // the variables below override its places and ports.
+        let config_file = data.path().join("kibitz.toml");
+        std::fs::write(&config_file, config.to_toml()).context("writing the server's configuration")?;
         let child = Command::new(std::env::current_exe()?)
             .arg("serve")
+            .env("KIBITZ_CONFIG", &config_file)
             .env("KIBITZ_ADMIN_TOKEN", &admin_token)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .env("KIBITZ_LISTEN", format!("127.0.0.1:{port}"))
@@ -59,7 +64,36 @@ impl LiveServer {
             _data: Some(data),
         };
         server.wait_healthy().await?;
+        server.wait_vocabulary().await?;
         Ok(server)
+    }
+
+    /// Until the server has its situation vocabulary: before, every move
+    /// runs the model, and a load would measure a cold start. The first
+    /// start on a model embeds it (~4,500 sentences) and keeps it beside
+    /// the model; later starts load it.
+    async fn wait_vocabulary(&self) -> anyhow::Result<()> {
+        let Some(token) = &self.admin_token else { return Ok(()) };
+        let (started, http) = (Instant::now(), reqwest::Client::new());
+        let mut said = false;
+        while started.elapsed() < Duration::from_secs(600) {
+            let status: serde_json::Value = http
+                .get(format!("{}/api/admin/status", self.base))
+                .bearer_auth(token)
+                .send()
+                .await?
+                .json()
+                .await?;
+            if status["embedding"]["pinned"].as_u64() > Some(0) {
+                return Ok(());
+            }
+            if !said {
+                eprintln!("live: waiting for the server to embed its situation vocabulary (once per model)");
+                said = true;
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        bail!("the server had no situation vocabulary after 600 s")
     }
 
     async fn wait_healthy(&self) -> anyhow::Result<()> {

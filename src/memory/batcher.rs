@@ -6,7 +6,7 @@
 //! this model, four 16-token texts 1.3x and four 8-token ones 1.9x less
 //! each than alone. Alone, a text runs at once, as before.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Instant;
 
@@ -26,6 +26,8 @@ type Vectors = Result<Vec<Vec<f32>>, EmbedError>;
 pub(super) struct RunCounters {
     pub busy_us: AtomicU64,
     pub runs: AtomicU64,
+    /// Texts sent and not yet taken into a run: how far behind the model is.
+    pub queued: AtomicUsize,
 }
 
 struct Request {
@@ -35,7 +37,10 @@ struct Request {
 
 /// The sending side; the thread ends when every clone is gone.
 #[derive(Clone)]
-pub(super) struct Batcher(mpsc::Sender<Request>);
+pub(super) struct Batcher {
+    queue: mpsc::Sender<Request>,
+    counters: Arc<RunCounters>,
+}
 
 fn stopped() -> EmbedError {
     EmbedError::Model("the embedding thread stopped".into())
@@ -46,11 +51,12 @@ impl Batcher {
     /// and counts its runs.
     pub(super) fn start(model: TextEmbedding, counters: Arc<RunCounters>) -> Result<Batcher, EmbedError> {
         let (queue, requests) = mpsc::channel();
+        let served = Arc::clone(&counters);
         std::thread::Builder::new()
             .name("embedder".into())
-            .spawn(move || serve(model, &requests, &counters))
+            .spawn(move || serve(model, &requests, &served))
             .map_err(|e| EmbedError::Model(format!("cannot start the embedding thread: {e}")))?;
-        Ok(Batcher(queue))
+        Ok(Batcher { queue, counters })
     }
 
     /// The vectors of `texts`, in order, possibly from a run shared with others.
@@ -59,7 +65,12 @@ impl Batcher {
             return Ok(Vec::new());
         }
         let (reply, answer) = oneshot::channel();
-        self.0.send(Request { texts, reply }).map_err(|_| stopped())?;
+        let n = texts.len();
+        self.counters.queued.fetch_add(n, Ordering::Relaxed);
+        if self.queue.send(Request { texts, reply }).is_err() {
+            self.counters.queued.fetch_sub(n, Ordering::Relaxed);
+            return Err(stopped());
+        }
         answer.await.map_err(|_| stopped())?
     }
 }
@@ -74,6 +85,7 @@ fn serve(mut model: TextEmbedding, requests: &mpsc::Receiver<Request>, counters:
             texts += next.texts.len();
             batch.push(next);
         }
+        counters.queued.fetch_sub(texts, Ordering::Relaxed);
         let started = Instant::now();
         answer(&mut model, batch);
         let spent = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);

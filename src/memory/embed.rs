@@ -49,6 +49,8 @@ pub struct Embedder {
     /// Texts run through the model, and single texts answered by the memo.
     embedded: Arc<AtomicU64>,
     memo_hits: Arc<AtomicU64>,
+    /// Texts not embedded because the model was too far behind (`affordable`).
+    shed: Arc<AtomicU64>,
     /// Recent single texts and their vectors, and the pinned vocabulary of
     /// situation queries ("The player moved a knight in the opening of the
     /// Sicilian Defense."): no move embeds anything.
@@ -68,6 +70,14 @@ pub struct EmbedStats {
     pub busy_ms: u64,
     /// Model runs: texts queued at once share one.
     pub model_runs: u64,
+    /// Queries searched by a fixed sentence instead of their own words
+    /// because the model had too many texts waiting (`Embedder::affordable`).
+    pub queries_shed: u64,
+    /// Texts waiting for the model now.
+    pub backlog: usize,
+    /// Texts whose vectors are kept for good (the situation vocabulary,
+    /// once embedded or loaded after start).
+    pub pinned: usize,
 }
 
 /// A bounded first-in-first-out memo of embeddings.
@@ -85,6 +95,10 @@ struct Recent {
 const RECENT_CAPACITY: usize = 4096;
 
 impl Recent {
+    fn contains(&self, text: &str) -> bool {
+        self.pinned.contains_key(text) || self.vectors.contains_key(text)
+    }
+
     fn get(&self, text: &str) -> Option<Vec<f32>> {
         self.pinned.get(text).or_else(|| self.vectors.get(text)).cloned()
     }
@@ -167,6 +181,7 @@ impl Embedder {
             runs,
             embedded: Arc::default(),
             memo_hits: Arc::default(),
+            shed: Arc::default(),
             recent: Arc::default(),
             model_file: dir.join("model.onnx"),
         })
@@ -190,7 +205,29 @@ impl Embedder {
             memo_hits: self.memo_hits.load(Ordering::Relaxed),
             busy_ms: self.runs.busy_us.load(Ordering::Relaxed) / 1000,
             model_runs: self.runs.runs.load(Ordering::Relaxed),
+            queries_shed: self.shed.load(Ordering::Relaxed),
+            backlog: self.backlog(),
+            pinned: self.recent.lock().map_or(0, |r| r.pinned.len()),
         }
+    }
+
+    /// Texts sent to the model and not yet taken into a run.
+    pub fn backlog(&self) -> usize {
+        self.runs.queued.load(Ordering::Relaxed)
+    }
+
+    /// `text`, unless embedding it would wait behind `max_backlog` or more
+    /// texts: then `fallback`, which should be pinned (see `pin`). A text the
+    /// memo holds is free, whatever the backlog. Under overload this keeps a
+    /// query from queueing behind the model (and holding its match's turn)
+    /// at the price of searching by coarser words.
+    pub fn affordable<'a>(&self, text: &'a str, fallback: &'a str, max_backlog: usize) -> &'a str {
+        let remembered = || self.recent.lock().is_ok_and(|r| r.contains(text));
+        if self.backlog() < max_backlog || remembered() {
+            return text;
+        }
+        self.shed.fetch_add(1, Ordering::Relaxed);
+        fallback
     }
 
     /// One text's vector; a text embedded recently is not embedded again.

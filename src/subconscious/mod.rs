@@ -122,11 +122,21 @@ impl Subconscious {
                 min_score: f32::MIN,
             });
         }
-        let query = query_for(trigger, ctx);
-        let mut found = self.memory.search_each(&query, searches).await?;
+        let wanted = query_for(trigger, ctx);
+        // Only a chat line's words need the model: every other query is pinned.
+        let query = match &trigger.input {
+            Some(UserInput::Chat { .. }) => {
+                let max_backlog = self.config.chat_query_max_backlog;
+                self.memory
+                    .embedder()
+                    .affordable(&wanted, situation::CHATTING, max_backlog)
+            }
+            _ => wanted.as_str(),
+        };
+        let mut found = self.memory.search_each(query, searches).await?;
         strength::rank(&mut found, &board, now, &self.config, self.memory.config());
         found.truncate(self.config.limit);
-        Ok(hand_over(found, state, &query, now))
+        Ok(hand_over(found, state, query, now))
     }
 }
 

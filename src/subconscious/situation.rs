@@ -24,6 +24,8 @@ pub const IDLE: &str = "The player is taking a long time to move.";
 pub const MATCH_OVER: &str = "The match with the player is over: results and streaks.";
 pub const SOMETHING: &str = "The player did something.";
 pub const USER_MOVED: &str = "The player moved.";
+/// A chat line's query when the model is too busy to embed its words.
+pub const CHATTING: &str = "The player is chatting with me.";
 
 pub fn user_move(m: &MoveFact, ctx: &GameContext) -> String {
     user_sentence(&move_words(m), &setting(ctx))
@@ -103,9 +105,17 @@ pub fn vocabulary() -> Vec<String> {
     for family in families {
         settings.extend(STAGES.iter().map(|stage| setting_words(stage, family)));
     }
-    let mut all: Vec<String> = [RETURNING, DRAW_OFFERED, IDLE, MATCH_OVER, SOMETHING, USER_MOVED]
-        .map(String::from)
-        .into();
+    let mut all: Vec<String> = [
+        RETURNING,
+        DRAW_OFFERED,
+        IDLE,
+        MATCH_OVER,
+        SOMETHING,
+        USER_MOVED,
+        CHATTING,
+    ]
+    .map(String::from)
+    .into();
     for setting in &settings {
         all.push(agent_sentence(None, setting));
         for w in &words {
