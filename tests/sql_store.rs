@@ -289,3 +289,51 @@ async fn postgres_keeps_the_contract() {
     check_contract(&db).await;
     check_group_commit(&db).await;
 }
+
+/// Under a writer that never pauses, the checkpointer still starts the WAL
+/// over: each checkpoint finds only the frames of the writes since the last
+/// one, not every write the database ever took (every write adds at least a
+/// frame; PASSIVE checkpoints alone let the WAL grow that way).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_wal_starts_over_under_continuous_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::connect(&format!("sqlite://{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    let player = db.create_player("Wal", "hash-wal").await.unwrap();
+    let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let writer = {
+        let (db, writing) = (db.clone(), writing.clone());
+        tokio::spawn(async move {
+            let mut writes = 0u64;
+            while writing.load(std::sync::atomic::Ordering::Relaxed) {
+                db.create_player(&format!("p{writes}"), &format!("h{writes}"))
+                    .await
+                    .unwrap();
+                writes += 1;
+            }
+            writes
+        })
+    };
+    let mut checkpointer = db.checkpointer().expect("SQLite has one");
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+        let done = checkpointer.run().await.unwrap();
+        seen.push((done.wal_frames, done.restarted));
+    }
+    writing.store(false, std::sync::atomic::Ordering::Relaxed);
+    let writes = writer.await.unwrap();
+    assert!(writes > 100, "the writer barely ran ({writes} writes)");
+    let frames: Vec<i64> = seen.iter().map(|(f, _)| *f).collect();
+    assert!(
+        seen.iter().all(|(_, restarted)| *restarted),
+        "a checkpoint was held up: {seen:?}"
+    );
+    let most = *frames.iter().max().unwrap();
+    assert!(
+        most > 0 && most < writes as i64 / 2,
+        "the WAL kept growing: frames at each checkpoint {frames:?}, {writes} writes in all"
+    );
+    assert!(db.player_by_token_hash("hash-wal").await.unwrap().map(|p| p.id) == Some(player.id));
+}

@@ -64,15 +64,49 @@ pub struct Db {
     journal: journal::Journal,
 }
 
-/// A passive checkpoint on the checkpointer's own connection (opened on first use).
-async fn checkpoint_on(url: &str, conn: &mut Option<sqlx::SqliteConnection>) -> StoreResult<()> {
-    if conn.is_none() {
-        *conn = Some(SqliteConnectOptions::from_str(url)?.connect().await?);
+/// Moves the SQLite WAL into the database file, on a connection of its own
+/// (opened on first use).
+pub struct Checkpointer {
+    url: std::sync::Arc<str>,
+    conn: Option<sqlx::SqliteConnection>,
+}
+
+/// What one checkpoint found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// Frames in the WAL when it began.
+    pub wal_frames: i64,
+    /// Whether the WAL starts over at the next write (false: a reader or
+    /// writer held it past the busy timeout; the next checkpoint tries again).
+    pub restarted: bool,
+}
+
+impl Checkpointer {
+    /// A PASSIVE pass copies the bulk without holding anyone up; a RESTART
+    /// pass then copies the few frames written meanwhile, holding writers
+    /// back only that long, so the next write starts the WAL file over.
+    /// PASSIVE alone never catches a writer that commits every few
+    /// milliseconds: the WAL then grows to the autocheckpoint backstop
+    /// (~400 MB), every frame lands on a fresh, zero-filled page, and a
+    /// restart after a crash has to read it all.
+    pub async fn run(&mut self) -> StoreResult<Checkpoint> {
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => self
+                .conn
+                .insert(SqliteConnectOptions::from_str(&self.url)?.connect().await?),
+        };
+        let (_, wal_frames, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
+            .fetch_one(&mut *conn)
+            .await?;
+        let (busy, _, _): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(RESTART)")
+            .fetch_one(&mut *conn)
+            .await?;
+        Ok(Checkpoint {
+            wal_frames,
+            restarted: busy == 0,
+        })
     }
-    if let Some(c) = conn.as_mut() {
-        c.execute("PRAGMA wal_checkpoint(PASSIVE)").await?;
-    }
-    Ok(())
 }
 
 /// Per-connection SQLite settings. WAL + NORMAL survives a killed process
@@ -88,22 +122,28 @@ impl Db {
     /// blocking writers (PostgreSQL does its own), on a background task with
     /// a connection of its own, so no request pays for one or queues behind one.
     pub fn checkpoint_every(&self, period: std::time::Duration) {
-        if self.backend != Backend::Sqlite {
+        let Some(mut checkpointer) = self.checkpointer() else {
             return;
-        }
-        let url = self.url.clone();
+        };
         tokio::spawn(async move {
             let mut every = tokio::time::interval(period);
             every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            let mut conn = None;
             loop {
                 every.tick().await;
-                if let Err(e) = checkpoint_on(&url, &mut conn).await {
+                if let Err(e) = checkpointer.run().await {
                     tracing::warn!("SQLite checkpoint failed: {e}");
-                    conn = None;
+                    checkpointer.conn = None;
                 }
             }
         });
+    }
+
+    /// The SQLite WAL's checkpointer (None on PostgreSQL, which does its own).
+    pub fn checkpointer(&self) -> Option<Checkpointer> {
+        (self.backend == Backend::Sqlite).then(|| Checkpointer {
+            url: self.url.clone(),
+            conn: None,
+        })
     }
 
     /// Opens (creating if needed) the database and applies migrations.
