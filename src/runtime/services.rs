@@ -268,9 +268,18 @@ async fn open_index(config: &Config) -> Result<Arc<dyn VectorStore>, StartError>
     }
 }
 
+/// The scheduler's internal channels drop what overflows them ("Lagged"),
+/// and a dropped activation is a job that never runs: with one idle job per
+/// live match, a tick may activate thousands at once (all of them after a
+/// restart re-arms every match; the default, 200, lost nudges when 1,000
+/// matches' jobs fell due together). Broadcast slots are small: ~40 bytes.
+const SCHEDULER_CHANNEL: usize = 16_384;
+
 async fn start_scheduler(memory: MemoryService, consolidate_cron: &str) -> Result<JobScheduler, StartError> {
     let fail = |e: tokio_cron_scheduler::JobSchedulerError| StartError::Scheduler(e.to_string());
-    let scheduler = JobScheduler::new().await.map_err(fail)?;
+    let scheduler = JobScheduler::new_with_channel_size(SCHEDULER_CHANNEL)
+        .await
+        .map_err(fail)?;
     scheduler.add(maintenance_job(memory.clone())?).await.map_err(fail)?;
     scheduler
         .add(consolidation_job(memory, consolidate_cron)?)
