@@ -12,7 +12,8 @@ use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 use serde_json::json;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use super::auth::{Caller, WS_PROTOCOL};
 use super::extract::ApiQuery;
@@ -86,8 +87,11 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
             event = async { live.as_mut().expect("guarded").recv().await }, if live.is_some() => match event {
                 Ok(e) if e.seq <= last => {}
                 Ok(e) => {
-                    last = e.seq;
-                    if sink.send(event_frame(&e)).await.is_err() { return; }
+                    let lagged = match forward(e, live.as_mut().expect("guarded"), &mut last, &mut sink).await {
+                        Ok(lagged) => lagged,
+                        Err(()) => return,
+                    };
+                    if lagged && !catch_up(&runtime, id, &mut last, &mut sink).await { return; }
                 }
                 Err(RecvError::Lagged(_)) => {
                     if !catch_up(&runtime, id, &mut last, &mut sink).await { return; }
@@ -112,6 +116,33 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
     }
 }
 
+/// Sends `first` and every event already queued behind it (a turn's events
+/// are committed, so pushed, together), flushing the socket once for all.
+/// Ok(true) when the channel lagged and the rest must come from SQL; Err if
+/// the socket is gone.
+async fn forward(
+    first: MatchEvent,
+    live: &mut broadcast::Receiver<MatchEvent>,
+    last: &mut i64,
+    sink: &mut (impl SinkExt<Message> + Unpin),
+) -> Result<bool, ()> {
+    let mut next = Ok(first);
+    let lagged = loop {
+        match next {
+            Ok(e) if e.seq <= *last => {}
+            Ok(e) => {
+                *last = e.seq;
+                sink.feed(event_frame(&e)).await.map_err(drop)?;
+            }
+            Err(TryRecvError::Lagged(_)) => break true,
+            Err(_) => break false,
+        }
+        next = live.try_recv();
+    };
+    sink.flush().await.map_err(drop)?;
+    Ok(lagged)
+}
+
 /// Sends stored events after `last`; false if the socket is gone.
 async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (impl SinkExt<Message> + Unpin)) -> bool {
     let Ok(rows) = runtime.services().db.events_since(id, *last).await else {
@@ -120,11 +151,11 @@ async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (im
     for row in rows {
         let e = MatchEvent::from(row);
         *last = e.seq;
-        if sink.send(event_frame(&e)).await.is_err() {
+        if sink.feed(event_frame(&e)).await.is_err() {
             return false;
         }
     }
-    true
+    sink.flush().await.is_ok()
 }
 
 /// Runs a client command; returns an error frame if it failed.

@@ -155,7 +155,7 @@ struct Process {
     lines: Lines<BufReader<ChildStdout>>,
     name: String,
     elo_range: Option<(i64, i64)>,
-    multipv: u32,
+    options: Options,
 }
 
 impl Process {
@@ -176,7 +176,7 @@ impl Process {
             lines: BufReader::new(stdout).lines(),
             name: "stockfish".into(),
             elo_range: None,
-            multipv: 1,
+            options: Options::default(),
         };
         p.handshake().await?;
         Ok(p)
@@ -211,17 +211,14 @@ impl Process {
     /// lines searched at full strength, at a shallow depth, so the pick may
     /// have left the final lines: its score is then that depth's).
     async fn search(&mut self, req: &SearchRequest) -> Result<Chosen, EngineError> {
-        let mut floor = None;
-        if let Some((min, max)) = self.elo_range {
-            // The range differs between Stockfish versions: read it, then clamp.
-            let elo = (req.elo as i64).clamp(min, max);
-            floor = Some(min as u32);
-            self.send("setoption name UCI_LimitStrength value true").await?;
-            self.send(&format!("setoption name UCI_Elo value {elo}")).await?;
-        }
-        self.set_multipv(STYLE_LINES).await?;
-        self.send(&format!("position fen {}", req.fen)).await?;
-        self.send(&format!("go movetime {}", req.movetime_ms)).await?;
+        // The range differs between Stockfish versions: read it, then clamp.
+        let elo = self.elo_range.map(|(min, max)| (req.elo as i64).clamp(min, max));
+        let floor = self.elo_range.map(|(min, _)| min as u32);
+        // One write for the whole request: a pipe write and an engine wake-up
+        // per line cost more than the search itself at a millisecond's movetime.
+        let mut out = self.options.set(elo, STYLE_LINES);
+        out.push_str(&format!("position fen {}\ngo movetime {}\n", req.fen, req.movetime_ms));
+        self.write(&out).await?;
         let limit = Duration::from_millis(req.movetime_ms) + SEARCH_SLACK;
         let mut lines: Vec<Candidate> = Vec::new();
         let mut scored: HashMap<String, Score> = HashMap::new();
@@ -257,22 +254,11 @@ impl Process {
         })
     }
 
-    async fn set_multipv(&mut self, n: u32) -> Result<(), EngineError> {
-        if self.multipv != n {
-            self.send(&format!("setoption name MultiPV value {n}")).await?;
-            self.multipv = n;
-        }
-        Ok(())
-    }
-
     /// Full strength, fixed nodes; the last exact score of the main line.
     async fn evaluate(&mut self, fen: &str, nodes: u64) -> Result<Score, EngineError> {
-        if self.elo_range.is_some() {
-            self.send("setoption name UCI_LimitStrength value false").await?;
-        }
-        self.set_multipv(1).await?;
-        self.send(&format!("position fen {fen}")).await?;
-        self.send(&format!("go nodes {nodes}")).await?;
+        let mut out = self.options.set(None, 1);
+        out.push_str(&format!("position fen {fen}\ngo nodes {nodes}\n"));
+        self.write(&out).await?;
         let mut last = None;
         self.read_until(EVAL_LIMIT, |line| match line {
             EngineLine::Info {
@@ -291,9 +277,13 @@ impl Process {
     }
 
     async fn send(&mut self, cmd: &str) -> Result<(), EngineError> {
-        let line = format!("{cmd}\n");
+        self.write(&format!("{cmd}\n")).await
+    }
+
+    /// Writes whole lines and flushes them at once.
+    async fn write(&mut self, lines: &str) -> Result<(), EngineError> {
         self.stdin
-            .write_all(line.as_bytes())
+            .write_all(lines.as_bytes())
             .await
             .map_err(|e| EngineError::Process(e.to_string()))?;
         self.stdin
@@ -326,6 +316,49 @@ impl Process {
     }
 }
 
+/// The options last sent to one process (a fresh process starts at the
+/// engine's defaults), so a request sends only what changes.
+#[derive(Debug, PartialEq)]
+struct Options {
+    /// The Elo the strength limit is set to; None: full strength.
+    limited_to: Option<i64>,
+    multipv: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            limited_to: None,
+            multipv: 1,
+        }
+    }
+}
+
+impl Options {
+    /// The `setoption` lines that bring the engine to this strength limit
+    /// and MultiPV, empty when both are in force already.
+    fn set(&mut self, limit: Option<i64>, multipv: u32) -> String {
+        let mut out = String::new();
+        if self.limited_to != limit {
+            match limit {
+                Some(elo) => {
+                    if self.limited_to.is_none() {
+                        out.push_str("setoption name UCI_LimitStrength value true\n");
+                    }
+                    out.push_str(&format!("setoption name UCI_Elo value {elo}\n"));
+                }
+                None => out.push_str("setoption name UCI_LimitStrength value false\n"),
+            }
+            self.limited_to = limit;
+        }
+        if self.multipv != multipv {
+            out.push_str(&format!("setoption name MultiPV value {multipv}\n"));
+            self.multipv = multipv;
+        }
+        out
+    }
+}
+
 /// Keeps the latest exact line per MultiPV index (deeper replaces shallower).
 fn remember_line(lines: &mut Vec<Candidate>, index: u32, score: Score, pv: Vec<String>) {
     let Some(first) = pv.into_iter().next() else { return };
@@ -340,4 +373,31 @@ fn remember_line(lines: &mut Vec<Candidate>, index: u32, score: Score, pv: Vec<S
         );
     }
     lines[slot] = Candidate { uci: first, score };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Options;
+
+    #[test]
+    fn options_are_sent_only_when_they_change() {
+        let mut options = Options::default();
+        let first = options.set(Some(1500), 4);
+        assert_eq!(
+            first,
+            "setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value 1500\n\
+             setoption name MultiPV value 4\n"
+        );
+        assert_eq!(options.set(Some(1500), 4), "", "nothing changed");
+        assert_eq!(options.set(Some(1800), 4), "setoption name UCI_Elo value 1800\n");
+        assert_eq!(
+            options.set(None, 1),
+            "setoption name UCI_LimitStrength value false\nsetoption name MultiPV value 1\n"
+        );
+        // Back to a limit: the switch and the Elo both go again.
+        assert_eq!(
+            options.set(Some(1800), 1),
+            "setoption name UCI_LimitStrength value true\nsetoption name UCI_Elo value 1800\n"
+        );
+    }
 }
