@@ -159,6 +159,9 @@ pub struct Config {
     pub stockfish_path: PathBuf,
     /// Time the engine may think per persona move.
     pub engine_movetime_ms: u64,
+    /// Nodes the engine searches per persona move instead (0: think for
+    /// `engine_movetime_ms`): the same strength however busy the server is.
+    pub engine_nodes: u64,
     /// Stockfish processes in the pool (matches share them).
     pub engine_workers: usize,
     /// Nodes per move evaluation (the odds); fixed, so the cost is predictable.
@@ -201,6 +204,7 @@ struct FileConfig {
     stockfish_path: Option<PathBuf>,
     web_dir: Option<PathBuf>,
     engine_movetime_ms: Option<u64>,
+    engine_nodes: Option<u64>,
     engine_workers: Option<usize>,
     eval_nodes: Option<u64>,
     eval_budget_ms: Option<u64>,
@@ -284,6 +288,9 @@ impl Config {
             engine_movetime_ms: parse_env(&env, "KIBITZ_ENGINE_MOVETIME_MS")?
                 .or(file.engine_movetime_ms)
                 .unwrap_or(200),
+            engine_nodes: parse_env(&env, "KIBITZ_ENGINE_NODES")?
+                .or(file.engine_nodes)
+                .unwrap_or(0),
             engine_workers: parse_env(&env, "KIBITZ_ENGINE_WORKERS")?
                 .or(file.engine_workers)
                 .unwrap_or(2),
@@ -350,6 +357,15 @@ impl Config {
         Ok(self)
     }
 
+    /// The persona's search budget: nodes when set, else time.
+    pub fn search_budget(&self) -> crate::chess::engine::SearchBudget {
+        use crate::chess::engine::SearchBudget;
+        match self.engine_nodes {
+            0 => SearchBudget::Millis(self.engine_movetime_ms),
+            nodes => SearchBudget::Nodes(nodes),
+        }
+    }
+
     pub fn to_toml(&self) -> String {
         let mut text = toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot print config: {e}"));
         if self.admin_token.is_some() {
@@ -411,6 +427,17 @@ mod tests {
         assert_eq!(c.listen.port(), 9999);
         assert_eq!(c.database_url, "sqlite:///tmp/k/kibitz.db");
         assert_eq!(c.models_dir, PathBuf::from("/m"));
+    }
+
+    #[test]
+    fn a_node_budget_replaces_the_time_budget() {
+        use crate::chess::engine::SearchBudget;
+        let timed = Config::from_toml("engine_movetime_ms = 50", |_| None).unwrap();
+        assert_eq!(timed.search_budget(), SearchBudget::Millis(50));
+        let file = Config::from_toml("engine_movetime_ms = 50\nengine_nodes = 800", |_| None).unwrap();
+        assert_eq!(file.search_budget(), SearchBudget::Nodes(800));
+        let env = Config::from_toml("", |k| (k == "KIBITZ_ENGINE_NODES").then(|| "300".into())).unwrap();
+        assert_eq!(env.search_budget(), SearchBudget::Nodes(300));
     }
 
     #[test]

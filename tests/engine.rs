@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use kibitz::chess::Game;
-use kibitz::chess::engine::{Engine, SearchRequest, StockfishEngine, Style};
+use kibitz::chess::engine::{Engine, SearchBudget, SearchRequest, StockfishEngine, Style};
 
 const STOCKFISH: &str = "/usr/games/stockfish";
 
@@ -20,7 +20,7 @@ fn request(fen: &str, elo: u32) -> SearchRequest {
         fen: fen.into(),
         elo,
         style: Style::Positional,
-        movetime_ms: 100,
+        budget: SearchBudget::Millis(100),
     }
 }
 
@@ -63,6 +63,32 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
     // A position with no legal move is an error, not a hang.
     let mated = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
     assert!(engine.choose_move(&request(mated, 1500)).await.is_err());
+}
+
+/// A node budget searches as far as its nodes go, whatever the clock says,
+/// and mixes with time budgets and evaluations on one process (each request
+/// sends only the options that changed, so a stale one would show here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_budget_plays_and_mixes_with_time_budgets() {
+    let _side_by_side = CHILDREN.read().await;
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let by_nodes = |fen: &str, elo, nodes| SearchRequest {
+        budget: SearchBudget::Nodes(nodes),
+        ..request(fen, elo)
+    };
+    let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    for round in 0..2 {
+        let chosen = engine.choose_move(&by_nodes(mate_in_one, 3000, 5_000)).await.unwrap();
+        assert_eq!(chosen.uci, "d1d8", "round {round}");
+        let weak = engine.choose_move(&by_nodes(start, 800, 300)).await.unwrap().uci;
+        assert!(is_legal(start, &weak), "{weak}");
+        let timed = engine.choose_move(&request(start, 1500)).await.unwrap().uci;
+        assert!(is_legal(start, &timed), "{timed}");
+        // Full strength for the odds, then limited again next round.
+        let score = engine.evaluate(mate_in_one, 5_000).await.unwrap();
+        assert_eq!(score, kibitz::chess::engine::Score::Mate(1));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::llama::LlamaServer;
 use common::{Server, repo};
 use kibitz::chess::Game;
-use kibitz::chess::engine::{BuiltinEngine, Style};
+use kibitz::chess::engine::{BuiltinEngine, SearchBudget, Style};
 use kibitz::llm::{ChatModel, OpenAiModel};
 use kibitz::moves::selfplay::{Tally, play_game};
 use kibitz::moves::{
@@ -25,7 +25,12 @@ fn model(llama: &LlamaServer) -> Arc<dyn ChatModel> {
 }
 
 fn fallback() -> EngineBrain {
-    EngineBrain::new(Arc::new(BuiltinEngine), 1500, Style::Positional, 50)
+    EngineBrain::new(
+        Arc::new(BuiltinEngine),
+        1500,
+        Style::Positional,
+        SearchBudget::Millis(50),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,6 +46,10 @@ pub struct LiveArgs {
     /// the service, not the engine (2 cores give ~10 moves/s at 200 ms).
     #[arg(long, default_value_t = 5)]
     engine_movetime_ms: u64,
+    /// The started server's search budget in nodes instead (0: time): the
+    /// cheapest budget, and a persona's strength no longer falls with load.
+    #[arg(long, default_value_t = 0)]
+    engine_nodes: u64,
     /// The started server's cheap odds evaluation, in nodes (deep revision off).
     #[arg(long, default_value_t = 2000)]
     eval_nodes: u64,
@@ -57,6 +61,9 @@ pub struct LiveArgs {
 #[derive(Default)]
 struct Tally {
     latencies_ms: Vec<f64>,
+    /// The same, by the `WINDOW` of the run the move was sent in: a tail
+    /// from the opening burst looks different from one that lasts.
+    windows_ms: Vec<Vec<f64>>,
     idle_lateness_ms: Vec<f64>,
     lost: usize,
     duplicated: usize,
@@ -72,6 +79,7 @@ struct Tally {
 /// idle_time_scale` after the last act).
 const NUDGE_AFTER_MOVES: f64 = 3.0;
 const QUIET_SHARE: usize = 10;
+const WINDOW: Duration = Duration::from_secs(10);
 
 pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     let personas = kibitz::personas::load_dir(&config.personas_dir)?;
@@ -88,6 +96,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         None => {
             let engine = [
                 ("KIBITZ_ENGINE_MOVETIME_MS", args.engine_movetime_ms.to_string()),
+                ("KIBITZ_ENGINE_NODES", args.engine_nodes.to_string()),
                 ("KIBITZ_EVAL_NODES", args.eval_nodes.to_string()),
                 ("KIBITZ_EVAL_DEEP_NODES", "0".to_string()),
             ];
@@ -114,6 +123,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
             chat_every: args.chat_every,
             idle_after: idle_after.clone(),
             seed: i as u64,
+            started: deadline - Duration::from_secs(args.seconds),
         };
         tasks.push(tokio::spawn(async move { ctx.run(deadline).await }));
         if i % 100 == 99 {
@@ -201,6 +211,17 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, cpu: CpuUse, embeddi
         idle_max,
         t.errors
     );
+    let window_p99: Vec<f64> = t
+        .windows_ms
+        .iter_mut()
+        .map(|w| if w.is_empty() { 0.0 } else { percentile(w, 0.99) })
+        .collect();
+    let shown: Vec<String> = window_p99.iter().map(|p| format!("{p:.0}")).collect();
+    println!(
+        "live: move->reply p99 by {} s of the run: {} ms",
+        WINDOW.as_secs(),
+        shown.join(" / ")
+    );
     let [server_ms, engines_ms, generator_ms] = cpu.per_move_ms(t.moves);
     println!(
         "live: CPU per answered move: server {server_ms:.2} ms, Stockfish {engines_ms:.2} ms, \
@@ -214,11 +235,11 @@ fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, cpu: CpuUse, embeddi
     let report = json!({
         "at": chrono::Utc::now(), "matches": args.matches, "seconds": args.seconds,
         "move_every_s": args.move_every, "chat_every": args.chat_every, "games": t.matches, "moves": t.moves,
-        "move_reply_p50_ms": p50, "move_reply_p99_ms": p99,
+        "move_reply_p50_ms": p50, "move_reply_p99_ms": p99, "move_reply_p99_ms_by_10s": window_p99,
         "events": t.events, "lost": t.lost, "duplicated": t.duplicated,
         "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
-        "engine_movetime_ms": args.engine_movetime_ms, "eval_nodes": args.eval_nodes,
+        "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes,
         "embedding": embedding,
         "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
     });
@@ -240,6 +261,8 @@ struct MatchCtx {
     chat_every: u32,
     idle_after: Vec<(String, f64)>,
     seed: u64,
+    /// When the load began (every match open).
+    started: Instant,
 }
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
@@ -254,6 +277,7 @@ struct Play {
     turn_since: Instant,
     my_moves: usize,
     tally: Tally,
+    started: Instant,
 }
 
 impl MatchCtx {
@@ -280,6 +304,7 @@ impl MatchCtx {
             turn_since: Instant::now(),
             my_moves: 0,
             tally: Tally::default(),
+            started: self.started,
         };
         let mut next_move = Instant::now() + self.move_every.mul_f64(rng.r#gen::<f64>());
         while Instant::now() < deadline && !play.game.over {
@@ -347,6 +372,12 @@ impl MatchCtx {
     fn merge(&self, t: Tally) {
         let mut all = self.tally.lock().expect("tally");
         all.latencies_ms.extend(t.latencies_ms);
+        for (i, window) in t.windows_ms.into_iter().enumerate() {
+            if all.windows_ms.len() <= i {
+                all.windows_ms.resize(i + 1, Vec::new());
+            }
+            all.windows_ms[i].extend(window);
+        }
         all.idle_lateness_ms.extend(t.idle_lateness_ms);
         all.lost += t.lost;
         all.duplicated += t.duplicated;
@@ -393,7 +424,13 @@ impl Play {
             self.turn_since = Instant::now();
         }
         if persona_moved && let Some(at) = self.sent_at.take() {
-            self.tally.latencies_ms.push(at.elapsed().as_secs_f64() * 1e3);
+            let ms = at.elapsed().as_secs_f64() * 1e3;
+            self.tally.latencies_ms.push(ms);
+            let window = (at.saturating_duration_since(self.started).as_secs() / WINDOW.as_secs()) as usize;
+            if self.tally.windows_ms.len() <= window {
+                self.tally.windows_ms.resize(window + 1, Vec::new());
+            }
+            self.tally.windows_ms[window].push(ms);
             self.tally.moves += 1;
         }
         // The first nudge after going quiet: how long after it was due.

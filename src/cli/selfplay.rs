@@ -68,7 +68,7 @@ async fn workshop(config: &Config, common: &Common) -> Workshop {
     Workshop {
         engine: engine::start(&config.stockfish_path, common.parallel.max(1)).await,
         llm: kibitz::llm::LlmPool::start(&config.llm, None).await,
-        movetime_ms: common.movetime,
+        budget: engine::SearchBudget::Millis(common.movetime),
         sampling: config.llm.moves,
     }
 }

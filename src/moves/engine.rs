@@ -7,22 +7,22 @@ use async_trait::async_trait;
 use rand::seq::SliceRandom;
 
 use super::{BrainError, BrainInput, Decision, MoveBrain};
-use crate::chess::engine::{Chosen, Engine, EngineError, SearchRequest, Style};
+use crate::chess::engine::{Chosen, Engine, EngineError, SearchBudget, SearchRequest, Style};
 
 pub struct EngineBrain {
     engine: Arc<dyn Engine>,
     elo: u32,
     style: Style,
-    movetime_ms: u64,
+    budget: SearchBudget,
 }
 
 impl EngineBrain {
-    pub fn new(engine: Arc<dyn Engine>, elo: u32, style: Style, movetime_ms: u64) -> Self {
+    pub fn new(engine: Arc<dyn Engine>, elo: u32, style: Style, budget: SearchBudget) -> Self {
         EngineBrain {
             engine,
             elo,
             style,
-            movetime_ms,
+            budget,
         }
     }
 
@@ -31,7 +31,7 @@ impl EngineBrain {
             fen,
             elo: self.elo,
             style: self.style,
-            movetime_ms: self.movetime_ms,
+            budget: self.budget,
         }
     }
 

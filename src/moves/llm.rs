@@ -214,11 +214,16 @@ impl MoveBrain for LlmBrain {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::engine::{BuiltinEngine, Style};
+    use crate::chess::engine::{BuiltinEngine, SearchBudget, Style};
     use crate::llm::ScriptedModel;
 
     fn brain(model: Arc<ScriptedModel>) -> LlmBrain {
-        let engine = EngineBrain::new(Arc::new(BuiltinEngine), 1500, Style::Positional, 50);
+        let engine = EngineBrain::new(
+            Arc::new(BuiltinEngine),
+            1500,
+            Style::Positional,
+            SearchBudget::Millis(50),
+        );
         LlmBrain::new(model, engine, LlmBrainConfig::default())
     }
 

@@ -6,7 +6,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use super::{EngineBrain, LlmBrain, LlmBrainConfig, MoveBrain, PipelineBrain, PipelineConfig, RandomBrain};
-use crate::chess::engine::{Engine, Style};
+use crate::chess::engine::{Engine, SearchBudget, Style};
 use crate::config::RoleConfig;
 use crate::llm::{ChatModel, LlmPool};
 use crate::personas::{BrainKind, Persona};
@@ -63,7 +63,7 @@ impl FromStr for BrainSpec {
 pub struct Workshop {
     pub engine: Arc<dyn Engine>,
     pub llm: Option<LlmPool>,
-    pub movetime_ms: u64,
+    pub budget: SearchBudget,
     /// Sampling for move brains.
     pub sampling: RoleConfig,
 }
@@ -72,7 +72,7 @@ impl Workshop {
     /// The brain a persona's card asks for. An LLM brain without a configured
     /// model becomes the engine brain (and says so), so a game always starts.
     pub fn persona_brain(&self, persona: &Persona, match_id: Option<String>) -> Box<dyn MoveBrain> {
-        let engine = EngineBrain::new(self.engine.clone(), persona.elo, persona.style, self.movetime_ms);
+        let engine = EngineBrain::new(self.engine.clone(), persona.elo, persona.style, self.budget);
         let llm = self.session(match_id);
         match (&persona.brain, &llm) {
             (BrainKind::Engine, _) => Box::new(engine),
@@ -120,13 +120,13 @@ impl Workshop {
             self.session(None)
                 .ok_or_else(|| err("no LLM configured (set llm.url or KIBITZ_LLM_URL)".into()))
         };
-        let strong = || EngineBrain::new(self.engine.clone(), 1500, Style::Positional, self.movetime_ms);
+        let strong = || EngineBrain::new(self.engine.clone(), 1500, Style::Positional, self.budget);
         Ok(match spec {
             BrainSpec::Engine { elo } => Box::new(EngineBrain::new(
                 self.engine.clone(),
                 *elo,
                 Style::Positional,
-                self.movetime_ms,
+                self.budget,
             )),
             BrainSpec::Persona { id } => {
                 let persona = personas

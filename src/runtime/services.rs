@@ -91,7 +91,7 @@ impl Services {
         let moves = Workshop {
             engine: engine.clone(),
             llm: llm.clone(),
-            movetime_ms: config.engine_movetime_ms,
+            budget: config.search_budget(),
             sampling: config.llm.moves,
         };
         let agent = if llm.is_some() {

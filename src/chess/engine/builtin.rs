@@ -163,13 +163,14 @@ fn centre_bonus(role: Role, sq: Square) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::engine::SearchBudget;
 
     fn req(fen: &str, elo: u32) -> SearchRequest {
         SearchRequest {
             fen: fen.into(),
             elo,
             style: Style::Positional,
-            movetime_ms: 100,
+            budget: SearchBudget::Millis(100),
         }
     }
 

@@ -32,7 +32,19 @@ pub struct SearchRequest {
     pub fen: String,
     pub elo: u32,
     pub style: Style,
-    pub movetime_ms: u64,
+    pub budget: SearchBudget,
+}
+
+/// How much the engine searches for a persona's move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchBudget {
+    /// Wall-clock milliseconds: on a busy machine fewer nodes fit, so the
+    /// persona plays weaker when the server is loaded.
+    Millis(u64),
+    /// A fixed node count: the same strength under any load, and the
+    /// cheapest budget (Stockfish spends ~1.8 ms of CPU on `movetime 1`,
+    /// ~0.35 ms on `nodes 300`).
+    Nodes(u64),
 }
 
 /// The engine's move and what its search said, when it scored: the searched

@@ -16,7 +16,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 
 use super::style::{Candidate, shape_choice};
 use super::uci::{EngineLine, Score, parse_line};
-use super::{Chosen, Engine, EngineError, SearchRequest};
+use super::{Chosen, Engine, EngineError, SearchBudget, SearchRequest};
 
 /// Lines Stockfish reports per search, for style to choose among. Its own
 /// strength limit searches at least four anyway, so this costs nothing.
@@ -26,7 +26,7 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Slack on top of the requested movetime before a search counts as hung.
 const SEARCH_SLACK: Duration = Duration::from_secs(5);
 
-/// Longest a fixed-node evaluation may take before it counts as hung.
+/// Longest a fixed-node search may take before it counts as hung.
 const EVAL_LIMIT: Duration = Duration::from_secs(10);
 
 enum Work {
@@ -217,9 +217,12 @@ impl Process {
         // One write for the whole request: a pipe write and an engine wake-up
         // per line cost more than the search itself at a millisecond's movetime.
         let mut out = self.options.set(elo, STYLE_LINES);
-        out.push_str(&format!("position fen {}\ngo movetime {}\n", req.fen, req.movetime_ms));
+        let (go, limit) = match req.budget {
+            SearchBudget::Millis(ms) => (format!("movetime {ms}"), Duration::from_millis(ms) + SEARCH_SLACK),
+            SearchBudget::Nodes(nodes) => (format!("nodes {nodes}"), EVAL_LIMIT),
+        };
+        out.push_str(&format!("position fen {}\ngo {go}\n", req.fen));
         self.write(&out).await?;
-        let limit = Duration::from_millis(req.movetime_ms) + SEARCH_SLACK;
         let mut lines: Vec<Candidate> = Vec::new();
         let mut scored: HashMap<String, Score> = HashMap::new();
         let best = self

@@ -101,6 +101,7 @@ fn parse(fen: &str) -> Option<Chess> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chess::engine::SearchBudget;
 
     /// White can take a knight on d5 (e4xd5) or play a quiet Nf3 of equal score.
     const FEN: &str = "rnbqkb1r/pppppppp/8/3n4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1";
@@ -145,7 +146,7 @@ mod tests {
             fen: FEN.into(),
             elo: 1500,
             style: Style::Positional,
-            movetime_ms: 10,
+            budget: SearchBudget::Millis(10),
         };
         let c = lines(&[("g1f3", 40), ("e4d5", -300)]);
         for _ in 0..50 {

@@ -1,12 +1,17 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::chess::engine::{BuiltinEngine, Style};
+use crate::chess::engine::{BuiltinEngine, SearchBudget, Style};
 use crate::llm::{Role, ScriptedModel};
 use crate::moves::BrainAction;
 
 fn brain(model: Arc<ScriptedModel>, spec: &str) -> PipelineBrain {
-    let engine = EngineBrain::new(Arc::new(BuiltinEngine), 1500, Style::Positional, 50);
+    let engine = EngineBrain::new(
+        Arc::new(BuiltinEngine),
+        1500,
+        Style::Positional,
+        SearchBudget::Millis(50),
+    );
     PipelineBrain::new(model, engine, PipelineConfig::parse(spec).unwrap())
 }
 
