@@ -36,6 +36,22 @@ async fn embeddings_match_the_reference_similarities() {
     let alone = embedder.embed_one(texts[1]).await.unwrap();
     assert!(cosine(&alone, &v[1]) > 0.999);
 
+    // The memo spares the model what it has embedded: of three texts, one
+    // new, only that one runs, and each vector is the one a run gives.
+    let before = embedder.stats().texts_embedded;
+    let fresh = "A text the memo has never seen, about the Caro-Kann.";
+    let memoized = embedder
+        .embed_memoized(vec![texts[1].to_string(), fresh.to_string(), texts[1].to_string()])
+        .await
+        .unwrap();
+    assert_eq!(embedder.stats().texts_embedded - before, 1, "only the new text runs");
+    let fresh_alone = embedder.embed(vec![fresh.to_string()]).await.unwrap().remove(0);
+    assert!(cosine(&memoized[0], &alone) > 0.999 && cosine(&memoized[2], &alone) > 0.999);
+    assert!(cosine(&memoized[1], &fresh_alone) > 0.999);
+    let again = embedder.stats().texts_embedded;
+    embedder.embed_memoized(vec![fresh.to_string()]).await.unwrap();
+    assert_eq!(embedder.stats().texts_embedded, again, "the memo keeps what it ran");
+
     // Callers at once share model runs; each still gets its own texts'
     // vectors, in its own order, whatever else ran beside them.
     let lines: Vec<Vec<String>> = (0..24)

@@ -98,7 +98,7 @@ impl MemoryService {
         current.sort_by_key(|m| m.created_at);
         let vectors = self
             .embedder()
-            .embed(current.iter().map(|m| m.content.clone()).collect())
+            .embed_memoized(current.iter().map(|m| m.content.clone()).collect())
             .await?;
         let mut retired: HashSet<MemoryId> = HashSet::new();
         for newer in 1..current.len() {

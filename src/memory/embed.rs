@@ -231,6 +231,35 @@ impl Embedder {
     }
 
     /// One text's vector; a text embedded recently is not embedded again.
+    /// Like `embed`, but only the texts the memo lacks go to the model (in
+    /// one run), and the memo keeps them. Consolidation asks for a player's
+    /// every memory at each game's end; before, all of them ran again each
+    /// time (n texts a game for a player with n memories).
+    pub async fn embed_memoized(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let mut vectors: Vec<Option<Vec<f32>>> = match self.recent.lock() {
+            Ok(recent) => texts.iter().map(|t| recent.get(t)).collect(),
+            Err(_) => vec![None; texts.len()],
+        };
+        let missing: Vec<usize> = (0..texts.len()).filter(|&i| vectors[i].is_none()).collect();
+        let hits = texts.len() - missing.len();
+        self.memo_hits.fetch_add(hits as u64, Ordering::Relaxed);
+        if !missing.is_empty() {
+            let run = self.embed(missing.iter().map(|&i| texts[i].clone()).collect()).await?;
+            if let Ok(mut recent) = self.recent.lock() {
+                for (&i, v) in missing.iter().zip(&run) {
+                    recent.put(&texts[i], v);
+                }
+            }
+            for (i, v) in missing.into_iter().zip(run) {
+                vectors[i] = Some(v);
+            }
+        }
+        vectors
+            .into_iter()
+            .map(|v| v.ok_or_else(|| EmbedError::Model("no embedding returned".into())))
+            .collect()
+    }
+
     pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         if let Some(v) = self.recent.lock().ok().and_then(|r| r.get(text)) {
             self.memo_hits.fetch_add(1, Ordering::Relaxed);
