@@ -17,11 +17,12 @@ use futures_util::{SinkExt, StreamExt};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
+use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use super::bench::percentile;
 use super::live_board::Game;
+use super::live_report::{CpuUse, Tally, report};
 use super::live_server::{LiveServer, own_cpu_seconds};
 use kibitz::config::Config;
 
@@ -29,49 +30,32 @@ use kibitz::config::Config;
 pub struct LiveArgs {
     /// Concurrent matches.
     #[arg(long, default_value_t = 100)]
-    matches: usize,
+    pub(super) matches: usize,
     /// How long the load runs, in seconds (after every match is open).
     #[arg(long, default_value_t = 60)]
-    seconds: u64,
+    pub(super) seconds: u64,
     /// Seconds between one match's moves.
     #[arg(long, default_value_t = 2.0)]
-    move_every: f64,
+    pub(super) move_every: f64,
     /// One turn in this many is a chat line instead of a move (0: never chat).
     #[arg(long, default_value_t = 5)]
-    chat_every: u32,
+    pub(super) chat_every: u32,
     /// A running server to load; without it one is started on a temp data dir.
     #[arg(long)]
-    url: Option<String>,
+    pub(super) url: Option<String>,
     /// The started server's Stockfish time per persona move: the load is
     /// the service, not the engine (2 cores give ~10 moves/s at 200 ms).
     #[arg(long, default_value_t = 5)]
-    engine_movetime_ms: u64,
+    pub(super) engine_movetime_ms: u64,
     /// The started server's search budget in nodes instead (0: time): the
     /// cheapest budget, and a persona's strength no longer falls with load.
     #[arg(long, default_value_t = 0)]
-    engine_nodes: u64,
+    pub(super) engine_nodes: u64,
     /// The started server's cheap odds evaluation, in nodes (deep revision off).
     #[arg(long, default_value_t = 2000)]
-    eval_nodes: u64,
+    pub(super) eval_nodes: u64,
     #[arg(long, default_value = "bench/last-live.json")]
-    json: PathBuf,
-}
-
-/// What every match reports back.
-#[derive(Default)]
-struct Tally {
-    latencies_ms: Vec<f64>,
-    /// The same, by the `WINDOW` of the run the move was sent in: a tail
-    /// from the opening burst looks different from one that lasts.
-    windows_ms: Vec<Vec<f64>>,
-    idle_lateness_ms: Vec<f64>,
-    lost: usize,
-    duplicated: usize,
-    events: usize,
-    errors: usize,
-    moves: usize,
-    /// Matches played (a finished one is followed by a rematch).
-    matches: usize,
+    pub(super) json: PathBuf,
 }
 
 /// The shortest first nudge, in move intervals: players who keep moving are
@@ -79,7 +63,7 @@ struct Tally {
 /// idle_time_scale` after the last act).
 const NUDGE_AFTER_MOVES: f64 = 3.0;
 const QUIET_SHARE: usize = 10;
-const WINDOW: Duration = Duration::from_secs(10);
+pub(super) const WINDOW: Duration = Duration::from_secs(10);
 
 pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     let personas = kibitz::personas::load_dir(&config.personas_dir)?;
@@ -109,9 +93,10 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         .collect();
     let tally = Arc::new(Mutex::new(Tally::default()));
     let http = reqwest::Client::new();
-    let deadline = Instant::now() + Duration::from_secs(args.seconds);
     eprintln!("live: opening {} matches against {}", args.matches, server.base);
-    let cpu_before = (server.cpu(), own_cpu_seconds());
+    let opening = Instant::now();
+    let (ready_tx, mut ready) = mpsc::channel::<()>(args.matches.max(1));
+    let (start_tx, start) = watch::channel(None);
     let mut tasks = Vec::new();
     for i in 0..args.matches {
         let ctx = MatchCtx {
@@ -123,13 +108,29 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
             chat_every: args.chat_every,
             idle_after: idle_after.clone(),
             seed: i as u64,
-            started: deadline - Duration::from_secs(args.seconds),
         };
-        tasks.push(tokio::spawn(async move { ctx.run(deadline).await }));
-        if i % 100 == 99 {
-            eprintln!("live: {} matches open", i + 1);
+        let (ready, start) = (ready_tx.clone(), start.clone());
+        tasks.push(tokio::spawn(async move { ctx.run(ready, start).await }));
+    }
+    drop(ready_tx);
+    // The load (and its clock, CPU and latencies) begins once every match
+    // is open: opening 1,000 at once is a burst of its own, timed apart.
+    let mut open = 0;
+    while open < args.matches && ready.recv().await.is_some() {
+        open += 1;
+        if open % 100 == 0 {
+            eprintln!("live: {open} matches open");
         }
     }
+    let opened_s = opening.elapsed().as_secs_f64();
+    eprintln!(
+        "live: {open} matches opened in {opened_s:.1} s; the load runs for {} s",
+        args.seconds
+    );
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(args.seconds);
+    let cpu_before = (server.cpu(), own_cpu_seconds());
+    let _ = start_tx.send(Some((started, deadline)));
     let rss = server.watch_rss(deadline);
     for t in tasks {
         if let Ok(Err(e)) = t.await {
@@ -145,7 +146,14 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         generator_s: own_after - cpu_before.1,
     };
     let embedding = embedding_stats(&http, &server).await;
-    report(&args, &mut tally.lock().expect("tally"), peak_rss_mb, cpu, embedding)
+    report(
+        &args,
+        &mut tally.lock().expect("tally"),
+        opened_s,
+        peak_rss_mb,
+        cpu,
+        embedding,
+    )
 }
 
 /// The server's embedding counters (texts run, memo hits), when its admin token is known.
@@ -167,90 +175,6 @@ async fn embedding_stats(http: &reqwest::Client, server: &LiveServer) -> Value {
     }
 }
 
-/// CPU seconds over the run: where a move's cost goes on a machine this size.
-struct CpuUse {
-    server_s: f64,
-    engines_s: f64,
-    generator_s: f64,
-}
-
-impl CpuUse {
-    /// Milliseconds of each per answered move: server, engines, load generator.
-    fn per_move_ms(&self, moves: usize) -> [f64; 3] {
-        let per = |s: f64| s * 1e3 / moves.max(1) as f64;
-        [per(self.server_s), per(self.engines_s), per(self.generator_s)]
-    }
-}
-
-fn report(args: &LiveArgs, t: &mut Tally, peak_rss_mb: f64, cpu: CpuUse, embedding: Value) -> anyhow::Result<()> {
-    if t.latencies_ms.is_empty() {
-        bail!("no move was answered: is the server up?");
-    }
-    let (p50, p99) = (
-        percentile(&mut t.latencies_ms, 0.5),
-        percentile(&mut t.latencies_ms, 0.99),
-    );
-    let idle_max = t.idle_lateness_ms.iter().copied().fold(0.0, f64::max);
-    let idle_p99 = match t.idle_lateness_ms.is_empty() {
-        true => 0.0,
-        false => percentile(&mut t.idle_lateness_ms, 0.99),
-    };
-    println!(
-        "live: {} matches at once for {} s ({} games, rematches included): {} moves answered, \
-         move->reply p50 {p50:.1} ms p99 {p99:.1} ms; {} events, {} lost, {} duplicated; \
-         {} idle nudges, lateness p99 {:.0} ms max {:.0} ms; server peak RSS {peak_rss_mb:.0} MiB; {} match errors",
-        args.matches,
-        args.seconds,
-        t.matches,
-        t.moves,
-        t.events,
-        t.lost,
-        t.duplicated,
-        t.idle_lateness_ms.len(),
-        idle_p99,
-        idle_max,
-        t.errors
-    );
-    let window_p99: Vec<f64> = t
-        .windows_ms
-        .iter_mut()
-        .map(|w| if w.is_empty() { 0.0 } else { percentile(w, 0.99) })
-        .collect();
-    let shown: Vec<String> = window_p99.iter().map(|p| format!("{p:.0}")).collect();
-    println!(
-        "live: move->reply p99 by {} s of the run: {} ms",
-        WINDOW.as_secs(),
-        shown.join(" / ")
-    );
-    let [server_ms, engines_ms, generator_ms] = cpu.per_move_ms(t.moves);
-    println!(
-        "live: CPU per answered move: server {server_ms:.2} ms, Stockfish {engines_ms:.2} ms, \
-         load generator {generator_ms:.2} ms (run totals {:.1} / {:.1} / {:.1} s)",
-        cpu.server_s, cpu.engines_s, cpu.generator_s
-    );
-    if let (Some(run), Some(hits)) = (embedding["texts_embedded"].as_u64(), embedding["memo_hits"].as_u64()) {
-        let runs = embedding["model_runs"].as_u64().unwrap_or(0);
-        println!("live: the server's model embedded {run} texts in {runs} runs and answered {hits} from its memo");
-    }
-    let report = json!({
-        "at": chrono::Utc::now(), "matches": args.matches, "seconds": args.seconds,
-        "move_every_s": args.move_every, "chat_every": args.chat_every, "games": t.matches, "moves": t.moves,
-        "move_reply_p50_ms": p50, "move_reply_p99_ms": p99, "move_reply_p99_ms_by_10s": window_p99,
-        "events": t.events, "lost": t.lost, "duplicated": t.duplicated,
-        "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
-        "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
-        "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes,
-        "embedding": embedding,
-        "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
-    });
-    if let Some(dir) = args.json.parent() {
-        std::fs::create_dir_all(dir).ok();
-    }
-    std::fs::write(&args.json, serde_json::to_string_pretty(&report)?)?;
-    println!("figures written to {}", args.json.display());
-    Ok(())
-}
-
 struct MatchCtx {
     http: reqwest::Client,
     base: String,
@@ -261,9 +185,10 @@ struct MatchCtx {
     chat_every: u32,
     idle_after: Vec<(String, f64)>,
     seed: u64,
-    /// When the load began (every match open).
-    started: Instant,
 }
+
+/// When the load begins (every match open) and ends.
+type Start = watch::Receiver<Option<(Instant, Instant)>>;
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
@@ -278,23 +203,51 @@ struct Play {
     my_moves: usize,
     tally: Tally,
     started: Instant,
+    quiet: bool,
 }
 
 impl MatchCtx {
-    /// One player: a match, and when it ends another (a rematch), until the deadline.
-    async fn run(self, deadline: Instant) -> anyhow::Result<()> {
+    /// One player: opens a match, says so on `ready`, and once the load
+    /// starts plays it, then another (a rematch) when it ends, until the deadline.
+    async fn run(self, ready: mpsc::Sender<()>, mut start: Start) -> anyhow::Result<()> {
         let mut rng = StdRng::seed_from_u64(self.seed);
-        let (player_id, token) = self.new_player().await?;
-        while Instant::now() < deadline {
-            let (id, idle_after, ws) = self.new_match(&player_id, &token).await?;
-            let tally = self.play(ws, idle_after, &mut rng, deadline).await?;
+        let opened = self.open().await;
+        let _ = ready.send(()).await;
+        let (player_id, token, mut next) = opened?;
+        let (started, deadline) = loop {
+            if let Some(times) = *start.borrow_and_update() {
+                break times;
+            }
+            start
+                .changed()
+                .await
+                .context("the bench stopped before the load began")?;
+        };
+        loop {
+            let (id, idle_after, ws) = next;
+            let tally = self.play(ws, idle_after, &mut rng, (started, deadline)).await?;
             self.merge(self.check_stored(&id, &token, tally).await?);
+            if Instant::now() >= deadline {
+                return Ok(());
+            }
+            next = self.new_match(&player_id, &token).await?;
         }
-        Ok(())
+    }
+
+    async fn open(&self) -> anyhow::Result<(Value, String, (String, f64, Ws))> {
+        let (player_id, token) = self.new_player().await?;
+        let first = self.new_match(&player_id, &token).await?;
+        Ok((player_id, token, first))
     }
 
     /// Moves (and chats) on a timer until the game ends or the deadline comes.
-    async fn play(&self, ws: Ws, idle_after: f64, rng: &mut StdRng, deadline: Instant) -> anyhow::Result<Play> {
+    async fn play(
+        &self,
+        ws: Ws,
+        idle_after: f64,
+        rng: &mut StdRng,
+        (started, deadline): (Instant, Instant),
+    ) -> anyhow::Result<Play> {
         let (mut sink, mut stream) = ws.split();
         let mut play = Play {
             game: Game::default(),
@@ -304,7 +257,8 @@ impl MatchCtx {
             turn_since: Instant::now(),
             my_moves: 0,
             tally: Tally::default(),
-            started: self.started,
+            started,
+            quiet: self.quiet,
         };
         let mut next_move = Instant::now() + self.move_every.mul_f64(rng.r#gen::<f64>());
         while Instant::now() < deadline && !play.game.over {
@@ -435,7 +389,9 @@ impl Play {
         }
         // The first nudge after going quiet: how long after it was due.
         let nudged = frame["type"] == "trigger" && frame["data"]["trigger"] == "idle_wait";
-        if nudged && self.tally.idle_lateness_ms.is_empty() {
+        // Only a quiet player's, once quiet: a nudge that came while every
+        // match was being opened says nothing about the timers under load.
+        if nudged && self.quiet && self.my_moves >= 2 && self.tally.idle_lateness_ms.is_empty() {
             let late = self.turn_since.elapsed().as_secs_f64() - idle_after;
             self.tally.idle_lateness_ms.push((late * 1e3).max(0.0));
         }

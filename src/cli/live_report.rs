@@ -1,0 +1,116 @@
+//! What `kibitz bench live` adds up and prints: the matches' tallies, the
+//! CPU each process spent, and the report (printed and written as JSON).
+
+use anyhow::bail;
+use serde_json::{Value, json};
+
+use super::bench::percentile;
+use super::bench_live::{LiveArgs, WINDOW};
+
+/// What every match reports back.
+#[derive(Default)]
+pub(super) struct Tally {
+    pub(super) latencies_ms: Vec<f64>,
+    /// The same, by the `WINDOW` of the run the move was sent in: a tail
+    /// from the opening burst looks different from one that lasts.
+    pub(super) windows_ms: Vec<Vec<f64>>,
+    pub(super) idle_lateness_ms: Vec<f64>,
+    pub(super) lost: usize,
+    pub(super) duplicated: usize,
+    pub(super) events: usize,
+    pub(super) errors: usize,
+    pub(super) moves: usize,
+    /// Matches played (a finished one is followed by a rematch).
+    pub(super) matches: usize,
+}
+
+/// CPU seconds over the run: where a move's cost goes on a machine this size.
+pub(super) struct CpuUse {
+    pub(super) server_s: f64,
+    pub(super) engines_s: f64,
+    pub(super) generator_s: f64,
+}
+
+impl CpuUse {
+    /// Milliseconds of each per answered move: server, engines, load generator.
+    fn per_move_ms(&self, moves: usize) -> [f64; 3] {
+        let per = |s: f64| s * 1e3 / moves.max(1) as f64;
+        [per(self.server_s), per(self.engines_s), per(self.generator_s)]
+    }
+}
+
+pub(super) fn report(
+    args: &LiveArgs,
+    t: &mut Tally,
+    opened_s: f64,
+    peak_rss_mb: f64,
+    cpu: CpuUse,
+    embedding: Value,
+) -> anyhow::Result<()> {
+    if t.latencies_ms.is_empty() {
+        bail!("no move was answered: is the server up?");
+    }
+    let (p50, p99) = (
+        percentile(&mut t.latencies_ms, 0.5),
+        percentile(&mut t.latencies_ms, 0.99),
+    );
+    let idle_max = t.idle_lateness_ms.iter().copied().fold(0.0, f64::max);
+    let idle_p99 = match t.idle_lateness_ms.is_empty() {
+        true => 0.0,
+        false => percentile(&mut t.idle_lateness_ms, 0.99),
+    };
+    println!(
+        "live: {} matches at once for {} s (opened in {opened_s:.1} s; {} games, rematches included): {} moves answered, \
+         move->reply p50 {p50:.1} ms p99 {p99:.1} ms; {} events, {} lost, {} duplicated; \
+         {} idle nudges, lateness p99 {:.0} ms max {:.0} ms; server peak RSS {peak_rss_mb:.0} MiB; {} match errors",
+        args.matches,
+        args.seconds,
+        t.matches,
+        t.moves,
+        t.events,
+        t.lost,
+        t.duplicated,
+        t.idle_lateness_ms.len(),
+        idle_p99,
+        idle_max,
+        t.errors
+    );
+    let window_p99: Vec<f64> = t
+        .windows_ms
+        .iter_mut()
+        .map(|w| if w.is_empty() { 0.0 } else { percentile(w, 0.99) })
+        .collect();
+    let shown: Vec<String> = window_p99.iter().map(|p| format!("{p:.0}")).collect();
+    println!(
+        "live: move->reply p99 by {} s of the run: {} ms",
+        WINDOW.as_secs(),
+        shown.join(" / ")
+    );
+    let [server_ms, engines_ms, generator_ms] = cpu.per_move_ms(t.moves);
+    println!(
+        "live: CPU per answered move: server {server_ms:.2} ms, Stockfish {engines_ms:.2} ms, \
+         load generator {generator_ms:.2} ms (run totals {:.1} / {:.1} / {:.1} s)",
+        cpu.server_s, cpu.engines_s, cpu.generator_s
+    );
+    if let (Some(run), Some(hits)) = (embedding["texts_embedded"].as_u64(), embedding["memo_hits"].as_u64()) {
+        let runs = embedding["model_runs"].as_u64().unwrap_or(0);
+        println!("live: the server's model embedded {run} texts in {runs} runs and answered {hits} from its memo");
+    }
+    let report = json!({
+        "at": chrono::Utc::now(), "matches": args.matches, "seconds": args.seconds, "opened_in_s": opened_s,
+        "move_every_s": args.move_every, "chat_every": args.chat_every, "games": t.matches, "moves": t.moves,
+        "move_reply_p50_ms": p50, "move_reply_p99_ms": p99, "move_reply_p99_ms_by_10s": window_p99,
+        "events": t.events, "lost": t.lost, "duplicated": t.duplicated,
+        "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
+        "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
+        "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes,
+        "embedding": embedding,
+        "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
+    });
+    if let Some(dir) = args.json.parent() {
+        std::fs::create_dir_all(dir).ok();
+    }
+    std::fs::write(&args.json, serde_json::to_string_pretty(&report)?)?;
+    println!("figures written to {}", args.json.display());
+    Ok(())
+}
