@@ -277,3 +277,39 @@ async fn the_same_position_brings_back_what_was_said_there() {
         }
     }
 }
+
+/// A match's end saves its memories (the result, the opening) in one model
+/// run, and the consolidation after it runs the model for none of them:
+/// the embedder's memo holds them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_matchs_end_runs_the_model_once_for_its_memories() {
+    let server = Server::start_with(&[("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
+    let embedding = || async { server.get_as("/api/admin/status", ADMIN).await.1["embedding"].clone() };
+    let pat = server.new_player("Pat").await;
+    let (m, _) = server.new_match(&pat, "pip", "white").await;
+    for mv in ["e4", "d4"] {
+        let (status, body) = server
+            .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
+            .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    // Start-up work (lore, the situation vocabulary) done and nothing queued.
+    let settled = eventually(60, || async {
+        let e = embedding().await;
+        e["pinned"].as_u64() > Some(0) && e["backlog"] == 0
+    })
+    .await;
+    assert!(settled, "the embedder never settled: {}", embedding().await);
+    let before = embedding().await["model_runs"].as_u64().unwrap();
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+    let consolidated = eventually(10, || async {
+        let (_, log) = server.get_as("/api/admin/consolidations", ADMIN).await;
+        log.as_array().unwrap().iter().any(|r| r["reason"] == "after_match")
+    })
+    .await;
+    assert!(consolidated, "a consolidation ran after the match");
+    let saved = own(&server, &pat, "").await;
+    assert!(saved.len() >= 2, "the match's end saved its memories: {saved:?}");
+    let runs = embedding().await["model_runs"].as_u64().unwrap() - before;
+    assert_eq!(runs, 1, "{} memories saved in {runs} model runs", saved.len());
+}

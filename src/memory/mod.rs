@@ -17,4 +17,4 @@ pub mod vector;
 pub use consolidate::Scope;
 pub use model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement};
 pub use review::recall_entries;
-pub use service::{MemoryError, MemoryService, NewMemory, Reconciled, Saved, Search};
+pub use service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory, Reconciled, Saved, Search};
