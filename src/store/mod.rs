@@ -118,9 +118,9 @@ const SQLITE_PRAGMAS: &str = "PRAGMA foreign_keys = ON; PRAGMA synchronous = NOR
      PRAGMA busy_timeout = 5000; PRAGMA wal_autocheckpoint = 100000;";
 
 impl Db {
-    /// Moves the SQLite WAL into the database file every `period` without
-    /// blocking writers (PostgreSQL does its own), on a background task with
-    /// a connection of its own, so no request pays for one or queues behind one.
+    /// Moves the SQLite WAL into the database file every `period`
+    /// (PostgreSQL does its own), on a background task with a connection of
+    /// its own; writers wait only for the short RESTART pass (`Checkpointer`).
     pub fn checkpoint_every(&self, period: std::time::Duration) {
         let Some(mut checkpointer) = self.checkpointer() else {
             return;
