@@ -230,7 +230,6 @@ impl Embedder {
         fallback
     }
 
-    /// One text's vector; a text embedded recently is not embedded again.
     /// Like `embed`, but only the texts the memo lacks go to the model (in
     /// one run), and the memo keeps them. Consolidation asks for a player's
     /// every memory at each game's end; before, all of them ran again each
@@ -244,6 +243,7 @@ impl Embedder {
         let hits = texts.len() - missing.len();
         self.memo_hits.fetch_add(hits as u64, Ordering::Relaxed);
         if !missing.is_empty() {
+            tracing::trace!(texts = missing.len(), "embedding texts the memo does not hold");
             let run = self.embed(missing.iter().map(|&i| texts[i].clone()).collect()).await?;
             if let Ok(mut recent) = self.recent.lock() {
                 for (&i, v) in missing.iter().zip(&run) {
@@ -260,18 +260,12 @@ impl Embedder {
             .collect()
     }
 
+    /// One text's vector; a text embedded recently is not embedded again.
     pub async fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        if let Some(v) = self.recent.lock().ok().and_then(|r| r.get(text)) {
-            self.memo_hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(v);
-        }
-        tracing::trace!(text, "embedding a text the memo does not hold");
-        let v = self.embed(vec![text.to_string()]).await?.pop();
-        let v = v.ok_or_else(|| EmbedError::Model("no embedding returned".into()))?;
-        if let Ok(mut recent) = self.recent.lock() {
-            recent.put(text, &v);
-        }
-        Ok(v)
+        let mut vectors = self.embed_memoized(vec![text.to_string()]).await?;
+        vectors
+            .pop()
+            .ok_or_else(|| EmbedError::Model("no embedding returned".into()))
     }
 }
 

@@ -27,7 +27,7 @@ const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
 const SEARCH_SLACK: Duration = Duration::from_secs(5);
 
 /// Longest a fixed-node search may take before it counts as hung.
-const EVAL_LIMIT: Duration = Duration::from_secs(10);
+const NODES_LIMIT: Duration = Duration::from_secs(10);
 
 enum Work {
     Choose(SearchRequest),
@@ -219,7 +219,7 @@ impl Process {
         let mut out = self.options.set(elo, STYLE_LINES);
         let (go, limit) = match req.budget {
             SearchBudget::Millis(ms) => (format!("movetime {ms}"), Duration::from_millis(ms) + SEARCH_SLACK),
-            SearchBudget::Nodes(nodes) => (format!("nodes {nodes}"), EVAL_LIMIT),
+            SearchBudget::Nodes(nodes) => (format!("nodes {nodes}"), NODES_LIMIT),
         };
         out.push_str(&format!("position fen {}\ngo {go}\n", req.fen));
         self.write(&out).await?;
@@ -263,7 +263,7 @@ impl Process {
         out.push_str(&format!("position fen {fen}\ngo nodes {nodes}\n"));
         self.write(&out).await?;
         let mut last = None;
-        self.read_until(EVAL_LIMIT, |line| match line {
+        self.read_until(NODES_LIMIT, |line| match line {
             EngineLine::Info {
                 score: Some(score),
                 multipv: None | Some(1),
