@@ -324,20 +324,7 @@ impl MatchCtx {
     }
 
     fn merge(&self, t: Tally) {
-        let mut all = self.tally.lock().expect("tally");
-        all.latencies_ms.extend(t.latencies_ms);
-        for (i, window) in t.windows_ms.into_iter().enumerate() {
-            if all.windows_ms.len() <= i {
-                all.windows_ms.resize(i + 1, Vec::new());
-            }
-            all.windows_ms[i].extend(window);
-        }
-        all.idle_lateness_ms.extend(t.idle_lateness_ms);
-        all.lost += t.lost;
-        all.duplicated += t.duplicated;
-        all.events += t.events;
-        all.moves += t.moves;
-        all.matches += t.matches;
+        self.tally.lock().expect("tally").absorb(t);
     }
 
     async fn post(&self, path: &str, token: Option<&str>, body: Value) -> anyhow::Result<Value> {
@@ -378,14 +365,8 @@ impl Play {
             self.turn_since = Instant::now();
         }
         if persona_moved && let Some(at) = self.sent_at.take() {
-            let ms = at.elapsed().as_secs_f64() * 1e3;
-            self.tally.latencies_ms.push(ms);
-            let window = (at.saturating_duration_since(self.started).as_secs() / WINDOW.as_secs()) as usize;
-            if self.tally.windows_ms.len() <= window {
-                self.tally.windows_ms.resize(window + 1, Vec::new());
-            }
-            self.tally.windows_ms[window].push(ms);
-            self.tally.moves += 1;
+            let window = at.saturating_duration_since(self.started).as_secs() / WINDOW.as_secs();
+            self.tally.answered(window as usize, at.elapsed().as_secs_f64() * 1e3);
         }
         // The first nudge after going quiet: how long after it was due.
         let nudged = frame["type"] == "trigger" && frame["data"]["trigger"] == "idle_wait";

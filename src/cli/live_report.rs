@@ -12,7 +12,7 @@ use super::bench_live::{LiveArgs, WINDOW};
 pub(super) struct Tally {
     pub(super) latencies_ms: Vec<f64>,
     /// The same, by the `WINDOW` of the run the move was sent in: a tail
-    /// from the opening burst looks different from one that lasts.
+    /// that comes late (games ending in numbers) shows apart.
     pub(super) windows_ms: Vec<Vec<f64>>,
     pub(super) idle_lateness_ms: Vec<f64>,
     pub(super) lost: usize,
@@ -22,6 +22,36 @@ pub(super) struct Tally {
     pub(super) moves: usize,
     /// Matches played (a finished one is followed by a rematch).
     pub(super) matches: usize,
+}
+
+impl Tally {
+    /// A move answered after `ms`, sent in `window` of the run.
+    pub(super) fn answered(&mut self, window: usize, ms: f64) {
+        self.latencies_ms.push(ms);
+        self.window(window).push(ms);
+        self.moves += 1;
+    }
+
+    /// Adds another match's tally to this one.
+    pub(super) fn absorb(&mut self, t: Tally) {
+        self.latencies_ms.extend(t.latencies_ms);
+        for (i, window) in t.windows_ms.into_iter().enumerate() {
+            self.window(i).extend(window);
+        }
+        self.idle_lateness_ms.extend(t.idle_lateness_ms);
+        self.lost += t.lost;
+        self.duplicated += t.duplicated;
+        self.events += t.events;
+        self.moves += t.moves;
+        self.matches += t.matches;
+    }
+
+    fn window(&mut self, i: usize) -> &mut Vec<f64> {
+        if self.windows_ms.len() <= i {
+            self.windows_ms.resize(i + 1, Vec::new());
+        }
+        &mut self.windows_ms[i]
+    }
 }
 
 /// CPU seconds over the run: where a move's cost goes on a machine this size.
