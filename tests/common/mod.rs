@@ -67,8 +67,21 @@ pub async fn postgres_database(admin: &str) -> String {
     format!("{base}/{name}")
 }
 
+/// A port free now and never handed out before in this test process. The
+/// OS can give the same ephemeral port to two binds in a row once the first
+/// listener is closed; two servers of one test binary then raced for it,
+/// the loser exited ("Address already in use"), and its test, whose health
+/// check the winner had answered, talked to the other test's server.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut given = GIVEN.lock().unwrap();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 impl Server {
