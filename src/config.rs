@@ -53,6 +53,12 @@ pub struct RecallConfig {
     /// slows memory saves but not every chat answer. 0: always the fixed
     /// sentence (no model run for a chat's recall).
     pub chat_query_max_backlog: usize,
+    /// ... or unless the model has taken more than this share of one core
+    /// over the last second or so (0.25: a quarter). A model that keeps up
+    /// with every chat may still take the CPU the moves of every match
+    /// need; past this share chats are recalled by the fixed sentence and
+    /// the model's time goes to the memories, which cannot be shed. 1: no limit.
+    pub chat_query_model_share: f64,
 }
 
 impl Default for RecallConfig {
@@ -70,6 +76,7 @@ impl Default for RecallConfig {
             same_position_boost: 0.3,
             same_opening_boost: 0.1,
             chat_query_max_backlog: 16,
+            chat_query_model_share: 0.25,
         }
     }
 }
@@ -94,6 +101,9 @@ pub struct MemoryConfig {
     pub high_importance: f32,
     /// When the consolidation job runs (6-field cron, UTC); it also runs after every match.
     pub consolidate_cron: String,
+    /// The scripted brain (no language model) notes at most one thing the
+    /// player says per match this often; a model judges for itself.
+    pub remark_gap_secs: u64,
 }
 
 impl Default for MemoryConfig {
@@ -106,6 +116,7 @@ impl Default for MemoryConfig {
             decay_floor: 0.5,
             high_importance: 0.8,
             consolidate_cron: "0 30 3 * * *".into(),
+            remark_gap_secs: 120,
         }
     }
 }
@@ -318,6 +329,7 @@ impl Config {
             recall: file.recall.unwrap_or_default(),
             memory: MemoryConfig {
                 consolidate_cron: env("KIBITZ_CONSOLIDATE_CRON").unwrap_or(memory.consolidate_cron),
+                remark_gap_secs: parse_env(&env, "KIBITZ_REMARK_GAP_SECS")?.unwrap_or(memory.remark_gap_secs),
                 ..memory
             },
             llm: {

@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use serde_json::json;
+use sha2::Digest;
 
 fn kibitz(server: &Server, args: &[&str]) -> (bool, String, String) {
     server.run_cli(args)
@@ -86,4 +87,37 @@ async fn memories_can_be_reviewed_from_the_terminal() {
     assert!(ok && err.contains("re-indexed"), "{err}");
     let (ok, _, err) = kibitz(&server, &["memories", "show", "not-an-id"]);
     assert!(!ok && err.contains("not-an-id"), "{err}");
+}
+
+/// Vectors of two models do not compare: an index another embedding model
+/// made (its record says so) is embedded again at start, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_made_by_another_model_is_embedded_again() {
+    let mut server = Server::start_capturing_log(&[]).await;
+    let player = server.new_player("Ines").await;
+    let (m, _) = server.new_match(&player, "pip", "white").await;
+    let chat = json!({ "text": "I restore old wooden chess sets" });
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    server.kill();
+
+    let record = server.data_path().join("index-model.sha256");
+    let model = std::fs::read(repo().join("models/all-MiniLM-L6-v2/model_qint8.onnx")).unwrap();
+    let digest: String = sha2::Sha256::digest(model).iter().map(|b| format!("{b:02x}")).collect();
+    assert_eq!(std::fs::read_to_string(&record).unwrap().trim(), digest);
+
+    let rebuilt = |log: &str| log.matches("made by another embedding model").count();
+    assert_eq!(rebuilt(&server.log_text()), 0, "a new data dir is the current model's");
+    std::fs::write(&record, "0".repeat(64)).unwrap();
+    server.launch().await;
+    server.kill();
+    assert_eq!(rebuilt(&server.log_text()), 1, "{}", server.log_text());
+    assert_eq!(std::fs::read_to_string(&record).unwrap().trim(), digest);
+    server.launch().await;
+    server.kill();
+    assert_eq!(rebuilt(&server.log_text()), 1, "embedded once");
+    let (ok, out, err) = kibitz(
+        &server,
+        &["memories", "search", "--player", "Ines", "wooden chess sets"],
+    );
+    assert!(ok && out.contains("wooden chess sets"), "{out}{err}");
 }

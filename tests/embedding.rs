@@ -3,7 +3,7 @@
 
 mod common;
 
-use kibitz::memory::embed::{self, Embedder};
+use kibitz::memory::embed::{self, Embedder, QueryLimits};
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
@@ -27,11 +27,18 @@ async fn embeddings_match_the_reference_similarities() {
     assert_eq!(v[0].len(), embed::DIMENSIONS);
     let norm: f32 = v[0].iter().map(|x| x * x).sum::<f32>().sqrt();
     assert!((norm - 1.0).abs() < 1e-3, "L2-normalised, got {norm}");
-    // Reference values from onnxruntime 1.31.1 in Python on the same files.
+    // Reference values from onnxruntime 1.31.1 in Python on the same files,
+    // each text alone; and those of the float model it was derived from
+    // (the wheel's model.onnx), which quantization must not move far.
     let (ab, ac, bc) = (cosine(&v[0], &v[1]), cosine(&v[0], &v[2]), cosine(&v[1], &v[2]));
-    assert!((ab - 0.8259).abs() < 0.02, "sim(a, b) = {ab}, reference 0.8259");
-    assert!((ac - -0.0322).abs() < 0.02, "sim(a, c) = {ac}, reference -0.0322");
-    assert!((bc - -0.0841).abs() < 0.02, "sim(b, c) = {bc}, reference -0.0841");
+    for (got, int8, float, pair) in [
+        (ab, 0.8198, 0.8259, "a, b"),
+        (ac, -0.0307, -0.0322, "a, c"),
+        (bc, -0.0711, -0.0841, "b, c"),
+    ] {
+        assert!((got - int8).abs() < 0.005, "sim({pair}) = {got}, reference {int8}");
+        assert!((got - float).abs() < 0.02, "sim({pair}) = {got}, float model {float}");
+    }
     // Batching must not change a sentence's embedding.
     let alone = embedder.embed_one(texts[1]).await.unwrap();
     assert!(cosine(&alone, &v[1]) > 0.999);
@@ -52,8 +59,10 @@ async fn embeddings_match_the_reference_similarities() {
     embedder.embed_memoized(vec![fresh.to_string()]).await.unwrap();
     assert_eq!(embedder.stats().texts_embedded, again, "the memo keeps what it ran");
 
-    // Callers at once share model runs; each still gets its own texts'
-    // vectors, in its own order, whatever else ran beside them.
+    // Callers at once each get their own texts' vectors, in their own
+    // order. Every text runs alone (the model quantizes its activations per
+    // run), so its vector is the very one it gets alone, whatever else
+    // waited beside it.
     let lines: Vec<Vec<String>> = (0..24)
         .map(|i| match i % 3 {
             0 => vec![format!("Game {i}: she lost a rook to a fork.")],
@@ -73,21 +82,18 @@ async fn embeddings_match_the_reference_similarities() {
         .map(Result::unwrap)
         .collect();
     let runs = embedder.stats().model_runs - runs_before;
-    assert!(
-        runs < lines.len() as u64,
-        "{runs} runs for {} callers: none shared",
-        lines.len()
-    );
+    let texts_sent = lines.iter().map(Vec::len).sum::<usize>();
+    assert_eq!(runs, texts_sent as u64, "one run per text");
     for (l, got) in lines.iter().zip(&at_once) {
         assert_eq!(got.len(), l.len());
         for (text, vector) in l.iter().zip(got) {
             let alone = embedder.embed(vec![text.clone()]).await.unwrap().remove(0);
-            assert!(cosine(&alone, vector) > 0.999, "{text}: {}", cosine(&alone, vector));
+            assert_eq!(&alone, vector, "{text}");
         }
     }
 
-    // The backlog counts texts waiting behind a run: a long run (32 texts
-    // of 256 tokens) is taken first, then three texts wait behind it.
+    // The backlog counts texts not yet run: 32 long texts (256 tokens) run
+    // one by one, and three more wait behind them.
     let long = "the quick brown fox jumps over the lazy dog ".repeat(40);
     let blocker = tokio::spawn({
         let embedder = embedder.clone();
@@ -105,19 +111,35 @@ async fn embeddings_match_the_reference_similarities() {
         seen = seen.max(embedder.backlog());
         tokio::time::sleep(std::time::Duration::from_millis(1)).await;
     }
-    assert_eq!(seen, 3, "three texts wait behind the long run");
+    assert!(
+        seen > 3 && seen < 35,
+        "three texts wait behind what is left of the long ones: {seen}"
+    );
     blocker.await.unwrap();
     behind.await.unwrap();
     assert_eq!(embedder.backlog(), 0, "every text taken into a run");
 
     // Overload shedding: a new text waits for no model behind a backlog at
-    // or over the limit; a remembered text is free whatever the backlog.
+    // or over the limit, nor runs one that has lately taken more than its
+    // share of a core; a remembered text is free whatever the load.
+    let limits = |max_backlog, max_share| QueryLimits { max_backlog, max_share };
     let shed_before = embedder.stats().queries_shed;
-    assert_eq!(
-        embedder.affordable("A brand new line", "fallback", 1),
-        "A brand new line"
+    let new_line = "A brand new line";
+    assert_eq!(embedder.affordable(new_line, "fallback", limits(1, 1.1)), new_line);
+    assert_eq!(embedder.affordable(new_line, "fallback", limits(0, 1.1)), "fallback");
+    let share = embedder.stats().busy_share;
+    assert!(
+        share > 0.0 && share <= 1.0,
+        "the runs above took a share of a core: {share}"
     );
-    assert_eq!(embedder.affordable("A brand new line", "fallback", 0), "fallback");
-    assert_eq!(embedder.affordable(texts[1], "fallback", 0), texts[1], "in the memo");
-    assert_eq!(embedder.stats().queries_shed, shed_before + 1);
+    assert_eq!(
+        embedder.affordable(new_line, "fallback", limits(1, share / 2.0)),
+        "fallback"
+    );
+    assert_eq!(
+        embedder.affordable(texts[1], "fallback", limits(0, 0.0)),
+        texts[1],
+        "in the memo"
+    );
+    assert_eq!(embedder.stats().queries_shed, shed_before + 2);
 }

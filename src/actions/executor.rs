@@ -9,7 +9,7 @@ use super::claims::{self, Checked};
 use super::{Action, Decision};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::PlayerId;
-use crate::memory::{CreatedBy, MAX_CONTENT_CHARS, MemoryService, NewMemory, PositionTag};
+use crate::memory::{CreatedBy, MemoryService, NewMemory, PositionTag};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, StoreError};
 use crate::triggers::GameContext;
@@ -64,7 +64,6 @@ pub async fn execute(
     emitter: &mut Emitter,
     events: &mut Vec<MatchEvent>,
 ) -> Result<Vec<Executed>, StoreError> {
-    embed_memories_together(&decision, cx).await;
     let mut done = Vec::new();
     for action in decision.actions {
         let stop = action == Action::Stop;
@@ -85,29 +84,6 @@ pub async fn execute(
         }
     }
     Ok(done)
-}
-
-/// Embeds the memories a decision saves in one model run, ahead of saving
-/// them one by one (each save then finds its vector in the embedder's memo):
-/// a game's end saves two or three, and one run for all costs less than one
-/// each. A failure here is left for each save to meet and report.
-async fn embed_memories_together(decision: &Decision, cx: &ExecContext<'_>) {
-    let texts: Vec<String> = decision
-        .actions
-        .iter()
-        .take_while(|a| **a != Action::Stop)
-        .filter_map(|a| match a {
-            Action::SaveMemory { content, .. } => Some(content.trim().to_string()),
-            _ => None,
-        })
-        .filter(|t| !t.is_empty() && t.chars().count() <= MAX_CONTENT_CHARS)
-        .collect();
-    if texts.len() < 2 {
-        return;
-    }
-    if let Err(e) = cx.memory.embedder().embed_memoized(texts).await {
-        tracing::debug!("a decision's memories not embedded together: {e}");
-    }
 }
 
 async fn run(

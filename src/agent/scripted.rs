@@ -13,11 +13,33 @@ use crate::triggers::{GameContext, MoveFact, TriggerKind, UserInput};
 /// A chat message this long (in words) is worth remembering.
 const MEMORABLE_CHAT_WORDS: usize = 3;
 const CHAT_EXCERPT_CHARS: usize = 160;
+/// One remark noted per match at most this often, by default. With no model to judge
+/// what matters, noting every line would bury the few that do among
+/// pleasantries (in the review page and in recall), and each costs a model
+/// run: a chatty player's every ten seconds was most of the model's time.
+const REMARK_GAP: chrono::TimeDelta = chrono::TimeDelta::minutes(2);
 /// A recalled memory this similar to what the user said gets mentioned.
 const MENTION_SCORE: f32 = 0.5;
 
-#[derive(Default)]
-pub struct ScriptedBrain;
+pub struct ScriptedBrain {
+    /// One remark noted per match at most this often (`memory.remark_gap_secs`).
+    remark_gap: chrono::TimeDelta,
+}
+
+impl Default for ScriptedBrain {
+    fn default() -> Self {
+        ScriptedBrain { remark_gap: REMARK_GAP }
+    }
+}
+
+impl ScriptedBrain {
+    pub fn with_remark_gap(secs: u64) -> ScriptedBrain {
+        let secs = i64::try_from(secs).unwrap_or(i64::MAX);
+        ScriptedBrain {
+            remark_gap: chrono::TimeDelta::try_seconds(secs).unwrap_or(chrono::TimeDelta::MAX),
+        }
+    }
+}
 
 #[async_trait]
 impl Brain for ScriptedBrain {
@@ -32,7 +54,7 @@ impl Brain for ScriptedBrain {
             TriggerKind::BeforeAgentMove => before_agent_move(&input),
             TriggerKind::IdleWait => idle(&input),
             // A chat reply brings up related memories itself.
-            TriggerKind::OnUserInput => return Ok(on_user_input(&input)),
+            TriggerKind::OnUserInput => return Ok(on_user_input(&input, self.remark_gap)),
             TriggerKind::AfterMatch => after_match(&input),
         };
         if let Some(reminder) = board_reminder(&input) {
@@ -207,7 +229,7 @@ fn idle(input: &BrainInput<'_>) -> Decision {
     }
 }
 
-fn on_user_input(input: &BrainInput<'_>) -> Decision {
+fn on_user_input(input: &BrainInput<'_>, remark_gap: chrono::TimeDelta) -> Decision {
     let s = speaker(input);
     match &input.trigger.input {
         Some(UserInput::DrawOffer { accepted: true }) => decision(
@@ -218,12 +240,12 @@ fn on_user_input(input: &BrainInput<'_>) -> Decision {
             "Not a draw yet.",
             vec![s.line(LineEvent::DrawDeclined, &Fill::default())],
         ),
-        Some(UserInput::Chat { text }) => chat_reply(input, &s, text),
+        Some(UserInput::Chat { text }) => chat_reply(input, &s, text, remark_gap),
         None => Decision::default(),
     }
 }
 
-fn chat_reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str) -> Decision {
+fn chat_reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, remark_gap: chrono::TimeDelta) -> Decision {
     let mut actions = vec![s.line(LineEvent::ChatReply, &Fill::default())];
     let worth_mentioning = |r: &&Recalled| r.similarity >= MENTION_SCORE || !r.why.is_empty();
     if let Some(related) = input.memories.iter().find(worth_mentioning) {
@@ -234,7 +256,11 @@ fn chat_reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str) -> Decision {
         };
         actions.push(Action::say(text, tone));
     }
-    if text.split_whitespace().count() >= MEMORABLE_CHAT_WORDS {
+    let noted_lately = input
+        .ctx
+        .remark_noted_at
+        .is_some_and(|at| input.ctx.now - at < remark_gap);
+    if text.split_whitespace().count() >= MEMORABLE_CHAT_WORDS && !noted_lately {
         let excerpt: String = text.chars().take(CHAT_EXCERPT_CHARS).collect();
         let note = format!("{} told me: \"{}\"", input.ctx.player_name, excerpt.trim());
         actions.push(Action::remember(MemoryType::PlayerObservation, note));
@@ -364,7 +390,7 @@ mod tests {
             llm: None,
             sampling: crate::config::LlmConfig::default().main,
         };
-        ScriptedBrain.decide(input).await.unwrap()
+        ScriptedBrain::default().decide(input).await.unwrap()
     }
 
     fn said(d: &Decision) -> Vec<String> {
@@ -439,6 +465,30 @@ mod tests {
         );
         assert!(said(&d)[0].contains("0-1 by checkmate"), "{:?}", said(&d));
         assert_eq!(d.actions.last(), Some(&Action::Stop));
+    }
+
+    #[tokio::test]
+    async fn a_remark_is_noted_unless_one_was_noted_minutes_ago() {
+        let pip = persona("pip");
+        let (_, mut ctx) = context(&["e4"], &MatchHistory::default());
+        let chat = || {
+            Trigger::input(UserInput::Chat {
+                text: "I teach maths at the village school".into(),
+            })
+        };
+        let notes = |d: &Decision| {
+            d.actions
+                .iter()
+                .filter(|a| matches!(a, Action::SaveMemory { memory_type: MemoryType::PlayerObservation, content, .. } if content.contains("village school")))
+                .count()
+        };
+        assert_eq!(notes(&decide(chat(), &ctx, &pip).await), 1, "nothing noted yet");
+        ctx.remark_noted_at = Some(ctx.now - (REMARK_GAP - chrono::TimeDelta::seconds(5)));
+        let d = decide(chat(), &ctx, &pip).await;
+        assert_eq!(notes(&d), 0, "{d:?}");
+        assert!(!said(&d).is_empty(), "still answered");
+        ctx.remark_noted_at = Some(ctx.now - REMARK_GAP);
+        assert_eq!(notes(&decide(chat(), &ctx, &pip).await), 1, "the gap has passed");
     }
 
     #[tokio::test]

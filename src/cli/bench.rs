@@ -390,6 +390,8 @@ async fn score_cases(
         memory.clone(),
         RecallConfig {
             limit: 3,
+            // Quality, not load: every chat is searched by its own words.
+            chat_query_model_share: 1.0,
             ..RecallConfig::default()
         },
     );

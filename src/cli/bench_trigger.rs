@@ -125,7 +125,7 @@ async fn bench_size(config: &Config, size: usize, fires: usize) -> anyhow::Resul
         db: db.clone(),
         memory: memory.clone(),
         subconscious: Subconscious::new(memory.clone(), config.recall.clone()),
-        brain: Arc::new(ScriptedBrain),
+        brain: Arc::new(ScriptedBrain::default()),
         sampling: config.llm.main,
         sub_sampling: config.llm.subconscious,
     };

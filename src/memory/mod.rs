@@ -1,11 +1,11 @@
 //! Vector memory: what a persona remembers about a player (and its own
 //! lore), stored in SQL and indexed by meaning. Knows nothing of HTTP.
 
-mod batcher;
 mod consolidate;
 pub mod edge;
 pub mod embed;
 pub mod model;
+mod model_thread;
 mod pinned;
 pub mod policy;
 pub mod qdrant;

@@ -1,6 +1,7 @@
 //! Saving and recalling memories: SQL first (the record of truth), then the
 //! vector index. An index that falls behind SQL is repaired at start-up.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -29,6 +30,8 @@ pub enum MemoryError {
     BadContent,
     #[error("memory not found")]
     NotFound,
+    #[error("cannot record the index's embedding model in {path}: {source}")]
+    Record { path: PathBuf, source: std::io::Error },
 }
 
 pub struct NewMemory {
@@ -365,6 +368,39 @@ impl MemoryService {
         Ok(fixed)
     }
 
+    /// Vectors of two models do not compare: if the index was made by
+    /// another embedding model than the one loaded (as `record`, beside the
+    /// data, says), every memory is embedded again. An index that predates
+    /// the record counts as another model's unless it is empty. Returns how
+    /// many memories were re-embedded.
+    pub async fn ensure_index_model(&self, record: &Path, progress: impl Fn(u64, u64)) -> Result<u64, MemoryError> {
+        let current: String = self
+            .embedder
+            .model_digest()
+            .await?
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let recorded = std::fs::read_to_string(record).ok();
+        let recorded = recorded.as_deref().map(str::trim);
+        if recorded == Some(current.as_str()) {
+            return Ok(0);
+        }
+        let mut embedded = 0;
+        if recorded.is_some() || self.index.count().await? > 0 {
+            tracing::warn!(
+                "the vector index was made by another embedding model ({}; now {current}): embedding every memory again",
+                recorded.unwrap_or("not recorded")
+            );
+            embedded = self.reindex(progress).await?;
+        }
+        write_atomically(record, &format!("{current}\n")).map_err(|source| MemoryError::Record {
+            path: record.to_path_buf(),
+            source,
+        })?;
+        Ok(embedded)
+    }
+
     pub async fn reindex(&self, progress: impl Fn(u64, u64)) -> Result<u64, MemoryError> {
         let total = self.db.memory_count().await?;
         let (mut done, mut after) = (0u64, None);
@@ -416,4 +452,11 @@ fn lore_memory(persona: &Persona, text: &str) -> Memory {
         importance: 1.0,
         ..Memory::new(&persona.id, MemoryType::PersonalNote, text, CreatedBy::PersonaLore)
     }
+}
+
+/// A crash leaves the old file or the new one, never half of one.
+fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, text)?;
+    std::fs::rename(&partial, path)
 }

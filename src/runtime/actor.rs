@@ -19,6 +19,7 @@ use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MatchId;
 use crate::llm::{ChatModel, Session};
+use crate::memory::MemoryType;
 use crate::moves::{Driven, MoveBrain};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, Player};
@@ -88,6 +89,10 @@ pub struct MatchActor {
     pub(super) done: bool,
     /// Per ply: the engine's odds after the move (None where it had no time).
     pub(super) odds: Vec<Option<MoveOdds>>,
+    /// When this match last noted something the player said (a
+    /// player-observation memory); the scripted brain notes one remark at
+    /// most every few minutes.
+    pub(super) remark_noted_at: Option<DateTime<Utc>>,
     /// Chooses the persona's moves; one decision at a time (this actor).
     pub(super) brain: Box<dyn MoveBrain>,
     /// The main agent's session on the language models (failover state,
@@ -346,6 +351,9 @@ impl MatchActor {
         if let Some(emotion) = outcome.emotion {
             self.emotion = emotion;
         }
+        if outcome.events.iter().any(noted_a_remark) {
+            self.remark_noted_at = Some(ctx.now);
+        }
         events.extend(outcome.events);
         Ok(())
     }
@@ -363,6 +371,7 @@ impl MatchActor {
             odds: &self.odds,
         };
         let mut ctx = GameContext::build(parts, &self.game);
+        ctx.remark_noted_at = self.remark_noted_at;
         ctx.player_local_time = self.utc_offset_minutes.map(|m| {
             let local = ctx.now + chrono::Duration::minutes(i64::from(m));
             format!("{} (UTC{:+03}:{:02})", local.format("%A %H:%M"), m / 60, (m % 60).abs())
@@ -395,4 +404,8 @@ impl MatchActor {
         });
         state
     }
+}
+
+fn noted_a_remark(event: &MatchEvent) -> bool {
+    event.kind == "memory_saved" && event.data["memory_type"] == MemoryType::PlayerObservation.as_str()
 }

@@ -283,6 +283,7 @@ impl Runtime {
             inbox: inbox.downgrade(),
             done: false,
             odds,
+            remark_noted_at: None,
             brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
             agent_llm: self.svc.llm.as_ref().map(|pool| {
                 let sampling = persona.llm.sampling(self.svc.config.llm.main);

@@ -111,7 +111,7 @@ impl Services {
             subconscious: Subconscious::new(memory.clone(), config.recall.clone()),
             brain: match &llm {
                 Some(_) => Arc::new(LlmAgent::new()),
-                None => Arc::new(ScriptedBrain),
+                None => Arc::new(ScriptedBrain::with_remark_gap(config.memory.remark_gap_secs)),
             },
             sampling: config.llm.main,
             sub_sampling: config.llm.subconscious,
@@ -183,6 +183,9 @@ fn pin_situations(memory: &MemoryService, models_dir: &Path) {
     });
 }
 
+/// Which embedding model made the vector index (its SHA-256), in the data dir.
+pub const INDEX_MODEL_RECORD: &str = "index-model.sha256";
+
 /// Embedder + vector index + SQL, with lore synced and the index repaired.
 async fn open_memory(
     config: &Config,
@@ -193,6 +196,12 @@ async fn open_memory(
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let index = open_index(config).await?;
     let memory = MemoryService::new(db, embedder, index, config.memory.clone());
+    let record = config.data_dir.join(INDEX_MODEL_RECORD);
+    let progress = |done, total| tracing::info!("embedding memories with the new model: {done}/{total}");
+    let embedded = memory.ensure_index_model(&record, progress).await?;
+    if embedded > 0 {
+        tracing::info!("vector index rebuilt: {embedded} memories embedded by the current model");
+    }
     memory.sync_lore(personas).await?;
     let progress = |done, total| tracing::info!("checking the vector index against SQL: {done}/{total}");
     if unclean {
@@ -210,6 +219,8 @@ async fn open_memory(
             tracing::info!("vector index repaired: {repaired} memories re-indexed from SQL");
         }
     }
+    // Start-up work (lore, repairs) is no reason to shed the first chats.
+    memory.embedder().forget_recent_load();
     Ok(memory)
 }
 

@@ -15,6 +15,7 @@ pub mod situation;
 use crate::config::{RecallConfig, RoleConfig};
 use crate::ids::MemoryId;
 use crate::llm::ChatModel;
+use crate::memory::embed::QueryLimits;
 use crate::memory::strength;
 use crate::memory::vector::{BoardFilter, SearchFilter};
 use crate::memory::{MemoryError, MemoryService, Recalled, Search, recall_entries};
@@ -126,10 +127,11 @@ impl Subconscious {
         // Only a chat line's words need the model: every other query is pinned.
         let query = match &trigger.input {
             Some(UserInput::Chat { .. }) => {
-                let max_backlog = self.config.chat_query_max_backlog;
-                self.memory
-                    .embedder()
-                    .affordable(&wanted, situation::CHATTING, max_backlog)
+                let limits = QueryLimits {
+                    max_backlog: self.config.chat_query_max_backlog,
+                    max_share: self.config.chat_query_model_share,
+                };
+                self.memory.embedder().affordable(&wanted, situation::CHATTING, limits)
             }
             _ => wanted.as_str(),
         };

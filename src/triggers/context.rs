@@ -81,6 +81,8 @@ pub struct GameContext {
     pub position_key: Option<String>,
     /// The player's local weekday and time, when their client gave its offset.
     pub player_local_time: Option<String>,
+    /// When this match last noted something the player said, if it has.
+    pub remark_noted_at: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -150,6 +152,7 @@ impl GameContext {
             position_key: (!moves.is_empty() || !game.is_standard_start())
                 .then(|| openings::position_key(game.position())),
             player_local_time: None,
+            remark_noted_at: None,
         }
     }
 
