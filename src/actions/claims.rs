@@ -50,8 +50,11 @@ struct Facts<'a> {
     recent: Vec<&'a MoveFact>,
     /// SANs (without +/#) of the moves played lately.
     played: Vec<String>,
-    /// SANs (without +/#) legal in the current position.
-    legal: Vec<String>,
+    /// SANs (without +/#) legal in the current position, listed the first
+    /// time a sentence names a move not played (most name none: listing
+    /// them, each SAN found by playing the move, was most of the check).
+    legal: std::cell::OnceCell<Vec<String>>,
+    fen: &'a str,
     mated: bool,
 }
 
@@ -69,22 +72,28 @@ impl<'a> Facts<'a> {
             .chain(&ctx.planned_move)
             .map(|m| bare(&m.san))
             .collect();
-        let legal = Game::new(Some(&ctx.fen))
-            .map(|g| g.legal_moves().into_iter().map(|(_, san)| bare(&san)).collect())
-            .unwrap_or_default();
         let mated = ctx.end.as_ref().is_some_and(|e| e.termination == "checkmate");
         Facts {
             recent,
             played,
-            legal,
+            legal: std::cell::OnceCell::new(),
+            fen: &ctx.fen,
             mated,
         }
+    }
+
+    fn legal(&self) -> &[String] {
+        self.legal.get_or_init(|| {
+            Game::new(Some(self.fen))
+                .map(|g| g.legal_moves().into_iter().map(|(_, san)| bare(&san)).collect())
+                .unwrap_or_default()
+        })
     }
 
     /// Why `sentence` is not true, if it is not.
     fn falsehood(&self, sentence: &str) -> Option<String> {
         for san in san_tokens(sentence) {
-            if !self.played.contains(&san) && !self.legal.contains(&san) {
+            if !self.played.contains(&san) && !self.legal().contains(&san) {
                 return Some(format!("{san} was not played and is not legal here"));
             }
         }

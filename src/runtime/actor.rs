@@ -55,6 +55,12 @@ pub enum Command {
         cmd: UserCommand,
         reply: Reply,
     },
+    /// A user command whose events reach the player by the event stream (a
+    /// WebSocket): answered once settled, with no state view built.
+    Submit {
+        cmd: UserCommand,
+        reply: oneshot::Sender<Result<(), RuntimeError>>,
+    },
     State {
         reply: Reply,
     },
@@ -117,7 +123,15 @@ impl MatchActor {
                 }
                 Command::User { cmd, reply } => {
                     let result = self.handle(cmd).await;
-                    let _ = reply.send(self.settled(result).await);
+                    let outcome = self.settled(result).await.map(|events| Outcome {
+                        events,
+                        state: self.state(),
+                    });
+                    let _ = reply.send(outcome);
+                }
+                Command::Submit { cmd, reply } => {
+                    let result = self.handle(cmd).await;
+                    let _ = reply.send(self.settled(result).await.map(drop));
                 }
                 Command::State { reply } => {
                     let _ = reply.send(Ok(Outcome {
@@ -174,7 +188,7 @@ impl MatchActor {
         })
     }
 
-    async fn handle(&mut self, cmd: UserCommand) -> Result<Outcome, RuntimeError> {
+    async fn handle(&mut self, cmd: UserCommand) -> Result<Events, RuntimeError> {
         if self.game.end().is_some() {
             return Err(RuntimeError::GameOver);
         }
@@ -201,10 +215,7 @@ impl MatchActor {
                 self.set_draw_offer(None, &mut events).await?;
             }
         }
-        Ok(Outcome {
-            events,
-            state: self.state(),
-        })
+        Ok(events)
     }
 
     fn pending_persona_offer(&self) -> Result<(), RuntimeError> {

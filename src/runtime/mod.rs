@@ -157,6 +157,13 @@ impl Runtime {
         ask(&inbox, |reply| Command::User { cmd, reply }).await
     }
 
+    /// Like `command`, for a client that follows the match's event stream:
+    /// done once what it wrote is committed, with no state view built.
+    pub async fn submit(&self, id: MatchId, cmd: UserCommand) -> Result<(), RuntimeError> {
+        let inbox = self.inbox(id).await?;
+        ask(&inbox, |reply| Command::Submit { cmd, reply }).await
+    }
+
     pub async fn state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
         let inbox = self
             .live
@@ -328,10 +335,10 @@ fn color_of(row: &MatchRow) -> Color {
     }
 }
 
-async fn ask(
+async fn ask<T>(
     inbox: &mpsc::Sender<Command>,
-    make: impl FnOnce(actor::Reply) -> Command,
-) -> Result<Outcome, RuntimeError> {
+    make: impl FnOnce(oneshot::Sender<Result<T, RuntimeError>>) -> Command,
+) -> Result<T, RuntimeError> {
     let (reply, rx) = oneshot::channel();
     inbox.send(make(reply)).await.map_err(|_| RuntimeError::GameOver)?;
     rx.await.map_err(|_| RuntimeError::GameOver)?

@@ -182,8 +182,8 @@ async fn handle(runtime: &Runtime, limits: &RateLimits, id: MatchId, body: &str)
         },
         Err(e) => return Some(error_frame("invalid_command", &e.to_string())),
     };
-    match runtime.command(id, cmd).await {
-        Ok(_) => None,
+    match runtime.submit(id, cmd).await {
+        Ok(()) => None,
         Err(e) => {
             let api = ApiError::from(e);
             Some(error_frame(api.code, &api.message))
