@@ -365,6 +365,13 @@ impl Config {
                 message: format!("must be in (0, 100], got {}", self.idle_time_scale),
             });
         }
+        let share = self.recall.chat_query_model_share;
+        if !(0.0..=1.0).contains(&share) {
+            return Err(ConfigError::Invalid {
+                key: "recall.chat_query_model_share",
+                message: format!("must be in [0, 1] (a share of one core; 1: no limit), got {share}"),
+            });
+        }
         self.memory.validate()?;
         Ok(self)
     }
@@ -458,5 +465,9 @@ mod tests {
         assert!(err.to_string().contains("KIBITZ_LISTEN"), "{err}");
         let err = Config::from_toml("colour = 1", |_| None).unwrap_err();
         assert!(err.to_string().contains("colour"), "{err}");
+        let err = Config::from_toml("[recall]\nchat_query_model_share = 1.5", |_| None).unwrap_err();
+        assert!(err.to_string().contains("recall.chat_query_model_share"), "{err}");
+        let err = Config::from_toml("", |k| (k == "KIBITZ_REMARK_GAP_SECS").then(|| "-1".into())).unwrap_err();
+        assert!(err.to_string().contains("KIBITZ_REMARK_GAP_SECS"), "{err}");
     }
 }
