@@ -1,0 +1,157 @@
+//! The scripted brain's decisions on real persona files and games.
+
+use super::*;
+use crate::chess::{Game, GameEnd};
+use crate::ids::{MatchId, PlayerId};
+use crate::personas::load_dir;
+use crate::triggers::{ContextParts, MatchHistory, MoveFact, Trigger};
+
+fn persona(id: &str) -> Persona {
+    load_dir(&crate::personas::shipped_dir())
+        .unwrap()
+        .into_iter()
+        .find(|p| p.id == id)
+        .unwrap()
+}
+
+fn context(moves: &[&str], history: &MatchHistory) -> (Game, GameContext) {
+    let mut game = Game::new(None).unwrap();
+    for m in moves {
+        let mv = game.parse(m).unwrap();
+        game.play(mv);
+    }
+    let parts = ContextParts {
+        match_id: MatchId(uuid::Uuid::from_u128(7)),
+        player_id: PlayerId::new(),
+        player_name: "Ann",
+        persona_id: "viktor",
+        persona_elo: 1800,
+        user_color: shakmaty::Color::White,
+        started_at: chrono::Utc::now(),
+        history,
+        odds: &[],
+    };
+    let ctx = GameContext::build(parts, &game);
+    (game, ctx)
+}
+
+async fn decide(trigger: Trigger, ctx: &GameContext, persona: &Persona) -> Decision {
+    let input = BrainInput {
+        trigger: &trigger,
+        ctx,
+        persona,
+        memories: &[],
+        emotion: "cocky",
+        llm: None,
+        sampling: crate::config::LlmConfig::default().main,
+    };
+    ScriptedBrain::default().decide(input).await.unwrap()
+}
+
+fn said(d: &Decision) -> Vec<String> {
+    d.actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::SendMessage { content, .. } => Some(content.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_user_capture_is_named_with_the_piece_and_changes_the_mood() {
+    let viktor = persona("viktor");
+    let (_, ctx) = context(&["e4", "d5", "exd5"], &MatchHistory::default());
+    let d = decide(Trigger::new(TriggerKind::OnUserMove), &ctx, &viktor).await;
+    assert!(said(&d)[0].contains("pawn"), "{d:?}");
+    assert!(d.actions.contains(&Action::feel("irritated")));
+    // Deterministic: the same moment gives the same words.
+    assert_eq!(decide(Trigger::new(TriggerKind::OnUserMove), &ctx, &viktor).await, d);
+}
+
+#[tokio::test]
+async fn the_planned_move_is_what_the_persona_talks_about() {
+    let viktor = persona("viktor");
+    let (mut game, mut ctx) = context(&["e4", "d5", "Nc3"], &MatchHistory::default());
+    let m = game.parse("dxe4").unwrap();
+    ctx.planned_move = Some(MoveFact::new(4, &game.play(m), shakmaty::Color::White));
+    let d = decide(Trigger::new(TriggerKind::BeforeAgentMove), &ctx, &viktor).await;
+    let text = said(&d).join(" ");
+    assert!(text.contains("dxe4") || text.contains("pawn"), "{text}");
+    assert!(d.actions.contains(&Action::feel("fired_up")));
+}
+
+#[tokio::test]
+async fn after_the_match_it_remembers_true_facts() {
+    let viktor = persona("viktor");
+    let history = MatchHistory::from_results(&[Some(false), Some(false)]);
+    let (game, ctx) = context(&["f3", "e5", "g4", "Qh4#"], &history);
+    assert_eq!(
+        game.end(),
+        Some(GameEnd::Checkmate {
+            winner: shakmaty::Color::Black
+        })
+    );
+    let d = decide(Trigger::new(TriggerKind::AfterMatch), &ctx, &viktor).await;
+    let memories: Vec<(MemoryType, String)> = d
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::SaveMemory {
+                memory_type, content, ..
+            } => Some((*memory_type, content.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        memories
+            .iter()
+            .any(|(t, c)| *t == MemoryType::GameContext && c.contains("lost to me by checkmate"))
+    );
+    assert!(
+        memories
+            .iter()
+            .any(|(t, c)| *t == MemoryType::PlayerBehavior && c.contains("1. f3 e5 2. g4 Qh4#"))
+    );
+    assert!(
+        memories
+            .iter()
+            .any(|(t, c)| *t == MemoryType::Streak && c.contains("lost 2 matches in a row"))
+    );
+    assert!(said(&d)[0].contains("0-1 by checkmate"), "{:?}", said(&d));
+    assert_eq!(d.actions.last(), Some(&Action::Stop));
+}
+
+#[tokio::test]
+async fn a_remark_is_noted_unless_one_was_noted_minutes_ago() {
+    let pip = persona("pip");
+    let (_, mut ctx) = context(&["e4"], &MatchHistory::default());
+    let chat = || {
+        Trigger::input(UserInput::Chat {
+            text: "I teach maths at the village school".into(),
+        })
+    };
+    let notes = |d: &Decision| {
+        d.actions
+            .iter()
+            .filter(|a| matches!(a, Action::SaveMemory { memory_type: MemoryType::PlayerObservation, content, .. } if content.contains("village school")))
+            .count()
+    };
+    assert_eq!(notes(&decide(chat(), &ctx, &pip).await), 1, "nothing noted yet");
+    ctx.remark_noted_at = Some(ctx.now - (REMARK_GAP - chrono::TimeDelta::seconds(5)));
+    let d = decide(chat(), &ctx, &pip).await;
+    assert_eq!(notes(&d), 0, "{d:?}");
+    assert!(!said(&d).is_empty(), "still answered");
+    ctx.remark_noted_at = Some(ctx.now - REMARK_GAP);
+    assert_eq!(notes(&decide(chat(), &ctx, &pip).await), 1, "the gap has passed");
+}
+
+#[tokio::test]
+async fn idle_nudges_escalate_through_the_lines() {
+    let pip = persona("pip");
+    let (_, ctx) = context(&[], &MatchHistory::default());
+    let first = said(&decide(Trigger::idle(0), &ctx, &pip).await);
+    let second = said(&decide(Trigger::idle(1), &ctx, &pip).await);
+    assert_ne!(first, second);
+    assert!(first[0].contains("Ann"), "{first:?}");
+}
