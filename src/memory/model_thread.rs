@@ -98,7 +98,7 @@ impl ModelThread {
         Ok(ModelThread { queue, counters })
     }
 
-    /// The vectors of `texts`, in order, possibly from a run shared with others.
+    /// The vectors of `texts`, in order, each from a run of its own.
     pub(super) async fn embed(&self, texts: Vec<String>) -> Vectors {
         if texts.is_empty() {
             return Ok(Vec::new());
