@@ -321,8 +321,8 @@ impl Embedder {
     }
 
     /// Keeps these texts' vectors for good, from `cache` if it was made by
-    /// this model for these very texts, else by running the model in batches
-    /// (between which live queries take their turn) and saving them there.
+    /// this model for these very texts, else by running the model over them in
+    /// requests of `PIN_BATCH` (between which live queries take their turn) and saving them there.
     /// Returns how many texts had to be embedded.
     pub async fn pin(&self, texts: Vec<String>, cache: &Path) -> Result<usize, EmbedError> {
         let digest = self.model_digest().await?;
@@ -350,8 +350,8 @@ impl Embedder {
     }
 }
 
-/// Texts per model run when pinning: big enough to amortise a run, small
-/// enough that a live query waits at most one batch.
+/// Texts per request when pinning: the model thread runs a request's texts
+/// one after another, so a live query waits behind at most this many runs.
 const PIN_BATCH: usize = 32;
 
 /// Half the cores, up to four. A second thread cuts one query from ~8 to
