@@ -13,22 +13,21 @@ use crate::triggers::{GameContext, MoveFact, TriggerKind, UserInput};
 /// A chat message this long (in words) is worth remembering.
 const MEMORABLE_CHAT_WORDS: usize = 3;
 const CHAT_EXCERPT_CHARS: usize = 160;
-/// One remark noted per match at most this often, by default. With no model to judge
-/// what matters, noting every line would bury the few that do among
-/// pleasantries (in the review page and in recall), and each costs a model
-/// run: a chatty player's every ten seconds was most of the model's time.
-const REMARK_GAP: chrono::TimeDelta = chrono::TimeDelta::minutes(2);
 /// A recalled memory this similar to what the user said gets mentioned.
 const MENTION_SCORE: f32 = 0.5;
 
 pub struct ScriptedBrain {
     /// One remark noted per match at most this often (`memory.remark_gap_secs`).
+    /// With no model to judge what matters, noting every line would bury the
+    /// few that do among pleasantries (in the review page and in recall), and
+    /// each costs a model run: a chatty player's every ten seconds was most
+    /// of the model's time.
     remark_gap: chrono::TimeDelta,
 }
 
 impl Default for ScriptedBrain {
     fn default() -> Self {
-        ScriptedBrain { remark_gap: REMARK_GAP }
+        ScriptedBrain::with_remark_gap(crate::config::MemoryConfig::default().remark_gap_secs)
     }
 }
 

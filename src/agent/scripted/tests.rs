@@ -138,11 +138,12 @@ async fn a_remark_is_noted_unless_one_was_noted_minutes_ago() {
             .count()
     };
     assert_eq!(notes(&decide(chat(), &ctx, &pip).await), 1, "nothing noted yet");
-    ctx.remark_noted_at = Some(ctx.now - (REMARK_GAP - chrono::TimeDelta::seconds(5)));
+    let gap = ScriptedBrain::default().remark_gap;
+    ctx.remark_noted_at = Some(ctx.now - (gap - chrono::TimeDelta::seconds(5)));
     let d = decide(chat(), &ctx, &pip).await;
     assert_eq!(notes(&d), 0, "{d:?}");
     assert!(!said(&d).is_empty(), "still answered");
-    ctx.remark_noted_at = Some(ctx.now - REMARK_GAP);
+    ctx.remark_noted_at = Some(ctx.now - gap);
     assert_eq!(notes(&decide(chat(), &ctx, &pip).await), 1, "the gap has passed");
 }
 
