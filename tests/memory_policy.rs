@@ -318,3 +318,26 @@ async fn a_matchs_end_runs_the_model_once_per_memory() {
         saved.len()
     );
 }
+
+/// With no language model, a match notes one remark per `remark_gap_secs`:
+/// the second line within the gap is answered, not remembered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_notes_one_remark_per_gap() {
+    let server = Server::start_with(&[("KIBITZ_REMARK_GAP_SECS", "3600")]).await;
+    let pat = server.new_player("Pat").await;
+    let (m, _) = server.new_match(&pat, "pip", "white").await;
+    let noted = |events: &[Value]| events.iter().filter(|e| e["type"] == "memory_saved").count();
+    assert_eq!(
+        noted(&chat(&server, &m, "I teach maths at the village school").await),
+        1
+    );
+    let second = chat(&server, &m, "My daughter plays in the county league").await;
+    assert_eq!(noted(&second), 0, "{second:?}");
+    assert!(
+        second.iter().any(|e| e["type"] == "message"),
+        "still answered: {second:?}"
+    );
+    let remembered = own(&server, &pat, "").await;
+    assert_eq!(mentioning(&remembered, "county league").len(), 0, "{remembered:?}");
+    assert_eq!(mentioning(&remembered, "village school").len(), 1, "{remembered:?}");
+}

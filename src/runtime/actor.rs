@@ -19,7 +19,6 @@ use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MatchId;
 use crate::llm::{ChatModel, Session};
-use crate::memory::MemoryType;
 use crate::moves::{Driven, MoveBrain};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, Player};
@@ -362,7 +361,7 @@ impl MatchActor {
         if let Some(emotion) = outcome.emotion {
             self.emotion = emotion;
         }
-        if outcome.events.iter().any(noted_a_remark) {
+        if outcome.noted_remark {
             self.remark_noted_at = Some(ctx.now);
         }
         events.extend(outcome.events);
@@ -415,8 +414,4 @@ impl MatchActor {
         });
         state
     }
-}
-
-fn noted_a_remark(event: &MatchEvent) -> bool {
-    event.kind == "memory_saved" && event.data["memory_type"] == MemoryType::PlayerObservation.as_str()
 }

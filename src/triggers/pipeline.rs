@@ -9,12 +9,12 @@ use chrono::Utc;
 use serde_json::json;
 
 use super::{GameContext, Trigger};
-use crate::actions::{self, Decision, ExecContext};
+use crate::actions::{self, Action, Decision, ExecContext};
 use crate::agent::{Brain, BrainInput};
 use crate::config::RoleConfig;
 use crate::events::{Emitter, MatchEvent};
 use crate::llm::ChatModel;
-use crate::memory::MemoryService;
+use crate::memory::{MemoryService, MemoryType};
 use crate::personas::Persona;
 use crate::store::{Db, DomainWrite, StoreError};
 use crate::subconscious::{Recall, RecallState, Subconscious};
@@ -36,6 +36,9 @@ pub struct TriggerOutcome {
     pub events: Vec<MatchEvent>,
     /// The persona's emotion after this trigger, if it changed.
     pub emotion: Option<String>,
+    /// A player-observation memory was saved: the player said something
+    /// worth noting (the scripted brain notes one per few minutes).
+    pub noted_remark: bool,
     /// Where the time went, for benchmarks.
     pub phases: Phases,
 }
@@ -131,6 +134,16 @@ impl Pipeline {
         };
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
         phases.actions = split();
+        let noted_remark = executed.iter().any(|e| {
+            e.skipped.is_none()
+                && matches!(
+                    e.action,
+                    Action::SaveMemory {
+                        memory_type: MemoryType::PlayerObservation,
+                        ..
+                    }
+                )
+        });
 
         let emotion = events
             .iter()
@@ -150,6 +163,7 @@ impl Pipeline {
         Ok(TriggerOutcome {
             events,
             emotion,
+            noted_remark,
             phases,
         })
     }
