@@ -42,11 +42,15 @@ impl LiveServer {
             .env("KIBITZ_ADMIN_TOKEN", &admin_token)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .env("KIBITZ_LISTEN", format!("127.0.0.1:{port}"))
+            // Every place derived from the data dir is named: the written
+            // configuration holds the bench's own derived paths (a shared
+            // `data/vectors` would carry one run's index into the next).
             .env("KIBITZ_DATA_DIR", data.path())
             .env(
                 "KIBITZ_DATABASE_URL",
                 format!("sqlite://{}", data.path().join("kibitz.db").display()),
             )
+            .env("KIBITZ_VECTORS_DIR", data.path().join("vectors"))
             .env("KIBITZ_MODELS_DIR", &config.models_dir)
             .env("KIBITZ_PERSONAS_DIR", &config.personas_dir)
             .env("KIBITZ_IDLE_TIME_SCALE", idle_scale.to_string())

@@ -1,0 +1,37 @@
+//! `kibitz bench live` end to end, small: the load generator against the
+//! server it starts, on a data dir of its own.
+
+mod common;
+
+use std::process::Command;
+
+use common::repo;
+
+#[test]
+fn a_small_live_load_loses_nothing_and_keeps_to_its_own_data_dir() {
+    let cwd = tempfile::tempdir().unwrap();
+    let report = cwd.path().join("live.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(["bench", "live", "--matches", "4", "--seconds", "6"])
+        .args(["--engine-nodes", "200", "--eval-nodes", "200", "--json"])
+        .arg(&report)
+        .env("KIBITZ_MODELS_DIR", repo().join("models"))
+        .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
+        .env("RUST_LOG", "error")
+        .current_dir(cwd.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+
+    let figures: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert!(figures["moves"].as_u64() > Some(0), "{figures}");
+    assert!(figures["events"].as_u64() > figures["moves"].as_u64(), "{figures}");
+    for zero in ["lost", "duplicated", "match_errors"] {
+        assert_eq!(figures[zero], 0, "{zero}: {figures}");
+    }
+    assert!(figures["move_reply_p99_ms"].as_f64() > Some(0.0), "{figures}");
+    // The server's index lives in its temp data dir, not in the caller's
+    // `data/` (the configuration the bench hands over names derived paths).
+    assert!(!cwd.path().join("data").exists(), "the bench wrote into ./data");
+}
