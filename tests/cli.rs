@@ -121,3 +121,40 @@ async fn an_index_made_by_another_model_is_embedded_again() {
     );
     assert!(ok && out.contains("wooden chess sets"), "{out}{err}");
 }
+
+/// An index holding points whose memories SQL does not have (here: another
+/// data dir's vector directory) is made to match SQL at start, whether the
+/// model check rebuilds it or the count check repairs it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn points_with_no_memory_in_sql_leave_the_index() {
+    const ADMIN: &str = "admin-token-for-the-index-test";
+    let mut first = Server::start().await;
+    let player = first.new_player("Odo").await;
+    let (m, _) = first.new_match(&player, "pip", "white").await;
+    let chat = json!({ "text": "I breed racing pigeons on my roof" });
+    assert_eq!(first.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    first.kill();
+    let record = std::fs::read(first.data_path().join("index-model.sha256")).unwrap();
+
+    for model_recorded in [false, true] {
+        let mut second = Server::start_with(&[("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
+        second.kill();
+        let (data, vectors) = (second.data_path(), second.data_path().join("vectors"));
+        std::fs::remove_dir_all(&vectors).unwrap();
+        copy_dir(&first.data_path().join("vectors"), &vectors);
+        match model_recorded {
+            true => std::fs::write(data.join("index-model.sha256"), &record).unwrap(),
+            false => std::fs::remove_file(data.join("index-model.sha256")).unwrap(),
+        }
+        // As after a clean shutdown: only the counts tell.
+        std::fs::remove_file(data.join("kibitz.running")).unwrap();
+        second.launch().await;
+        let (status, s) = second.get_as("/api/admin/status", ADMIN).await;
+        assert_eq!(status, 200, "{s}");
+        assert_eq!(
+            s["memories_sql"], s["memories_index"],
+            "model recorded: {model_recorded}: {s}"
+        );
+        second.kill();
+    }
+}

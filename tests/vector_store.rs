@@ -1,7 +1,10 @@
 //! Contract tests for `VectorStore` on qdrant-edge: scores, filters, isolation,
 //! persistence across reopen.
 
+mod common;
+
 use chrono::Utc;
+use common::copy_dir;
 use kibitz::ids::{MatchId, MemoryId, PlayerId};
 use kibitz::memory::MemoryType;
 use kibitz::memory::edge::EdgeStore;
@@ -126,18 +129,6 @@ async fn writes_reach_the_disk_without_a_clean_close() {
     let reopened = EdgeStore::open(copy.path()).unwrap();
     assert_eq!(reopened.count().await.unwrap(), 5);
     drop(store);
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        match entry.file_type().unwrap().is_dir() {
-            true => copy_dir(&entry.path(), &target),
-            false => drop(std::fs::copy(entry.path(), target).unwrap()),
-        }
-    }
 }
 
 /// What a reopened store must still answer.

@@ -317,13 +317,13 @@ impl MemoryService {
 
     /// Re-indexes everything when the index and SQL disagree on the count.
     /// Returns how many memories were re-indexed.
-    pub async fn repair_index(&self, progress: impl Fn(u64, u64)) -> Result<u64, MemoryError> {
-        let in_sql = self.db.memory_count().await?;
-        if self.index.count().await? == in_sql {
-            return Ok(0);
+    pub async fn repair_index(&self, progress: impl Fn(u64, u64)) -> Result<Reconciled, MemoryError> {
+        let (in_sql, in_index) = (self.db.memory_count().await?, self.index.count().await?);
+        if in_index == in_sql {
+            return Ok(Reconciled::default());
         }
-        tracing::warn!("vector index disagrees with SQL ({in_sql} memories); re-indexing");
-        self.reindex(progress).await
+        tracing::warn!("vector index disagrees with SQL ({in_index} points, {in_sql} memories); reconciling");
+        self.reconcile_index(progress).await
     }
 
     /// After an unclean shutdown, SQL (the truth) and the index may differ in
@@ -401,16 +401,35 @@ impl MemoryService {
         Ok(embedded)
     }
 
+    /// Embeds every memory in SQL again and drops the index's points that
+    /// have no row (they would never be recalled, yet cost every search).
     pub async fn reindex(&self, progress: impl Fn(u64, u64)) -> Result<u64, MemoryError> {
         let total = self.db.memory_count().await?;
         let (mut done, mut after) = (0u64, None);
+        let mut in_sql = std::collections::HashSet::new();
         loop {
             let page = self.db.memory_page(after, 256).await?;
             let Some(last) = page.last() else { break };
             after = Some(last.id);
+            in_sql.extend(page.iter().map(|m| m.id));
             self.index_memories(&page).await?;
             done += page.len() as u64;
             progress(done, total);
+        }
+        let orphans: Vec<MemoryId> = self
+            .index
+            .states()
+            .await?
+            .into_iter()
+            .map(|(id, _)| id)
+            .filter(|id| !in_sql.contains(id))
+            .collect();
+        if !orphans.is_empty() {
+            tracing::info!(
+                "{} points with no memory in SQL removed from the vector index",
+                orphans.len()
+            );
+            self.index.delete(orphans).await?;
         }
         self.index.maintain().await?;
         Ok(done)

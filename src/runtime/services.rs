@@ -18,7 +18,7 @@ use crate::memory::edge::EdgeStore;
 use crate::memory::embed::{EmbedError, Embedder};
 use crate::memory::qdrant::QdrantStore;
 use crate::memory::vector::{VectorError, VectorStore};
-use crate::memory::{MemoryError, MemoryService};
+use crate::memory::{MemoryError, MemoryService, Reconciled};
 use crate::moves::Workshop;
 use crate::personas::{self, Persona, PersonaError};
 use crate::store::{Db, StoreError};
@@ -204,20 +204,20 @@ async fn open_memory(
     }
     memory.sync_lore(personas).await?;
     let progress = |done, total| tracing::info!("checking the vector index against SQL: {done}/{total}");
-    if unclean {
+    let fixed = if unclean {
         tracing::warn!("the last run did not shut down cleanly: checking every memory in the vector index");
-        let fixed = memory.reconcile_index(progress).await?;
+        memory.reconcile_index(progress).await?
+    } else {
+        // After a clean shutdown the counts are enough to tell.
+        memory.repair_index(progress).await?
+    };
+    if unclean || fixed != Reconciled::default() {
         tracing::info!(
             "vector index agrees with SQL ({} indexed, {} removed, {} re-flagged)",
             fixed.indexed,
             fixed.removed,
             fixed.reflagged
         );
-    } else {
-        let repaired = memory.repair_index(progress).await?;
-        if repaired > 0 {
-            tracing::info!("vector index repaired: {repaired} memories re-indexed from SQL");
-        }
     }
     // Start-up work (lore, repairs) is no reason to shed the first chats.
     memory.embedder().forget_recent_load();
