@@ -82,16 +82,23 @@ impl Db {
         player: Option<PlayerId>,
         since: Option<DateTime<Utc>>,
     ) -> StoreResult<Vec<(PlayerId, String)>> {
-        let rows = sqlx::query(
-            "SELECT DISTINCT player_id, persona_id FROM memories WHERE player_id IS NOT NULL \
-             AND ($1 IS NULL OR player_id = $2) AND valid_to IS NULL \
-             AND COALESCE(last_seen_at, created_at) >= $3 ORDER BY player_id, persona_id",
-        )
-        .bind(player.map(|p| p.to_string()))
-        .bind(player.map(|p| p.to_string()))
-        .bind(since.map(ts).unwrap_or_default())
-        .fetch_all(&self.pool)
-        .await?;
+        // One player's goes by the owner index (every game's end asks);
+        // everyone's (the periodic job) reads the whole table.
+        let since = since.map(ts).unwrap_or_default();
+        let query = match player {
+            Some(p) => sqlx::query(
+                "SELECT DISTINCT player_id, persona_id FROM memories WHERE player_id = $1 AND valid_to IS NULL \
+                 AND COALESCE(last_seen_at, created_at) >= $2 ORDER BY persona_id",
+            )
+            .bind(p.to_string())
+            .bind(since),
+            None => sqlx::query(
+                "SELECT DISTINCT player_id, persona_id FROM memories WHERE player_id IS NOT NULL \
+                 AND valid_to IS NULL AND COALESCE(last_seen_at, created_at) >= $1 ORDER BY player_id, persona_id",
+            )
+            .bind(since),
+        };
+        let rows = query.fetch_all(&self.pool).await?;
         rows.iter()
             .map(|r| Ok((parse_id("memories", r.get("player_id"))?, r.get("persona_id"))))
             .collect()
