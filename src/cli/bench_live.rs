@@ -91,7 +91,8 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         .iter()
         .map(|p| (p.id.clone(), p.idle.first_after_secs * idle_scale))
         .collect();
-    let tally = Arc::new(Mutex::new(Tally::default()));
+    let mut tally = Tally::default();
+    let played = Arc::new(Mutex::new(Vec::new()));
     let http = reqwest::Client::new();
     eprintln!("live: opening {} matches against {}", args.matches, server.base);
     let opening = Instant::now();
@@ -102,7 +103,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         let ctx = MatchCtx {
             http: http.clone(),
             base: server.base.clone(),
-            tally: tally.clone(),
+            played: played.clone(),
             quiet: i % QUIET_SHARE == QUIET_SHARE - 1,
             move_every: Duration::from_secs_f64(args.move_every),
             chat_every: args.chat_every,
@@ -135,7 +136,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     for t in tasks {
         if let Ok(Err(e)) = t.await {
             tracing::warn!("a match failed: {e:#}");
-            tally.lock().expect("tally").errors += 1;
+            tally.errors += 1;
         }
     }
     let peak_rss_mb = rss.await.unwrap_or(0) as f64 / 1024.0;
@@ -145,15 +146,10 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         engines_s: cpu_after.engines - cpu_before.0.engines,
         generator_s: own_after - cpu_before.1,
     };
+    let played = std::mem::take(&mut *played.lock().expect("played"));
+    check_all(&http, &server.base, played, &mut tally).await;
     let embedding = embedding_stats(&http, &server).await;
-    report(
-        &args,
-        &mut tally.lock().expect("tally"),
-        opened_s,
-        peak_rss_mb,
-        cpu,
-        embedding,
-    )
+    report(&args, &mut tally, opened_s, peak_rss_mb, cpu, embedding)
 }
 
 /// The server's embedding counters (texts run, memo hits), when its admin token is known.
@@ -178,7 +174,8 @@ async fn embedding_stats(http: &reqwest::Client, server: &LiveServer) -> Value {
 struct MatchCtx {
     http: reqwest::Client,
     base: String,
-    tally: Arc<Mutex<Tally>>,
+    /// Every game played, checked against the store once the load is over.
+    played: Arc<Mutex<Vec<Played>>>,
     /// Plays two moves, then stays quiet to be nudged.
     quiet: bool,
     move_every: Duration,
@@ -191,6 +188,63 @@ struct MatchCtx {
 type Start = watch::Receiver<Option<(Instant, Instant)>>;
 
 type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// One game's view, kept until the load is over.
+struct Played {
+    id: String,
+    token: String,
+    play: Play,
+}
+
+/// Each game's events against what the server stored, once the load is over
+/// (reading them meanwhile would be load no player makes).
+async fn check_all(http: &reqwest::Client, base: &str, played: Vec<Played>, tally: &mut Tally) {
+    eprintln!(
+        "live: checking {} games' events against the server's store",
+        played.len()
+    );
+    let mut checks = futures_util::stream::iter(played)
+        .map(|p| check_stored(http, base, p))
+        .buffer_unordered(16);
+    while let Some(checked) = checks.next().await {
+        match checked {
+            Ok(t) => tally.absorb(t),
+            Err(e) => {
+                tracing::warn!("a match's events could not be checked: {e:#}");
+                tally.errors += 1;
+            }
+        }
+    }
+}
+
+/// Against what the server stored: anything it has up to the last event
+/// we saw, and we never saw, was lost.
+async fn check_stored(
+    http: &reqwest::Client,
+    base: &str,
+    Played { id, token, mut play }: Played,
+) -> anyhow::Result<Tally> {
+    let stored: Value = http
+        .get(format!("{base}/api/matches/{id}/events"))
+        .bearer_auth(&token)
+        .send()
+        .await?
+        .error_for_status()?
+        .json()
+        .await?;
+    let stored: BTreeSet<i64> = stored
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e["seq"].as_i64())
+        .collect();
+    let last = play.seen.last().copied().unwrap_or(0);
+    play.tally.lost = stored.difference(&play.seen).filter(|s| **s <= last).count();
+    play.tally.duplicated = play.duplicated;
+    play.tally.events = play.seen.len();
+    play.tally.matches = 1;
+    Ok(play.tally)
+}
 
 /// One match's view while it runs.
 struct Play {
@@ -225,8 +279,13 @@ impl MatchCtx {
         };
         loop {
             let (id, idle_after, ws) = next;
-            let tally = self.play(ws, idle_after, &mut rng, (started, deadline)).await?;
-            self.merge(self.check_stored(&id, &token, tally).await?);
+            let play = self.play(ws, idle_after, &mut rng, (started, deadline)).await?;
+            let played = Played {
+                id,
+                token: token.clone(),
+                play,
+            };
+            self.played.lock().expect("played").push(played);
             if Instant::now() >= deadline {
                 return Ok(());
             }
@@ -283,24 +342,6 @@ impl MatchCtx {
         Ok(play)
     }
 
-    /// Against what the server stored: anything it has up to the last event
-    /// we saw, and we never saw, was lost.
-    async fn check_stored(&self, id: &str, token: &str, mut play: Play) -> anyhow::Result<Tally> {
-        let stored = self.get(&format!("/api/matches/{id}/events"), token).await?;
-        let stored: BTreeSet<i64> = stored
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e["seq"].as_i64())
-            .collect();
-        let last = play.seen.last().copied().unwrap_or(0);
-        play.tally.lost = stored.difference(&play.seen).filter(|s| **s <= last).count();
-        play.tally.duplicated = play.duplicated;
-        play.tally.events = play.seen.len();
-        play.tally.matches = 1;
-        Ok(play.tally)
-    }
-
     async fn new_player(&self) -> anyhow::Result<(Value, String)> {
         let player = self
             .post("/api/players", None, json!({ "name": format!("Load {}", self.seed) }))
@@ -323,10 +364,6 @@ impl MatchCtx {
         Ok((id, idle_after, ws))
     }
 
-    fn merge(&self, t: Tally) {
-        self.tally.lock().expect("tally").absorb(t);
-    }
-
     async fn post(&self, path: &str, token: Option<&str>, body: Value) -> anyhow::Result<Value> {
         let mut req = self.http.post(format!("{}{path}", self.base)).json(&body);
         if let Some(t) = token {
@@ -339,16 +376,6 @@ impl MatchCtx {
             bail!("POST {path}: {status} {value}");
         }
         Ok(value)
-    }
-
-    async fn get(&self, path: &str, token: &str) -> anyhow::Result<Value> {
-        let res = self
-            .http
-            .get(format!("{}{path}", self.base))
-            .bearer_auth(token)
-            .send()
-            .await?;
-        Ok(res.json().await?)
     }
 }
 
