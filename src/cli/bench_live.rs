@@ -43,16 +43,18 @@ pub struct LiveArgs {
     /// A running server to load; without it one is started on a temp data dir.
     #[arg(long)]
     pub(super) url: Option<String>,
-    /// The started server's Stockfish time per persona move: the load is
-    /// the service, not the engine (2 cores give ~10 moves/s at 200 ms).
+    /// The started server's Stockfish time per persona move when
+    /// `--engine-nodes` is 0: the load is the service, not the engine (2
+    /// cores give ~10 moves/s at 200 ms).
     #[arg(long, default_value_t = 5)]
     pub(super) engine_movetime_ms: u64,
-    /// The started server's search budget in nodes instead (0: time): the
-    /// cheapest budget, and a persona's strength no longer falls with load.
-    #[arg(long, default_value_t = 0)]
+    /// The started server's search budget in nodes (0: the time budget
+    /// above): the cheapest budget, and a persona's strength no longer
+    /// falls with load.
+    #[arg(long, default_value_t = 500)]
     pub(super) engine_nodes: u64,
     /// The started server's cheap odds evaluation, in nodes (deep revision off).
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 500)]
     pub(super) eval_nodes: u64,
     #[arg(long, default_value = "bench/last-live.json")]
     pub(super) json: PathBuf,
@@ -204,29 +206,33 @@ async fn check_all(http: &reqwest::Client, base: &str, played: Vec<Played>, tall
         played.len()
     );
     let mut checks = futures_util::stream::iter(played)
-        .map(|p| check_stored(http, base, p))
+        .map(|p| async move {
+            let lost = lost_events(http, base, &p).await;
+            (p.play, lost)
+        })
         .buffer_unordered(16);
-    while let Some(checked) = checks.next().await {
-        match checked {
-            Ok(t) => tally.absorb(t),
+    while let Some((mut play, lost)) = checks.next().await {
+        match lost {
+            Ok(lost) => play.tally.lost = lost,
             Err(e) => {
                 tracing::warn!("a match's events could not be checked: {e:#}");
                 tally.errors += 1;
             }
         }
+        // What was timed stands even if the store could not be read.
+        play.tally.duplicated = play.duplicated;
+        play.tally.events = play.seen.len();
+        play.tally.matches = 1;
+        tally.absorb(play.tally);
     }
 }
 
 /// Against what the server stored: anything it has up to the last event
 /// we saw, and we never saw, was lost.
-async fn check_stored(
-    http: &reqwest::Client,
-    base: &str,
-    Played { id, token, mut play }: Played,
-) -> anyhow::Result<Tally> {
+async fn lost_events(http: &reqwest::Client, base: &str, Played { id, token, play }: &Played) -> anyhow::Result<usize> {
     let stored: Value = http
         .get(format!("{base}/api/matches/{id}/events"))
-        .bearer_auth(&token)
+        .bearer_auth(token)
         .send()
         .await?
         .error_for_status()?
@@ -239,11 +245,7 @@ async fn check_stored(
         .filter_map(|e| e["seq"].as_i64())
         .collect();
     let last = play.seen.last().copied().unwrap_or(0);
-    play.tally.lost = stored.difference(&play.seen).filter(|s| **s <= last).count();
-    play.tally.duplicated = play.duplicated;
-    play.tally.events = play.seen.len();
-    play.tally.matches = 1;
-    Ok(play.tally)
+    Ok(stored.difference(&play.seen).filter(|s| **s <= last).count())
 }
 
 /// One match's view while it runs.
@@ -279,13 +281,15 @@ impl MatchCtx {
         };
         loop {
             let (id, idle_after, ws) = next;
-            let play = self.play(ws, idle_after, &mut rng, (started, deadline)).await?;
+            let mut play = Play::new(started, self.quiet);
+            let outcome = self.play(ws, &mut play, idle_after, &mut rng, deadline).await;
             let played = Played {
                 id,
                 token: token.clone(),
                 play,
             };
             self.played.lock().expect("played").push(played);
+            outcome?;
             if Instant::now() >= deadline {
                 return Ok(());
             }
@@ -299,26 +303,17 @@ impl MatchCtx {
         Ok((player_id, token, first))
     }
 
-    /// Moves (and chats) on a timer until the game ends or the deadline comes.
+    /// Moves (and chats) on a timer until the game ends or the deadline
+    /// comes; what was seen is in `play` even if the WebSocket fails.
     async fn play(
         &self,
         ws: Ws,
+        play: &mut Play,
         idle_after: f64,
         rng: &mut StdRng,
-        (started, deadline): (Instant, Instant),
-    ) -> anyhow::Result<Play> {
+        deadline: Instant,
+    ) -> anyhow::Result<()> {
         let (mut sink, mut stream) = ws.split();
-        let mut play = Play {
-            game: Game::default(),
-            seen: BTreeSet::new(),
-            duplicated: 0,
-            sent_at: None,
-            turn_since: Instant::now(),
-            my_moves: 0,
-            tally: Tally::default(),
-            started,
-            quiet: self.quiet,
-        };
         let mut next_move = Instant::now() + self.move_every.mul_f64(rng.r#gen::<f64>());
         while Instant::now() < deadline && !play.game.over {
             let wait = next_move
@@ -339,7 +334,7 @@ impl MatchCtx {
                 }
             }
         }
-        Ok(play)
+        Ok(())
     }
 
     async fn new_player(&self) -> anyhow::Result<(Value, String)> {
@@ -380,6 +375,20 @@ impl MatchCtx {
 }
 
 impl Play {
+    fn new(started: Instant, quiet: bool) -> Play {
+        Play {
+            game: Game::default(),
+            seen: BTreeSet::new(),
+            duplicated: 0,
+            sent_at: None,
+            turn_since: Instant::now(),
+            my_moves: 0,
+            tally: Tally::default(),
+            started,
+            quiet,
+        }
+    }
+
     fn observe(&mut self, frame: &Value, idle_after: f64) {
         if let Some(seq) = frame["seq"].as_i64()
             && !self.seen.insert(seq)
