@@ -63,6 +63,40 @@ async fn a_killed_server_resumes_the_game() {
     assert!(!log[0]["recalled_ids"].as_array().unwrap().is_empty(), "{log:?}");
 }
 
+/// SIGTERM with a chat just answered (its memory perhaps not yet flushed to
+/// the index) and idle timers armed: the server stops at once and cleanly,
+/// and the next start has nothing to check or repair.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_server_leaves_nothing_to_repair() {
+    let mut server = Server::start_capturing_log(&[]).await;
+    let player = server.new_player("Ugo").await;
+    let (m, _) = server.new_match(&player, "margot", "white").await;
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "d4" }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    let chat = json!({ "text": "I sail a small boat on the lake every summer" });
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    let memories = server.memories(&player).await;
+    assert!(!memories.is_empty());
+
+    let status = server.stop();
+    assert!(status.success(), "{status}: {}", server.log_text());
+    let log = server.log_text();
+    assert!(log.contains("stopped cleanly"), "{log}");
+    assert!(!log.contains("ERROR"), "{log}");
+    assert!(!server.data_path().join("kibitz.running").exists());
+
+    server.launch().await;
+    server.kill();
+    let restarted = server.log_text()[log.len()..].to_string();
+    for unwanted in ["did not shut down cleanly", "disagrees with SQL", "ERROR"] {
+        assert!(!restarted.contains(unwanted), "{unwanted}: {restarted}");
+    }
+    server.launch().await;
+    assert_eq!(server.memories(&player).await, memories);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_process_on_the_same_data_dir_is_refused() {
     let server = Server::start().await;

@@ -18,7 +18,7 @@ use anyhow::Context;
 
 use kibitz::config::Config;
 use kibitz::memory::embed;
-use kibitz::runtime::Runtime;
+use kibitz::runtime::{Runtime, Stopped};
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let listen = config.listen;
@@ -26,9 +26,12 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     kibitz::server::serve(runtime.clone(), listen)
         .await
         .with_context(|| format!("serving on {listen}"))?;
-    // Every write was committed as it was acknowledged; this only tells the
-    // next start that nothing needs checking.
-    runtime.services().marker.release();
+    // Every write was committed as it was acknowledged; a clean stop also
+    // tells the next start that nothing needs checking.
+    match runtime.shutdown().await {
+        Stopped::Clean => tracing::info!("stopped cleanly"),
+        Stopped::Unclean(why) => tracing::warn!("stopped: {why}; the next start checks the vector index"),
+    }
     Ok(())
 }
 

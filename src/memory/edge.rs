@@ -480,6 +480,18 @@ impl VectorStore for EdgeStore {
         .await
     }
 
+    async fn flush(&self) -> Result<(), VectorError> {
+        let (path, shard, writer, dirty) = (
+            self.path.clone(),
+            self.shard.clone(),
+            self.writer.clone(),
+            self.dirty.clone(),
+        );
+        tokio::task::spawn_blocking(move || flush_if_dirty(&path, &shard, &writer, &dirty))
+            .await
+            .map_err(|e| err(format!("the flush task failed: {e}")))?
+    }
+
     async fn maintain(&self) -> Result<(), VectorError> {
         self.with_shard(Access::Exclusive, |s| {
             s.optimize().map_err(err)?;

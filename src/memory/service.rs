@@ -463,6 +463,11 @@ impl MemoryService {
     pub async fn maintain(&self) -> Result<(), MemoryError> {
         Ok(self.index.maintain().await?)
     }
+
+    /// Every index write so far on disk, for a clean shutdown.
+    pub async fn flush_index(&self) -> Result<(), MemoryError> {
+        Ok(self.index.flush().await?)
+    }
 }
 
 fn lore_memory(persona: &Persona, text: &str) -> Memory {

@@ -157,4 +157,9 @@ pub trait VectorStore: Send + Sync {
     }
     /// Persists buffered writes and compacts; call off the hot path.
     async fn maintain(&self) -> Result<(), VectorError>;
+    /// Puts every write so far on disk (a clean shutdown's last step); a
+    /// server store persists on its own.
+    async fn flush(&self) -> Result<(), VectorError> {
+        Ok(())
+    }
 }

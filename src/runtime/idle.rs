@@ -47,7 +47,9 @@ impl IdleTimer {
         self.nudges = 0;
     }
 
-    pub async fn arm(&mut self, delay: Duration, actor: mpsc::Sender<Command>) {
+    /// The job holds the actor weakly: a stopping runtime (which drops the
+    /// registry's senders) must not wait for a timer that will never fire.
+    pub async fn arm(&mut self, delay: Duration, actor: mpsc::WeakSender<Command>) {
         self.cancel().await;
         self.generation += 1;
         let generation = self.generation;
@@ -58,7 +60,9 @@ impl IdleTimer {
                 // The scheduler works in whole seconds and may fire up to a
                 // second early; never nudge before the delay has passed.
                 tokio::time::sleep_until(due).await;
-                let _ = actor.send(Command::IdleFired { generation }).await;
+                if let Some(actor) = actor.upgrade() {
+                    let _ = actor.send(Command::IdleFired { generation }).await;
+                }
             })
         });
         match job {

@@ -8,6 +8,7 @@ mod idle;
 mod odds;
 mod reflect;
 mod services;
+mod shutdown;
 mod state;
 mod turns;
 
@@ -16,11 +17,12 @@ use std::sync::{Arc, Mutex};
 
 use rand::Rng;
 use shakmaty::Color;
-use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 pub use actor::{Outcome, UserCommand};
 pub use error::RuntimeError;
 pub use services::{MemoryOnly, Services, StartError};
+pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};
 
 use actor::{Command, MatchActor};
@@ -54,6 +56,8 @@ struct Live {
 pub struct Runtime {
     svc: Arc<Services>,
     live: Arc<Mutex<HashMap<MatchId, Live>>>,
+    /// Each match actor holds a receiver until it ends (see `shutdown`).
+    actors: Arc<watch::Sender<()>>,
 }
 
 impl Runtime {
@@ -63,6 +67,7 @@ impl Runtime {
         let runtime = Runtime {
             svc,
             live: Arc::default(),
+            actors: Arc::new(watch::channel(()).0),
         };
         for id in runtime.svc.db.active_match_ids().await? {
             match runtime.spawn(id).await {
@@ -318,10 +323,11 @@ impl Runtime {
                 owner: row.player_id,
             },
         );
-        let live = self.live.clone();
+        let (live, alive) = (self.live.clone(), self.actors.subscribe());
         tokio::spawn(async move {
             actor.run(rx).await;
             live.lock().expect("registry lock").remove(&id);
+            drop(alive);
         });
         Ok(inbox)
     }

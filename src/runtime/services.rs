@@ -227,7 +227,11 @@ async fn open_memory(
 /// Present while kibitz runs on a data dir. Found at start, it means the last
 /// run ended without a clean shutdown (a crash, kill -9, power loss), so the
 /// vector index is checked against SQL memory by memory.
-pub struct RunMarker(PathBuf);
+pub struct RunMarker {
+    path: PathBuf,
+    /// Set when a stop was not clean: the marker then outlives the process.
+    keep: std::sync::atomic::AtomicBool,
+}
 
 impl RunMarker {
     /// Claims the marker; true if the last run left it behind.
@@ -240,18 +244,29 @@ impl RunMarker {
                 source,
             }
         })?;
-        Ok((RunMarker(path), unclean))
+        let marker = RunMarker {
+            path,
+            keep: Default::default(),
+        };
+        Ok((marker, unclean))
     }
 
     /// A clean shutdown: nothing needs checking at the next start.
     pub fn release(&self) {
-        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(&self.path);
+    }
+
+    /// Work was cut short: the next start must check the index.
+    pub fn keep(&self) {
+        self.keep.store(true, std::sync::atomic::Ordering::Release);
     }
 }
 
 impl Drop for RunMarker {
     fn drop(&mut self) {
-        self.release();
+        if !self.keep.load(std::sync::atomic::Ordering::Acquire) {
+            self.release();
+        }
     }
 }
 

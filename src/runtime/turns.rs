@@ -159,10 +159,10 @@ impl MatchActor {
             return;
         }
         let scale = self.svc.config.idle_time_scale;
-        let (Some(delay), Some(inbox)) = (self.idle.next_delay(&self.persona.idle, scale), self.inbox.upgrade()) else {
+        let Some(delay) = self.idle.next_delay(&self.persona.idle, scale) else {
             return;
         };
-        self.idle.arm(delay, inbox).await;
+        self.idle.arm(delay, self.inbox.clone()).await;
     }
 
     pub(super) async fn on_idle(&mut self, generation: u64) -> Result<(), RuntimeError> {

@@ -176,6 +176,24 @@ impl Server {
         panic!("kibitz did not answer /api/health within 60 s");
     }
 
+    /// SIGTERM, as a service manager stops it; the exit status.
+    pub fn stop(&mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("the server runs");
+        let term = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+        assert!(term.unwrap().success(), "kill -TERM");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("kibitz did not stop within 30 s of SIGTERM");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// SIGKILL: no shutdown code runs, as in a crash.
     pub fn kill(&mut self) {
         if let Some(mut child) = self.child.take() {
