@@ -319,6 +319,51 @@ async fn a_matchs_end_runs_the_model_once_per_memory() {
     );
 }
 
+/// Consolidation takes a player's vectors from the index: after a restart
+/// (the model's memo empty) a game's end runs the model for the memories it
+/// saves, not again for the player's older ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_games_end_after_a_restart_embeds_only_what_it_saves() {
+    let mut server = Server::start_with(&[("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
+    let pat = server.new_player("Pat").await;
+    let (m, _) = server.new_match(&pat, "pip", "white").await;
+    for text in [
+        "I grow tomatoes on my balcony",
+        "My brother plays the cello in an orchestra",
+        "I once met a grandmaster in Riga",
+    ] {
+        chat(&server, &m, text).await;
+    }
+    let older = own(&server, &pat, "").await.len();
+    assert!(older >= 3, "{older} memories");
+    assert!(server.stop().success());
+    server.launch().await;
+
+    let embedding = || async { server.get_as("/api/admin/status", ADMIN).await.1["embedding"].clone() };
+    let (m2, _) = server.new_match(&pat, "pip", "white").await;
+    let settled = eventually(60, || async {
+        let e = embedding().await;
+        e["pinned"].as_u64() > Some(0) && e["backlog"] == 0
+    })
+    .await;
+    assert!(settled, "the embedder never settled: {}", embedding().await);
+    let before = embedding().await["model_runs"].as_u64().unwrap();
+    assert_eq!(
+        server.post(&format!("/api/matches/{m2}/resign"), json!({})).await.0,
+        200
+    );
+    let consolidated = eventually(10, || async {
+        let (_, log) = server.get_as("/api/admin/consolidations", ADMIN).await;
+        log.as_array().unwrap().iter().any(|r| r["reason"] == "after_match")
+    })
+    .await;
+    assert!(consolidated, "a consolidation ran after the match");
+    let saved = own(&server, &pat, "").await.len() - older;
+    assert!(saved >= 1, "the match's end saved a memory");
+    let runs = embedding().await["model_runs"].as_u64().unwrap() - before;
+    assert_eq!(runs, saved as u64, "{saved} memories saved in {runs} model runs");
+}
+
 /// With no language model, a match notes one remark per `remark_gap_secs`:
 /// the second line within the gap is answered, not remembered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -159,6 +159,17 @@ async fn check_contract(store: &dyn VectorStore) -> Kept {
     store.upsert(all).await.unwrap();
     assert_eq!(store.count().await.unwrap(), before + 5);
 
+    // A stored vector comes back as it went in (unit length, so even a
+    // store that normalises for cosine keeps it); an unknown id is left out.
+    let stored = store.vectors(vec![p_far.id, MemoryId::new()]).await.unwrap();
+    assert_eq!(stored.len(), 1, "{:?}", stored.keys());
+    let gap = stored[&p_far.id]
+        .iter()
+        .zip(&p_far.vector)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    assert!(gap < 1e-5, "the stored vector differs by {gap}");
+
     let query = unit(0, 1, 0.0);
     let hits = store
         .search(query.clone(), filter("pip", Some(p), true), 10)

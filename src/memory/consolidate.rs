@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
+use super::Memory;
 use super::embed::cosine;
 use super::policy::{self, Verdict};
 use super::service::{MemoryError, MemoryService};
@@ -78,6 +79,23 @@ impl MemoryService {
         Ok(row)
     }
 
+    /// Each memory's vector as the index holds it; the model runs only for
+    /// one the index lacks (a player's memories would otherwise be embedded
+    /// again at each of their games' ends, once the model's memo forgot them).
+    async fn stored_vectors(&self, memories: &[Memory]) -> Result<Vec<Vec<f32>>, MemoryError> {
+        let mut stored = self.index().vectors(memories.iter().map(|m| m.id).collect()).await?;
+        let missing: Vec<String> = memories
+            .iter()
+            .filter(|m| !stored.contains_key(&m.id))
+            .map(|m| m.content.clone())
+            .collect();
+        let mut embedded = self.embedder().embed_memoized(missing).await?.into_iter();
+        Ok(memories
+            .iter()
+            .map(|m| stored.remove(&m.id).or_else(|| embedded.next()).unwrap_or_default())
+            .collect())
+    }
+
     /// Compares every pair of one player's current memories with one persona.
     async fn merge_owner(
         &self,
@@ -96,10 +114,7 @@ impl MemoryService {
         }
         // Oldest first: the older memory survives a merge and keeps the history.
         current.sort_by_key(|m| m.created_at);
-        let vectors = self
-            .embedder()
-            .embed_memoized(current.iter().map(|m| m.content.clone()).collect())
-            .await?;
+        let vectors = self.stored_vectors(&current).await?;
         let mut retired: HashSet<MemoryId> = HashSet::new();
         for newer in 1..current.len() {
             for older in 0..newer {

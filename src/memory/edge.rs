@@ -8,6 +8,7 @@
 //! flush is an msync and an fsync, and under load they were a sixth of the
 //! server's CPU.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -22,7 +23,7 @@ use qdrant_edge::{
     FieldIndexOperations, Filter, HasIdCondition, HnswIndexConfig, JsonPath, Match, NamedQuery, Payload,
     PayloadFieldSchema, PayloadOps, PayloadSchemaType, PointId, PointInsertOperations, PointOperations, PointStruct,
     QueryEnum, Range, ScoredPoint, ScrollRequest, SearchParams, SearchRequest, SetPayloadOp, UpdateOperation,
-    WithPayloadInterface, WithVector,
+    VectorInternal, VectorStructInternal, WithPayloadInterface, WithVector,
 };
 use serde_json::json;
 
@@ -247,6 +248,18 @@ impl Drop for EdgeStore {
             drop(stop);
             let _ = thread.join();
         }
+    }
+}
+
+/// The one unnamed dense vector every point has.
+fn dense(vector: VectorStructInternal) -> Option<Vec<f32>> {
+    match vector {
+        VectorStructInternal::Single(v) => Some(v),
+        VectorStructInternal::Named(mut named) => match named.remove("")? {
+            VectorInternal::Dense(v) => Some(v),
+            _ => None,
+        },
+        VectorStructInternal::MultiDense(_) => None,
     }
 }
 
@@ -476,6 +489,27 @@ impl VectorStore for EdgeStore {
                     None => return Ok(all),
                 }
             }
+        })
+        .await
+    }
+
+    async fn vectors(&self, ids: Vec<MemoryId>) -> Result<HashMap<MemoryId, Vec<f32>>, VectorError> {
+        self.with_shard(Access::Search, move |s| {
+            let ids: Vec<PointId> = ids.iter().map(|id| PointId::Uuid(id.0)).collect();
+            let records = s
+                .retrieve(
+                    &ids,
+                    Some(WithPayloadInterface::Bool(false)),
+                    Some(WithVector::Bool(true)),
+                )
+                .map_err(err)?;
+            Ok(records
+                .into_iter()
+                .filter_map(|r| {
+                    let PointId::Uuid(u) = r.id else { return None };
+                    Some((MemoryId(u), dense(r.vector?)?))
+                })
+                .collect())
         })
         .await
     }

@@ -3,11 +3,14 @@
 //! are created on start; payloads and filters mean what they mean in
 //! `edge.rs`, so both pass the same contract tests.
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use qdrant_client::qdrant::{
     Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder,
-    Distance, FieldType, Filter, PointId, PointStruct, PointsIdsList, Range, ScrollPointsBuilder, SearchPointsBuilder,
-    SetPayloadPointsBuilder, UpsertPointsBuilder, VectorParamsBuilder, point_id::PointIdOptions,
+    Distance, FieldType, Filter, GetPointsBuilder, PointId, PointStruct, PointsIdsList, Range, ScrollPointsBuilder,
+    SearchPointsBuilder, SetPayloadPointsBuilder, UpsertPointsBuilder, VectorParamsBuilder, point_id::PointIdOptions,
+    vector_output::Vector, vectors_output::VectorsOptions,
 };
 use qdrant_client::{Payload, Qdrant};
 use serde_json::json;
@@ -181,6 +184,30 @@ impl VectorStore for QdrantStore {
             .wait(true);
         self.client.set_payload(request).await.map_err(err)?;
         Ok(())
+    }
+
+    async fn vectors(&self, ids: Vec<MemoryId>) -> Result<HashMap<MemoryId, Vec<f32>>, VectorError> {
+        let ids: Vec<PointId> = ids.iter().map(|id| PointId::from(id.to_string())).collect();
+        let request = GetPointsBuilder::new(&self.collection, ids)
+            .with_payload(false)
+            .with_vectors(true);
+        let found = self.client.get_points(request).await.map_err(err)?;
+        Ok(found
+            .result
+            .into_iter()
+            .filter_map(|p| {
+                let Some(PointIdOptions::Uuid(u)) = p.id?.point_id_options else {
+                    return None;
+                };
+                let VectorsOptions::Vector(v) = p.vectors?.vectors_options? else {
+                    return None;
+                };
+                let Vector::Dense(dense) = v.into_vector() else {
+                    return None;
+                };
+                Some((u.parse().ok()?, dense.data))
+            })
+            .collect())
     }
 
     async fn states(&self) -> Result<Vec<(MemoryId, bool)>, VectorError> {

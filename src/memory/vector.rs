@@ -2,6 +2,8 @@
 //! server is the scale-out alternative. SQL holds the memories themselves;
 //! the index holds vectors and the few payload fields that filters need.
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 
 use super::model::{Memory, MemoryType};
@@ -150,6 +152,9 @@ pub trait VectorStore: Send + Sync {
     /// Every point's id and recallable flag, for checking the index against
     /// SQL after an unclean shutdown.
     async fn states(&self) -> Result<Vec<(MemoryId, bool)>, VectorError>;
+    /// The stored vectors of these points (missing ones are left out): a
+    /// memory's vector without running the model again.
+    async fn vectors(&self, ids: Vec<MemoryId>) -> Result<HashMap<MemoryId, Vec<f32>>, VectorError>;
     /// Whether writes can go through now (a cheap probe; a store that
     /// cannot tell says yes).
     async fn writable(&self) -> Result<(), VectorError> {
