@@ -107,6 +107,58 @@ async fn concurrent_write_probes_never_fail_a_writable_store() {
 
 /// Writes are flushed in the background: a store that is never dropped
 /// (as in a kill -9) still has them on disk after `FLUSH_EVERY`.
+/// The maintenance job's optimisation runs beside searches: a search made
+/// while it merges segments answers as it did before, and so does one after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searches_answer_while_the_index_optimises() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = EdgeStore::open(dir.path()).unwrap();
+    let p = PlayerId::new();
+    let mine: Vec<IndexedMemory> = (0..5)
+        .map(|i| point(unit(i, 10, 0.3), Some(p), "pip", MemoryType::Pattern, None, 10))
+        .collect();
+    store.upsert(mine).await.unwrap();
+    // Others' memories, in many writes, so the optimiser has segments to merge.
+    for batch in 0..20 {
+        let others = (0..200)
+            .map(|i| {
+                point(
+                    unit((batch + i) % 300, 301, 0.5),
+                    Some(PlayerId::new()),
+                    "pip",
+                    MemoryType::Pattern,
+                    None,
+                    10,
+                )
+            })
+            .collect();
+        store.upsert(others).await.unwrap();
+    }
+    let query = unit(0, 10, 0.0);
+    let expected = ids(&store, &query, filter("pip", Some(p), false)).await;
+    assert_eq!(expected.len(), 5);
+
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let optimise = async {
+        store.maintain().await.unwrap();
+        done.store(true, std::sync::atomic::Ordering::Release);
+    };
+    let search = async {
+        let mut answered = 0;
+        loop {
+            assert_eq!(ids(&store, &query, filter("pip", Some(p), false)).await, expected);
+            answered += 1;
+            if done.load(std::sync::atomic::Ordering::Acquire) {
+                return answered;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    let ((), answered) = tokio::join!(optimise, search);
+    assert!(answered >= 1);
+    assert_eq!(store.count().await.unwrap(), 4005);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn writes_reach_the_disk_without_a_clean_close() {
     let dir = tempfile::tempdir().unwrap();

@@ -2,8 +2,10 @@
 //! shard's API is synchronous, so every call runs on the blocking pool.
 //! Writers (and the flush) go one at a time (the shard's flush panics if
 //! another update holds its WAL), but beside searches, which would otherwise
-//! wait behind a flush's tens of milliseconds. Only `optimize` shuts
-//! searches out. Writes are flushed to the segment
+//! wait behind a flush's tens of milliseconds. `optimize` (the maintenance
+//! job; 53 s at 1M memories) runs beside searches too: qdrant's optimiser
+//! builds new segments behind proxies and swaps them in, so only writes wait
+//! for it. Writes are flushed to the segment
 //! files by a background thread every `FLUSH_EVERY`, not one by one: each
 //! flush is an msync and an fsync, and under load they were a sixth of the
 //! server's CPU.
@@ -12,7 +14,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -32,8 +34,9 @@ use super::vector::{FieldKind, Hit, INDEXED_FIELDS, IndexedMemory, SearchFilter,
 use crate::ids::MemoryId;
 
 pub struct EdgeStore {
-    /// Read: searches and writes. Write: optimisation alone.
-    shard: Arc<RwLock<EdgeShard>>,
+    /// Shared by searches, writes and the optimiser; qdrant-edge locks
+    /// its segments inside.
+    shard: Arc<EdgeShard>,
     /// Held by every writer, so updates and flushes never overlap.
     writer: Arc<Mutex<()>>,
     path: PathBuf,
@@ -58,10 +61,11 @@ pub const FLUSH_EVERY: Duration = Duration::from_millis(500);
 enum Access {
     /// A read of any size, beside writes, on the blocking pool.
     Search,
-    /// A filtered search: on the caller's thread when the shard is free.
+    /// A filtered search, on the caller's thread: two thread hops cost more
+    /// than it.
     Quick,
+    /// One at a time (the writer mutex), beside searches.
     Write,
-    Exclusive,
 }
 
 /// Points per scroll page when listing the whole index.
@@ -106,7 +110,7 @@ impl EdgeStore {
             });
             shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(err)?;
         }
-        let (shard, writer, dirty) = (Arc::new(RwLock::new(shard)), Arc::default(), Arc::default());
+        let (shard, writer, dirty) = (Arc::new(shard), Arc::default(), Arc::default());
         let flusher = Flusher::start(path, Arc::downgrade(&shard), Arc::clone(&writer), Arc::clone(&dirty))?;
         Ok(EdgeStore {
             shard,
@@ -159,25 +163,16 @@ impl EdgeStore {
         access: Access,
         f: impl FnOnce(&EdgeShard) -> Result<T, VectorError> + Send + 'static,
     ) -> Result<T, VectorError> {
-        // Unless `optimize` holds the shard (it could block this worker for
-        // seconds), a quick read runs here: two thread hops cost more than it.
-        if let Access::Quick = access
-            && let Ok(shard) = self.shard.try_read()
-        {
-            return f(&shard);
+        if let Access::Quick = access {
+            return f(&self.shard);
         }
         let (shard, writer) = (self.shard.clone(), self.writer.clone());
         tokio::task::spawn_blocking(move || {
             let _one_writer = match access {
                 Access::Search | Access::Quick => None,
-                Access::Write | Access::Exclusive => Some(writer.lock().map_err(|_| err("writer lock poisoned"))?),
+                Access::Write => Some(writer.lock().map_err(|_| err("writer lock poisoned"))?),
             };
-            match access {
-                Access::Exclusive => f(&*shard.write().map_err(|_| err("shard lock poisoned"))?),
-                Access::Search | Access::Quick | Access::Write => {
-                    f(&*shard.read().map_err(|_| err("shard lock poisoned"))?)
-                }
-            }
+            f(&shard)
         })
         .await
         .map_err(err)?
@@ -187,7 +182,7 @@ impl EdgeStore {
 impl Flusher {
     fn start(
         path: &Path,
-        shard: Weak<RwLock<EdgeShard>>,
+        shard: Weak<EdgeShard>,
         writer: Arc<Mutex<()>>,
         dirty: Arc<AtomicBool>,
     ) -> Result<Flusher, VectorError> {
@@ -217,19 +212,13 @@ impl Flusher {
 }
 
 /// Persists pending writes. On failure they stay pending for the next tick.
-fn flush_if_dirty(
-    path: &Path,
-    shard: &RwLock<EdgeShard>,
-    writer: &Mutex<()>,
-    dirty: &AtomicBool,
-) -> Result<(), VectorError> {
+fn flush_if_dirty(path: &Path, shard: &EdgeShard, writer: &Mutex<()>, dirty: &AtomicBool) -> Result<(), VectorError> {
     let Ok(_one_writer) = writer.lock() else {
         return Err(err("writer lock poisoned"));
     };
     if !dirty.load(Ordering::Acquire) {
         return Ok(());
     }
-    let shard = shard.read().map_err(|_| err("shard lock poisoned"))?;
     // qdrant-edge 0.7's flush panics on an I/O error (a full or read-only
     // disk): probe first, so the usual case (read-only) is an error and not a
     // panic in the log, and still catch the panic for what the probe misses.
@@ -527,7 +516,8 @@ impl VectorStore for EdgeStore {
     }
 
     async fn maintain(&self) -> Result<(), VectorError> {
-        self.with_shard(Access::Exclusive, |s| {
+        // Writes and flushes wait (the writer mutex); searches go on.
+        self.with_shard(Access::Write, |s| {
             s.optimize().map_err(err)?;
             s.flush();
             Ok(())
