@@ -284,7 +284,6 @@ async fn the_same_position_brings_back_what_was_said_there() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_matchs_end_runs_the_model_once_per_memory() {
     let server = Server::start_with(&[("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
-    let embedding = || async { server.get_as("/api/admin/status", ADMIN).await.1["embedding"].clone() };
     let pat = server.new_player("Pat").await;
     let (m, _) = server.new_match(&pat, "pip", "white").await;
     for mv in ["e4", "d4"] {
@@ -293,24 +292,9 @@ async fn a_matchs_end_runs_the_model_once_per_memory() {
             .await;
         assert_eq!(status, 200, "{body}");
     }
-    // Start-up work (lore, the situation vocabulary) done and nothing queued.
-    let settled = eventually(60, || async {
-        let e = embedding().await;
-        e["pinned"].as_u64() > Some(0) && e["backlog"] == 0
-    })
-    .await;
-    assert!(settled, "the embedder never settled: {}", embedding().await);
-    let before = embedding().await["model_runs"].as_u64().unwrap();
-    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
-    let consolidated = eventually(10, || async {
-        let (_, log) = server.get_as("/api/admin/consolidations", ADMIN).await;
-        log.as_array().unwrap().iter().any(|r| r["reason"] == "after_match")
-    })
-    .await;
-    assert!(consolidated, "a consolidation ran after the match");
+    let runs = model_runs_for_resigning(&server, &m).await;
     let saved = own(&server, &pat, "").await;
     assert!(saved.len() >= 2, "the match's end saved its memories: {saved:?}");
-    let runs = embedding().await["model_runs"].as_u64().unwrap() - before;
     assert_eq!(
         runs,
         saved.len() as u64,
@@ -339,28 +323,10 @@ async fn a_games_end_after_a_restart_embeds_only_what_it_saves() {
     assert!(server.stop().success());
     server.launch().await;
 
-    let embedding = || async { server.get_as("/api/admin/status", ADMIN).await.1["embedding"].clone() };
     let (m2, _) = server.new_match(&pat, "pip", "white").await;
-    let settled = eventually(60, || async {
-        let e = embedding().await;
-        e["pinned"].as_u64() > Some(0) && e["backlog"] == 0
-    })
-    .await;
-    assert!(settled, "the embedder never settled: {}", embedding().await);
-    let before = embedding().await["model_runs"].as_u64().unwrap();
-    assert_eq!(
-        server.post(&format!("/api/matches/{m2}/resign"), json!({})).await.0,
-        200
-    );
-    let consolidated = eventually(10, || async {
-        let (_, log) = server.get_as("/api/admin/consolidations", ADMIN).await;
-        log.as_array().unwrap().iter().any(|r| r["reason"] == "after_match")
-    })
-    .await;
-    assert!(consolidated, "a consolidation ran after the match");
+    let runs = model_runs_for_resigning(&server, &m2).await;
     let saved = own(&server, &pat, "").await.len() - older;
     assert!(saved >= 1, "the match's end saved a memory");
-    let runs = embedding().await["model_runs"].as_u64().unwrap() - before;
     assert_eq!(runs, saved as u64, "{saved} memories saved in {runs} model runs");
 }
 
@@ -385,4 +351,25 @@ async fn a_match_notes_one_remark_per_gap() {
     let remembered = own(&server, &pat, "").await;
     assert_eq!(mentioning(&remembered, "county league").len(), 0, "{remembered:?}");
     assert_eq!(mentioning(&remembered, "village school").len(), 1, "{remembered:?}");
+}
+
+/// The model runs a resignation causes: from an idle embedder (start-up
+/// work done) until the match's end has been consolidated.
+async fn model_runs_for_resigning(server: &Server, m: &str) -> u64 {
+    let embedding = || async { server.get_as("/api/admin/status", ADMIN).await.1["embedding"].clone() };
+    let settled = eventually(60, || async {
+        let e = embedding().await;
+        e["pinned"].as_u64() > Some(0) && e["backlog"] == 0
+    })
+    .await;
+    assert!(settled, "the embedder never settled: {}", embedding().await);
+    let before = embedding().await["model_runs"].as_u64().unwrap();
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+    let consolidated = eventually(10, || async {
+        let (_, log) = server.get_as("/api/admin/consolidations", ADMIN).await;
+        log.as_array().unwrap().iter().any(|r| r["reason"] == "after_match")
+    })
+    .await;
+    assert!(consolidated, "a consolidation ran after the match");
+    embedding().await["model_runs"].as_u64().unwrap() - before
 }
