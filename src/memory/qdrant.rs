@@ -1,7 +1,7 @@
 //! `VectorStore` on a Qdrant server (gRPC, qdrant-client): the scale-out
 //! alternative to the embedded shard. The collection and its payload indexes
 //! are created on start; payloads and filters mean what they mean in
-//! `edge.rs`, so both pass the same contract tests.
+//! `edge/convert.rs`, so both pass the same contract tests.
 
 use std::collections::HashMap;
 
