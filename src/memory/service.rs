@@ -315,8 +315,8 @@ impl MemoryService {
         Ok(())
     }
 
-    /// Re-indexes everything when the index and SQL disagree on the count.
-    /// Returns how many memories were re-indexed.
+    /// After a clean stop the counts tell: if the index and SQL disagree,
+    /// reconciles them (`reconcile_index`) and says what it changed.
     pub async fn repair_index(&self, progress: impl Fn(u64, u64)) -> Result<Reconciled, MemoryError> {
         let (in_sql, in_index) = (self.db.memory_count().await?, self.index.count().await?);
         if in_index == in_sql {
