@@ -337,3 +337,46 @@ async fn sqlite_wal_starts_over_under_continuous_writes() {
     );
     assert!(db.player_by_token_hash("hash-wal").await.unwrap().map(|p| p.id) == Some(player.id));
 }
+
+/// A writer that pauses between commits, as a live server's does, is never
+/// held up: PASSIVE passes catch up with it and the WAL still starts over,
+/// with no RESTART pass (which holds writers back) but now and then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_wal_starts_over_without_holding_a_pausing_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::connect(&format!("sqlite://{}", dir.path().join("t.db").display()))
+        .await
+        .unwrap();
+    let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let writer = {
+        let (db, writing) = (db.clone(), writing.clone());
+        tokio::spawn(async move {
+            let mut writes = 0i64;
+            while writing.load(std::sync::atomic::Ordering::Relaxed) {
+                db.create_player(&format!("p{writes}"), &format!("h{writes}"))
+                    .await
+                    .unwrap();
+                writes += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+            }
+            writes
+        })
+    };
+    let mut checkpointer = db.checkpointer().expect("SQLite has one");
+    let mut seen = Vec::new();
+    for _ in 0..20 {
+        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+        seen.push(checkpointer.run().await.unwrap());
+    }
+    writing.store(false, std::sync::atomic::Ordering::Relaxed);
+    let writes = writer.await.unwrap();
+    assert!(writes > 50, "the writer barely ran ({writes} writes)");
+    assert!(seen.iter().all(|c| c.restarted), "{seen:?}");
+    let forced = seen.iter().filter(|c| c.forced).count();
+    assert!(forced <= 5, "{forced} of 20 checkpoints held the writer back: {seen:?}");
+    let most = seen.iter().map(|c| c.wal_frames).max().unwrap();
+    assert!(
+        most > 0 && most < writes / 2,
+        "the WAL kept growing: {seen:?}, {writes} writes"
+    );
+}
