@@ -282,6 +282,44 @@ async fn a_broken_model_never_stalls_the_match() {
     }
 }
 
+/// Events reach a WebSocket as each one commits, not once the command that
+/// made them is done: the player's own chat line shows while the model
+/// still thinks about its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_websocket_shows_each_event_while_the_model_still_thinks() {
+    let wait = Duration::from_secs(4);
+    let answer = r#"{"thinking": "listen", "actions": [{"action": "send_message", "content": "Go on, Pat.", "tone": "playful"}, {"action": "stop"}]}"#.to_string();
+    let needle = "hold that thought".to_string();
+    let (server, _fake, m) = match_with(vec![Behaviour::SlowWhen { needle, wait, answer }]).await;
+    let seen = server.events(&m).await.len() as i64;
+    let mut ws = server.ws(&m, seen).await;
+    assert_eq!(ws_next(&mut ws, Duration::from_secs(5)).await.unwrap()["type"], "state");
+    let sent = std::time::Instant::now();
+    ws_send(&mut ws, json!({ "type": "chat", "text": "hold that thought" })).await;
+    let echo = ws_next(&mut ws, wait / 2)
+        .await
+        .expect("the chat line, before the model answers");
+    assert_eq!(
+        (echo["type"].as_str(), echo["data"]["sender"].as_str()),
+        (Some("message"), Some("user"))
+    );
+    // The command itself did wait for the model: the answer came after.
+    let mut rest = Vec::new();
+    while let Some(frame) = ws_next(&mut ws, Duration::from_secs(30)).await {
+        let done = frame["type"] == "message" && frame["data"]["sender"] == "persona";
+        rest.push(frame);
+        if done {
+            break;
+        }
+    }
+    assert_eq!(
+        rest.last().map(|f| f["data"]["content"].clone()),
+        Some(json!("Go on, Pat.")),
+        "{rest:?}"
+    );
+    assert!(sent.elapsed() >= wait, "the model answered the chat at once: {rest:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_last_endpoint_is_tried_again_after_a_failure() {
     let a = FakeLlm::openai(vec![Behaviour::Fail, ok("back")]).await;

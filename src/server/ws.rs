@@ -20,6 +20,8 @@ use super::extract::ApiQuery;
 use super::{AppState, error::ApiError};
 use crate::events::MatchEvent;
 use crate::ids::MatchId;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use super::limits::{Limit, RateLimits};
@@ -82,6 +84,10 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
     if !catch_up(&runtime, id, &mut last, &mut sink).await {
         return;
     }
+    // A command runs beside the forwarding of events: its events reach the
+    // player as each commits, not once the whole command is done (a game's
+    // last move once waited for the persona's after_match and reflection).
+    let mut pending: Option<Pin<Box<dyn Future<Output = Option<serde_json::Value>> + Send>>> = None;
     loop {
         tokio::select! {
             event = async { live.as_mut().expect("guarded").recv().await }, if live.is_some() => match event {
@@ -102,12 +108,18 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
                     live = None;
                 }
             },
-            frame = stream.next() => match frame {
+            // The command's answer (an error frame, if any); its events came meanwhile.
+            reply = async { pending.as_mut().expect("guarded").await }, if pending.is_some() => {
+                pending = None;
+                if let Some(reply) = reply && sink.send(text(reply)).await.is_err() {
+                    return;
+                }
+            },
+            // One command at a time, in the order sent; the next waits in the socket.
+            frame = stream.next(), if pending.is_none() => match frame {
                 Some(Ok(Message::Text(body))) => {
-                    let reply = handle(&runtime, &limits, id, body.as_str()).await;
-                    if let Some(reply) = reply && sink.send(text(reply)).await.is_err() {
-                        return;
-                    }
+                    let (runtime, limits) = (runtime.clone(), limits.clone());
+                    pending = Some(Box::pin(async move { handle(&runtime, &limits, id, body.as_str()).await }));
                 }
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(_)) => {}

@@ -22,6 +22,13 @@ pub enum Behaviour {
     Fail,
     /// Waits this long, then answers.
     Slow(Duration, String),
+    /// Waits `wait` before answering a request whose body holds `needle`;
+    /// answers any other at once.
+    SlowWhen {
+        needle: String,
+        wait: Duration,
+        answer: String,
+    },
     /// A 200 whose body stops halfway.
     Truncated,
     /// A 200 whose body is not JSON at all.
@@ -184,6 +191,12 @@ async fn respond(behaviour: Behaviour, body: &Value, wrap: impl Fn(&str) -> Valu
         Behaviour::Slow(d, text) => {
             tokio::time::sleep(d).await;
             Json(wrap(&text)).into_response()
+        }
+        Behaviour::SlowWhen { needle, wait, answer } => {
+            if body.to_string().contains(&needle) {
+                tokio::time::sleep(wait).await;
+            }
+            Json(wrap(&answer)).into_response()
         }
         Behaviour::Fail => (StatusCode::INTERNAL_SERVER_ERROR, "model crashed").into_response(),
         Behaviour::Truncated => {
