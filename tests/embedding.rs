@@ -59,6 +59,11 @@ async fn embeddings_match_the_reference_similarities() {
     embedder.embed_memoized(vec![fresh.to_string()]).await.unwrap();
     assert_eq!(embedder.stats().texts_embedded, again, "the memo keeps what it ran");
 
+    // The model's threads (its own and ONNX Runtime's, which it started)
+    // yield to the rest of the service.
+    let nice = model_thread_niceness();
+    assert!(!nice.is_empty() && nice.iter().all(|&n| n == 10), "{nice:?}");
+
     // Callers at once each get their own texts' vectors, in their own
     // order. Every text runs alone (the model quantizes its activations per
     // run), so its vector is the very one it gets alone, whatever else
@@ -142,4 +147,20 @@ async fn embeddings_match_the_reference_similarities() {
         "in the memo"
     );
     assert_eq!(embedder.stats().queries_shed, shed_before + 2);
+}
+
+/// The niceness of each of this process's threads named "embedder".
+fn model_thread_niceness() -> Vec<i64> {
+    let mut found = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if comm.trim() != "embedder" {
+            continue;
+        }
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap();
+        // Fields after the parenthesised name; niceness is the 19th field of stat.
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        found.push(after_name.split(' ').nth(16).unwrap().parse().unwrap());
+    }
+    found
 }
