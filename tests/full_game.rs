@@ -44,14 +44,10 @@ async fn a_full_game_over_http_and_websocket() {
     .await;
     ws_send(&mut ws, json!({ "type": "move", "move": "e9" })).await;
     ws_send(&mut ws, json!({ "type": "move", "move": "e4" })).await;
-    let mut frames = Vec::new();
-    while let Some(frame) = ws_next(&mut ws, Duration::from_secs(5)).await {
-        let done = frame["type"] == "move" && frame["data"]["side"] == "persona";
-        frames.push(frame);
-        if done {
-            break;
-        }
-    }
+    let frames = ws_until(&mut ws, Duration::from_secs(5), |f| {
+        f["type"] == "move" && f["data"]["side"] == "persona"
+    })
+    .await;
     let kinds: Vec<&str> = frames.iter().map(|f| f["type"].as_str().unwrap()).collect();
     assert!(kinds.contains(&"message"), "the persona answered the chat: {kinds:?}");
     let error = frames

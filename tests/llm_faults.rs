@@ -304,14 +304,10 @@ async fn a_websocket_shows_each_event_while_the_model_still_thinks() {
         (Some("message"), Some("user"))
     );
     // The command itself did wait for the model: the answer came after.
-    let mut rest = Vec::new();
-    while let Some(frame) = ws_next(&mut ws, Duration::from_secs(30)).await {
-        let done = frame["type"] == "message" && frame["data"]["sender"] == "persona";
-        rest.push(frame);
-        if done {
-            break;
-        }
-    }
+    let rest = ws_until(&mut ws, Duration::from_secs(30), |f| {
+        f["type"] == "message" && f["data"]["sender"] == "persona"
+    })
+    .await;
     assert_eq!(
         rest.last().map(|f| f["data"]["content"].clone()),
         Some(json!("Go on, Pat.")),

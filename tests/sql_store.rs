@@ -301,39 +301,13 @@ async fn sqlite_wal_starts_over_under_continuous_writes() {
         .await
         .unwrap();
     let player = db.create_player("Wal", "hash-wal").await.unwrap();
-    let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
-    let writer = {
-        let (db, writing) = (db.clone(), writing.clone());
-        tokio::spawn(async move {
-            let mut writes = 0u64;
-            while writing.load(std::sync::atomic::Ordering::Relaxed) {
-                db.create_player(&format!("p{writes}"), &format!("h{writes}"))
-                    .await
-                    .unwrap();
-                writes += 1;
-            }
-            writes
-        })
-    };
-    let mut checkpointer = db.checkpointer().expect("SQLite has one");
-    let mut seen = Vec::new();
-    for _ in 0..20 {
-        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
-        let done = checkpointer.run().await.unwrap();
-        seen.push((done.wal_frames, done.restarted));
-    }
-    writing.store(false, std::sync::atomic::Ordering::Relaxed);
-    let writes = writer.await.unwrap();
+    let (seen, writes) = checkpoints_beside_a_writer(&db, None).await;
     assert!(writes > 100, "the writer barely ran ({writes} writes)");
-    let frames: Vec<i64> = seen.iter().map(|(f, _)| *f).collect();
+    assert!(seen.iter().all(|c| c.restarted), "a checkpoint was held up: {seen:?}");
+    let most = seen.iter().map(|c| c.wal_frames).max().unwrap();
     assert!(
-        seen.iter().all(|(_, restarted)| *restarted),
-        "a checkpoint was held up: {seen:?}"
-    );
-    let most = *frames.iter().max().unwrap();
-    assert!(
-        most > 0 && most < writes as i64 / 2,
-        "the WAL kept growing: frames at each checkpoint {frames:?}, {writes} writes in all"
+        most > 0 && most < writes / 2,
+        "the WAL kept growing: {seen:?}, {writes} writes in all"
     );
     assert!(db.player_by_token_hash("hash-wal").await.unwrap().map(|p| p.id) == Some(player.id));
 }
@@ -347,6 +321,25 @@ async fn sqlite_wal_starts_over_without_holding_a_pausing_writer() {
     let db = Db::connect(&format!("sqlite://{}", dir.path().join("t.db").display()))
         .await
         .unwrap();
+    let pause = std::time::Duration::from_millis(2);
+    let (seen, writes) = checkpoints_beside_a_writer(&db, Some(pause)).await;
+    assert!(writes > 50, "the writer barely ran ({writes} writes)");
+    assert!(seen.iter().all(|c| c.restarted), "{seen:?}");
+    let forced = seen.iter().filter(|c| c.forced).count();
+    assert!(forced <= 5, "{forced} of 20 checkpoints held the writer back: {seen:?}");
+    let most = seen.iter().map(|c| c.wal_frames).max().unwrap();
+    assert!(
+        most > 0 && most < writes / 2,
+        "the WAL kept growing: {seen:?}, {writes} writes"
+    );
+}
+
+/// Twenty checkpoints, 40 ms apart, while a writer adds players (pausing
+/// `pause` after each, if given): what each did, and the writes made.
+async fn checkpoints_beside_a_writer(
+    db: &Db,
+    pause: Option<std::time::Duration>,
+) -> (Vec<kibitz::store::Checkpoint>, i64) {
     let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let writer = {
         let (db, writing) = (db.clone(), writing.clone());
@@ -357,7 +350,9 @@ async fn sqlite_wal_starts_over_without_holding_a_pausing_writer() {
                     .await
                     .unwrap();
                 writes += 1;
-                tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+                if let Some(pause) = pause {
+                    tokio::time::sleep(pause).await;
+                }
             }
             writes
         })
@@ -369,14 +364,5 @@ async fn sqlite_wal_starts_over_without_holding_a_pausing_writer() {
         seen.push(checkpointer.run().await.unwrap());
     }
     writing.store(false, std::sync::atomic::Ordering::Relaxed);
-    let writes = writer.await.unwrap();
-    assert!(writes > 50, "the writer barely ran ({writes} writes)");
-    assert!(seen.iter().all(|c| c.restarted), "{seen:?}");
-    let forced = seen.iter().filter(|c| c.forced).count();
-    assert!(forced <= 5, "{forced} of 20 checkpoints held the writer back: {seen:?}");
-    let most = seen.iter().map(|c| c.wal_frames).max().unwrap();
-    assert!(
-        most > 0 && most < writes / 2,
-        "the WAL kept growing: {seen:?}, {writes} writes"
-    );
+    (seen, writer.await.unwrap())
 }

@@ -420,6 +420,20 @@ pub async fn ws_next(ws: &mut Ws, wait: Duration) -> Option<Value> {
     }
 }
 
+/// Frames up to and including the first for which `done` holds (all of
+/// them if none does before a `wait` passes with no frame).
+pub async fn ws_until(ws: &mut Ws, wait: Duration, done: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut frames = Vec::new();
+    while let Some(frame) = ws_next(ws, wait).await {
+        let last = done(&frame);
+        frames.push(frame);
+        if last {
+            break;
+        }
+    }
+    frames
+}
+
 pub async fn ws_send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
 }
