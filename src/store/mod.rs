@@ -85,14 +85,15 @@ pub struct Checkpoint {
     pub restarted: bool,
 }
 
-/// PASSIVE passes before the RESTART backstop. Under a live load the
-/// third or fourth pass finds nothing new (measured: 1,000 matches).
+/// PASSIVE passes before the RESTART backstop, which then has only what
+/// one short pass missed to copy.
 const PASSIVE_PASSES: u32 = 6;
 
 impl Checkpointer {
     /// PASSIVE passes copy the WAL without holding anyone up, each one the
     /// frames written during the one before, until a pass finds every frame
-    /// copied and none added since the pass before: the next write then
+    /// copied and none added since the pass before (or the WAL already
+    /// started over by a writer, all of it copied): the next write then
     /// starts the WAL file over. Only a writer that never pauses outruns
     /// them; then a RESTART pass copies the rest while it holds writers
     /// back. (RESTART after every first pass, as before, held every match's
@@ -119,7 +120,8 @@ impl Checkpointer {
         while !done.restarted && done.passes < PASSIVE_PASSES {
             let (_, frames, copied) = checkpoint(conn, "PRAGMA wal_checkpoint(PASSIVE)").await?;
             done.passes += 1;
-            done.restarted = copied >= frames && frames == frames_before;
+            // Fewer frames than before: a writer has started the WAL over.
+            done.restarted = copied >= frames && frames <= frames_before;
             frames_before = frames;
         }
         if !done.restarted {
