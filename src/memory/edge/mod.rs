@@ -167,10 +167,11 @@ impl EdgeStore {
             return f(&self.shard);
         }
         let (shard, writer) = (self.shard.clone(), self.writer.clone());
+        let writes = matches!(access, Access::Write);
         tokio::task::spawn_blocking(move || {
-            let _one_writer = match access {
-                Access::Search | Access::Quick => None,
-                Access::Write => Some(writer.lock().map_err(|_| err("writer lock poisoned"))?),
+            let _one_writer = match writes {
+                true => Some(writer.lock().map_err(|_| err("writer lock poisoned"))?),
+                false => None,
             };
             f(&shard)
         })
