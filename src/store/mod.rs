@@ -199,6 +199,12 @@ impl Db {
         let options = AnyConnectOptions::from_str(url)?;
         let pool = AnyPoolOptions::new()
             .max_connections(if backend == Backend::Sqlite { 1 } else { 8 })
+            // sqlx pings a connection before lending it: on SQLite a round
+            // trip to the connection's thread on every query's path, for a
+            // file that has no peer to lose (its ping as the connection
+            // comes back still catches a broken one). bench trigger at 1M:
+            // commit wait p50 0.19-0.29 -> 0.11-0.22 ms.
+            .test_before_acquire(backend != Backend::Sqlite)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
