@@ -89,3 +89,71 @@ async fn user_activity_re_arms_the_idle_timer() {
         .await
     );
 }
+
+/// The admin status says where the matches' time went, phase by phase: each
+/// user move, each choice of the persona's move, each trigger, each commit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_status_times_each_phase_of_the_moves_played() {
+    const ADMIN: &str = "admin-token-for-phase-timings-0123";
+    let server = Server::start_with(&[("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
+    let player = server.new_player("Ola").await;
+    let (m, created) = server.new_match(&player, "viktor", "white").await;
+    let mut state = created["state"].clone();
+    // A refused move is not a move played: it is not timed as one.
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "e5" }))
+        .await;
+    assert_eq!(status, 422, "{out}");
+    for _ in 0..3 {
+        let first_legal = state["legal_moves"][0]["uci"].as_str().unwrap().to_string();
+        let (status, out) = server
+            .post(&format!("/api/matches/{m}/moves"), json!({ "move": first_legal }))
+            .await;
+        assert_eq!(status, 200, "{out}");
+        state = out["state"].clone();
+    }
+    assert_eq!(state["status"], "active", "three moves end no game");
+
+    let (status, s) = server.get_as("/api/admin/status", ADMIN).await;
+    assert_eq!(status, 200, "{s}");
+    let phase = |name: &str| {
+        s["timings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["phase"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name} in {s}"))
+    };
+    let count = |name: &str| phase(name)["count"].as_u64().unwrap();
+    assert_eq!(count("user_move"), 3);
+    assert_eq!(count("on_user_move"), 3);
+    assert_eq!(count("before_agent_move"), 3);
+    assert_eq!(count("persona_move"), 3);
+    assert_eq!(count("before_match"), 1);
+    // The match's start and each move waited for their commits.
+    assert!(count("commit") >= 4, "{s}");
+    for name in ["user_move", "persona_move", "commit", "on_user_move"] {
+        let p = phase(name);
+        let (p50, p99, max) = (
+            p["p50_ms"].as_f64().unwrap(),
+            p["p99_ms"].as_f64().unwrap(),
+            p["max_ms"].as_f64().unwrap(),
+        );
+        assert!(0.0 < p50 && p50 <= p99 && p99 <= max, "{p}");
+        let bucketed: u64 = p["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[1].as_u64().unwrap())
+            .sum();
+        assert_eq!(bucketed, p["count"].as_u64().unwrap(), "{p}");
+    }
+    // A user's move holds its trigger and the persona's answer.
+    let max = |name: &str| phase(name)["max_ms"].as_f64().unwrap();
+    assert!(max("user_move") >= max("on_user_move"), "{s}");
+    assert!(max("user_move") >= max("persona_move"), "{s}");
+    // Players do not see it.
+    let (status, _) = server.get_as("/api/admin/status", &server.token(&player)).await;
+    assert_eq!(status, 403);
+}

@@ -2,6 +2,7 @@
 //! happens to it, so no two decisions for one match ever run at once.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
@@ -13,6 +14,7 @@ use super::error::RuntimeError;
 use super::idle::IdleTimer;
 use super::odds::KnownScores;
 use super::state::{MatchState, Serving, StateParts};
+use super::timing::Phase;
 use crate::chess::engine::Score;
 use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
@@ -121,16 +123,14 @@ impl MatchActor {
                     let _ = reply.send(self.settled(result).await);
                 }
                 Command::User { cmd, reply } => {
-                    let result = self.handle(cmd).await;
-                    let outcome = self.settled(result).await.map(|events| Outcome {
+                    let outcome = self.handle_settled(cmd).await.map(|events| Outcome {
                         events,
                         state: self.state(),
                     });
                     let _ = reply.send(outcome);
                 }
                 Command::Submit { cmd, reply } => {
-                    let result = self.handle(cmd).await;
-                    let _ = reply.send(self.settled(result).await.map(drop));
+                    let _ = reply.send(self.handle_settled(cmd).await.map(drop));
                 }
                 Command::State { reply } => {
                     let _ = reply.send(Ok(Outcome {
@@ -161,7 +161,9 @@ impl MatchActor {
     /// `result` once everything the command wrote is committed: nobody is
     /// answered before what they are told is safe in SQL.
     async fn settled<T>(&mut self, result: Result<T, RuntimeError>) -> Result<T, RuntimeError> {
+        let waited = Instant::now();
         let committed = self.emitter.settle().await;
+        self.svc.timings.record(Phase::Commit, waited.elapsed());
         let value = result?;
         committed?;
         Ok(value)
@@ -185,6 +187,18 @@ impl MatchActor {
             events,
             state: self.state(),
         })
+    }
+
+    /// A user's command, answered once settled; a played move's whole time
+    /// is timed (a refused one costs next to nothing and would hide it).
+    async fn handle_settled(&mut self, cmd: UserCommand) -> Result<Events, RuntimeError> {
+        let (started, is_move) = (Instant::now(), matches!(cmd, UserCommand::Move(_)));
+        let result = self.handle(cmd).await;
+        let result = self.settled(result).await;
+        if is_move && result.is_ok() {
+            self.svc.timings.record(Phase::UserMove, started.elapsed());
+        }
+        result
     }
 
     async fn handle(&mut self, cmd: UserCommand) -> Result<Events, RuntimeError> {
@@ -357,7 +371,9 @@ impl MatchActor {
             llm: self.agent_llm.as_deref().map(|s| s as &dyn ChatModel),
             sub_llm: self.sub_llm.as_deref().map(|s| s as &dyn ChatModel),
         };
+        let (started, kind) = (Instant::now(), trigger.kind);
         let outcome = self.svc.pipeline.fire(trigger, &ctx, side).await?;
+        self.svc.timings.record(Phase::Trigger(kind), started.elapsed());
         if let Some(emotion) = outcome.emotion {
             self.emotion = emotion;
         }

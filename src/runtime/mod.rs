@@ -10,6 +10,7 @@ mod reflect;
 mod services;
 mod shutdown;
 mod state;
+mod timing;
 mod turns;
 
 use std::collections::HashMap;
@@ -24,6 +25,7 @@ pub use error::RuntimeError;
 pub use services::{MemoryOnly, Services, StartError};
 pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};
+pub use timing::{Phase, PhaseStats, PhaseTimes};
 
 use actor::{Command, MatchActor};
 use idle::IdleTimer;

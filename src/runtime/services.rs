@@ -25,6 +25,8 @@ use crate::store::{Db, StoreError};
 use crate::subconscious::{Subconscious, situation};
 use crate::triggers::Pipeline;
 
+use super::PhaseTimes;
+
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(transparent)]
@@ -63,6 +65,8 @@ pub struct Services {
     pub llm: Option<LlmPool>,
     pub pipeline: Pipeline,
     pub scheduler: JobScheduler,
+    /// Where the matches' time goes, per phase (admin status).
+    pub timings: PhaseTimes,
     by_id: HashMap<String, Arc<Persona>>,
     /// Held for the life of the process: the vector shard is single-process.
     /// Removed at a clean shutdown (`marker.release()`).
@@ -129,6 +133,7 @@ impl Services {
             llm,
             pipeline,
             scheduler,
+            timings: PhaseTimes::default(),
             by_id,
             marker,
             _data_lock: data_lock,

@@ -1,11 +1,14 @@
 //! The persona's side of the game: its moves, draw offers, idle nudges, and
 //! the end of the match.
 
+use std::time::Instant;
+
 use serde_json::json;
 
 use super::actor::MatchActor;
 use super::error::RuntimeError;
 use super::odds::KnownScores;
+use super::timing::Phase;
 use crate::chess::GameEnd;
 use crate::events::MatchEvent;
 use crate::memory::Scope;
@@ -26,7 +29,15 @@ impl MatchActor {
         if self.game.end().is_some() || self.game.turn() == self.user_color || !self.brain.answers_at_once() {
             return None;
         }
-        Some(decide_move(self.brain.as_mut(), &self.game).await)
+        Some(self.decide().await)
+    }
+
+    /// The persona's move brain's choice in this position, timed.
+    async fn decide(&mut self) -> Driven {
+        let started = Instant::now();
+        let driven = decide_move(self.brain.as_mut(), &self.game).await;
+        self.svc.timings.record(Phase::PersonaMove, started.elapsed());
+        driven
     }
 
     /// Plays the persona's move if it is its turn: the brain's choice (or
@@ -43,7 +54,7 @@ impl MatchActor {
         }
         let driven = match decided {
             Some(driven) => driven,
-            None => decide_move(self.brain.as_mut(), &self.game).await,
+            None => self.decide().await,
         };
         let (m, known) = match driven {
             Driven::Move { mv, report, .. } => {

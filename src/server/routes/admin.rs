@@ -9,6 +9,7 @@ use serde::Deserialize;
 use crate::ids::PlayerId;
 use crate::memory::Scope;
 use crate::memory::embed::EmbedStats;
+use crate::runtime::PhaseStats;
 use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::{AppState, error::ApiError};
@@ -69,14 +70,16 @@ pub async fn consolidate(
 }
 
 /// What an operator checks first: memories in SQL and in the vector index
-/// (equal when they agree), the matches running now, and how much the
-/// embedding model works (memo hits are texts it did not have to run).
+/// (equal when they agree), the matches running now, how much the
+/// embedding model works (memo hits are texts it did not have to run), and
+/// where the matches' time goes since start, per phase.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Status {
     memories_sql: u64,
     memories_index: u64,
     live_matches: usize,
     embedding: EmbedStats,
+    timings: Vec<PhaseStats>,
 }
 
 #[utoipa::path(get, path = "/api/admin/status", tag = "admin", security(("bearer" = [])), responses((status = 200, body = Status), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
@@ -88,6 +91,7 @@ pub async fn status(State(app): State<AppState>, caller: Caller) -> Result<Json<
         memories_index,
         live_matches: app.runtime.live_matches(),
         embedding: app.runtime.services().memory.embedding_stats(),
+        timings: app.runtime.services().timings.snapshot(),
     }))
 }
 
