@@ -22,7 +22,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use super::live_board::Game;
-use super::live_report::{CpuUse, Tally, report};
+use super::live_phases;
+use super::live_report::{CpuUse, ServerView, Tally, report};
 use super::live_server::{LiveServer, own_cpu_seconds};
 use kibitz::config::Config;
 
@@ -135,6 +136,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     let cpu_before = (server.cpu(), own_cpu_seconds());
     let _ = start_tx.send(Some((started, deadline)));
     let rss = server.watch_rss(deadline);
+    let phases = live_phases::watch(&server, deadline);
     for t in tasks {
         if let Ok(Err(e)) = t.await {
             tracing::warn!("a match failed: {e:#}");
@@ -148,10 +150,18 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         engines_s: cpu_after.engines - cpu_before.0.engines,
         generator_s: own_after - cpu_before.1,
     };
+    let mut phases = phases.await.unwrap_or_default();
+    if let (Some(token), false) = (&server.admin_token, phases.is_empty()) {
+        phases.extend(live_phases::snapshot(&http, &server.base, token).await);
+    }
     let played = std::mem::take(&mut *played.lock().expect("played"));
     check_all(&http, &server.base, played, &mut tally).await;
     let embedding = embedding_stats(&http, &server).await;
-    report(&args, &mut tally, opened_s, peak_rss_mb, cpu, embedding)
+    let server_view = ServerView {
+        embedding,
+        phases: live_phases::report(&phases),
+    };
+    report(&args, &mut tally, opened_s, peak_rss_mb, cpu, server_view)
 }
 
 /// The server's embedding counters (texts run, memo hits), when its admin token is known.

@@ -69,14 +69,22 @@ impl CpuUse {
     }
 }
 
+/// What the server itself said: its embedding counters and its per-phase
+/// timings of the load (each `Value::Null` when unknown).
+pub(super) struct ServerView {
+    pub(super) embedding: Value,
+    pub(super) phases: Value,
+}
+
 pub(super) fn report(
     args: &LiveArgs,
     t: &mut Tally,
     opened_s: f64,
     peak_rss_mb: f64,
     cpu: CpuUse,
-    embedding: Value,
+    server: ServerView,
 ) -> anyhow::Result<()> {
+    let ServerView { embedding, phases } = server;
     if t.latencies_ms.is_empty() {
         bail!("no move was answered: is the server up?");
     }
@@ -134,7 +142,7 @@ pub(super) fn report(
         "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
         "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes,
-        "embedding": embedding,
+        "embedding": embedding, "server_phases": phases,
         "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
     });
     if let Some(dir) = args.json.parent() {

@@ -7,6 +7,7 @@ mod bench_prompt;
 mod bench_tools;
 mod bench_trigger;
 mod live_board;
+mod live_phases;
 mod live_report;
 mod live_server;
 pub mod memories;
