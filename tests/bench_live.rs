@@ -31,6 +31,17 @@ fn a_small_live_load_loses_nothing_and_keeps_to_its_own_data_dir() {
         assert_eq!(figures[zero], 0, "{zero}: {figures}");
     }
     assert!(figures["move_reply_p99_ms"].as_f64() > Some(0.0), "{figures}");
+    // The server's own view of the load: every move the bench had answered
+    // was timed by the server too (moves still in flight at the end may add).
+    let phases = &figures["server_phases"];
+    let user_moves = phases["whole_load"]["user_move"]["count"].as_u64().unwrap_or(0);
+    assert!(user_moves >= figures["moves"].as_u64().unwrap(), "{figures}");
+    assert!(
+        phases["whole_load"]["on_user_move"]["p99_ms"].as_f64() > Some(0.0),
+        "{figures}"
+    );
+    let windows = phases["p99_ms_by_10s"]["user_move"].as_array().map_or(0, Vec::len);
+    assert_eq!(windows, 1, "a 6 s load is one 10 s window: {figures}");
     // The server's index lives in its temp data dir, not in the caller's
     // `data/` (the configuration the bench hands over names derived paths).
     assert!(!cwd.path().join("data").exists(), "the bench wrote into ./data");

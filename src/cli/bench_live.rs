@@ -67,6 +67,8 @@ pub struct LiveArgs {
 const NUDGE_AFTER_MOVES: f64 = 3.0;
 const QUIET_SHARE: usize = 10;
 pub(super) const WINDOW: Duration = Duration::from_secs(10);
+/// How long the reply to a move sent just before the deadline may take.
+const LAST_REPLY_WAIT: Duration = Duration::from_secs(10);
 
 pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     let personas = kibitz::personas::load_dir(&config.personas_dir)?;
@@ -134,9 +136,9 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let deadline = started + Duration::from_secs(args.seconds);
     let cpu_before = (server.cpu(), own_cpu_seconds());
+    let phases = live_phases::watch(&server, deadline).await;
     let _ = start_tx.send(Some((started, deadline)));
     let rss = server.watch_rss(deadline);
-    let phases = live_phases::watch(&server, deadline);
     for t in tasks {
         if let Ok(Err(e)) = t.await {
             tracing::warn!("a match failed: {e:#}");
@@ -330,9 +332,10 @@ impl MatchCtx {
                 .saturating_duration_since(Instant::now())
                 .min(deadline - Instant::now());
             match tokio::time::timeout(wait, stream.next()).await {
-                Ok(Some(Ok(Message::Text(t)))) => play.observe(&serde_json::from_str(t.as_str())?, idle_after),
-                Ok(Some(Ok(_))) => {}
-                Ok(_) => bail!("the WebSocket closed"),
+                Ok(frame) => play.read(frame, idle_after)?,
+                // The deadline, not the move timer: every match would send
+                // at this instant, a burst no real load has.
+                Err(_) if Instant::now() >= deadline => break,
                 Err(_) => {
                     next_move = Instant::now() + self.move_every;
                     if self.quiet && play.my_moves >= 2 {
@@ -342,6 +345,15 @@ impl MatchCtx {
                         sink.send(Message::Text(cmd.to_string().into())).await?;
                     }
                 }
+            }
+        }
+        // A move sent before the deadline counts, however late its reply:
+        // leaving it out would hide the slowest replies of all.
+        let grace = Instant::now() + LAST_REPLY_WAIT;
+        while play.sent_at.is_some() && !play.game.over {
+            match tokio::time::timeout_at(grace.into(), stream.next()).await {
+                Ok(frame) => play.read(frame, idle_after)?,
+                Err(_) => bail!("the last move had no reply within {LAST_REPLY_WAIT:?}"),
             }
         }
         Ok(())
@@ -397,6 +409,20 @@ impl Play {
             started,
             quiet,
         }
+    }
+
+    /// One read from the WebSocket: an event is observed, the socket's end is an error.
+    fn read(
+        &mut self,
+        frame: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+        idle_after: f64,
+    ) -> anyhow::Result<()> {
+        match frame {
+            Some(Ok(Message::Text(t))) => self.observe(&serde_json::from_str(t.as_str())?, idle_after),
+            Some(Ok(_)) => {}
+            _ => bail!("the WebSocket closed"),
+        }
+        Ok(())
     }
 
     fn observe(&mut self, frame: &Value, idle_after: f64) {

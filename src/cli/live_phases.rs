@@ -22,24 +22,29 @@ const SHOWN: [&str; 5] = [
     "commit",
 ];
 
-/// Snapshots of the server's timings from now until `deadline`, one per
-/// `WINDOW`; empty when the server's admin token is not known.
-pub(super) fn watch(server: &LiveServer, deadline: Instant) -> JoinHandle<Vec<Vec<PhaseStats>>> {
+/// Snapshots of the server's timings: one now (before the load starts, so
+/// it holds none of the load's moves), then one per `WINDOW` until
+/// `deadline`; empty when the server's admin token is not known.
+pub(super) async fn watch(server: &LiveServer, deadline: Instant) -> JoinHandle<Vec<Vec<PhaseStats>>> {
     let (http, base, token) = (reqwest::Client::new(), server.base.clone(), server.admin_token.clone());
+    let first = match &token {
+        Some(token) => snapshot(&http, &base, token).await,
+        None => None,
+    };
     tokio::spawn(async move {
-        let mut snapshots = Vec::new();
-        let Some(token) = token else {
-            return snapshots;
+        let (Some(token), Some(first)) = (token, first) else {
+            return Vec::new();
         };
+        let mut snapshots = vec![first];
         // The last window ends with the snapshot taken once the load is over.
-        let mut next = Instant::now();
+        let mut next = Instant::now() + WINDOW;
         while next < deadline {
+            tokio::time::sleep_until(next.into()).await;
             match snapshot(&http, &base, &token).await {
                 Some(s) => snapshots.push(s),
                 None => return Vec::new(),
             }
             next += WINDOW;
-            tokio::time::sleep_until(next.min(deadline).into()).await;
         }
         snapshots
     })
