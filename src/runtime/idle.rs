@@ -74,6 +74,15 @@ impl IdleTimer {
         }
     }
 
+    /// The current job has fired. The scheduler deletes a one-shot job
+    /// itself once it has run, so it is forgotten here, not removed:
+    /// removing it raced with the scheduler's own record of that run, which
+    /// then logged "Could not get job metadata" at ERROR (after every nudge
+    /// under load).
+    pub fn fired(&mut self) {
+        self.job = None;
+    }
+
     pub async fn cancel(&mut self) {
         if let Some(id) = self.job.take() {
             let _ = self.scheduler.remove(&id).await;
@@ -101,5 +110,40 @@ mod tests {
         assert_eq!(delays, vec![5.0, 10.0, 20.0]);
         timer.reset();
         assert_eq!(timer.next_delay(&policy, 1.0), Some(Duration::from_secs(10)));
+    }
+
+    /// `fired` leaves a run one-shot job to the scheduler, which must then
+    /// delete it itself, or every nudge would leave one behind.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_fired_job_is_deleted_by_the_scheduler_itself() {
+        let scheduler = JobScheduler::new().await.unwrap();
+        scheduler.start().await.unwrap();
+        let mut timer = IdleTimer::new(scheduler.clone());
+        let (tx, mut rx) = mpsc::channel(4);
+        timer.arm(Duration::from_millis(50), tx.downgrade()).await;
+        let fired_id = timer.job.expect("armed");
+        let fired = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await;
+        assert!(matches!(fired, Ok(Some(Command::IdleFired { generation: 1 }))));
+        timer.fired();
+        timer.arm(Duration::from_secs(600), tx.downgrade()).await;
+        let mut gone = false;
+        for _ in 0..50 {
+            if !stored(&scheduler, fired_id).await {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(gone, "the fired job is still in the scheduler");
+        assert!(
+            stored(&scheduler, timer.job.expect("re-armed")).await,
+            "the new job is kept"
+        );
+    }
+
+    async fn stored(scheduler: &JobScheduler, id: Uuid) -> bool {
+        let storage = scheduler.context().metadata_storage.clone();
+        let found = storage.write().await.get(id).await;
+        found.expect("the scheduler's store answers").is_some()
     }
 }

@@ -177,8 +177,12 @@ impl MatchActor {
     }
 
     pub(super) async fn on_idle(&mut self, generation: u64) -> Result<(), RuntimeError> {
+        if !self.idle.is_current(generation) {
+            return Ok(());
+        }
+        self.idle.fired();
         let waiting = self.game.end().is_none() && self.game.turn() == self.user_color;
-        if !self.idle.is_current(generation) || !waiting {
+        if !waiting {
             return Ok(());
         }
         let nudge = self.idle.nudges;
