@@ -37,7 +37,7 @@ const TRIGGERS: [TriggerKind; 6] = [
     TriggerKind::AfterMatch,
 ];
 
-const PHASES: usize = 3 + TRIGGERS.len();
+const PHASES: usize = 9;
 
 impl Phase {
     fn index(self) -> usize {
@@ -45,7 +45,15 @@ impl Phase {
             Phase::UserMove => 0,
             Phase::PersonaMove => 1,
             Phase::Commit => 2,
-            Phase::Trigger(kind) => 3 + TRIGGERS.iter().position(|k| *k == kind).unwrap_or(0),
+            // Exhaustive, so a new kind of trigger cannot be filed under another.
+            Phase::Trigger(kind) => match kind {
+                TriggerKind::BeforeMatch => 3,
+                TriggerKind::OnUserInput => 4,
+                TriggerKind::OnUserMove => 5,
+                TriggerKind::BeforeAgentMove => 6,
+                TriggerKind::IdleWait => 7,
+                TriggerKind::AfterMatch => 8,
+            },
         }
     }
 
@@ -118,7 +126,7 @@ fn bucket_of(micros: u64) -> usize {
 }
 
 /// The smallest value past bucket `index` (its exclusive upper bound).
-pub fn bucket_end(index: usize) -> u64 {
+fn bucket_end(index: usize) -> u64 {
     let index = index as u64;
     if index < SUB {
         return index + 1;
@@ -158,7 +166,7 @@ pub struct PhaseStats {
 
 impl PhaseStats {
     /// Figures from per-bucket counts (indexed as `bucket_of` places them).
-    pub fn from_counts(phase: &str, counts: &[u64]) -> PhaseStats {
+    fn from_counts(phase: &str, counts: &[u64]) -> PhaseStats {
         let buckets: Vec<(u64, u64)> = counts
             .iter()
             .enumerate()
@@ -229,6 +237,13 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_phase_has_a_slot_of_its_own() {
+        let mut slots: Vec<usize> = Phase::all().map(Phase::index).collect();
+        slots.sort();
+        assert_eq!(slots, (0..PHASES).collect::<Vec<_>>());
     }
 
     #[test]
