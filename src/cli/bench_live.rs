@@ -152,10 +152,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         engines_s: cpu_after.engines - cpu_before.0.engines,
         generator_s: own_after - cpu_before.1,
     };
-    let mut phases = phases.await.unwrap_or_default();
-    if let (Some(token), false) = (&server.admin_token, phases.is_empty()) {
-        phases.extend(live_phases::snapshot(&http, &server.base, token).await);
-    }
+    let phases = phases.finish().await;
     let played = std::mem::take(&mut *played.lock().expect("played"));
     check_all(&http, &server.base, played, &mut tally).await;
     let embedding = embedding_stats(&http, &server).await;

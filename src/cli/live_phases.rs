@@ -22,57 +22,94 @@ const SHOWN: [&str; 5] = [
     "commit",
 ];
 
-/// Snapshots of the server's timings: one now (before the load starts, so
-/// it holds none of the load's moves), then one per `WINDOW` until
-/// `deadline`; empty when the server's admin token is not known.
-pub(super) async fn watch(server: &LiveServer, deadline: Instant) -> JoinHandle<Vec<Vec<PhaseStats>>> {
-    let (http, base, token) = (reqwest::Client::new(), server.base.clone(), server.admin_token.clone());
-    let first = match &token {
-        Some(token) => snapshot(&http, &base, token).await,
+/// The server's timings, snapshotted through the load.
+pub(super) struct PhaseWatch {
+    task: JoinHandle<Vec<Vec<PhaseStats>>>,
+    source: Option<Source>,
+}
+
+/// Where the snapshots come from: the server's admin status.
+#[derive(Clone)]
+struct Source {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+impl Source {
+    /// The server's timings now, if it answers.
+    async fn snapshot(&self) -> Option<Vec<PhaseStats>> {
+        let status: Value = self
+            .http
+            .get(format!("{}/api/admin/status", self.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .ok()?
+            .json()
+            .await
+            .ok()?;
+        serde_json::from_value(status["timings"].clone()).ok()
+    }
+}
+
+/// One snapshot now (before the load starts, so it holds none of the
+/// load's moves), then one per `WINDOW` until `deadline`; nothing when the
+/// server's admin token is not known.
+pub(super) async fn watch(server: &LiveServer, deadline: Instant) -> PhaseWatch {
+    let source = server.admin_token.clone().map(|token| Source {
+        http: reqwest::Client::new(),
+        base: server.base.clone(),
+        token,
+    });
+    let first = match &source {
+        Some(source) => source.snapshot().await,
         None => None,
     };
-    tokio::spawn(async move {
-        let (Some(token), Some(first)) = (token, first) else {
+    let polled = source.clone();
+    let task = tokio::spawn(async move {
+        let (Some(source), Some(first)) = (polled, first) else {
             return Vec::new();
         };
         let mut snapshots = vec![first];
-        // The last window ends with the snapshot taken once the load is over.
         let mut next = Instant::now() + WINDOW;
         while next < deadline {
             tokio::time::sleep_until(next.into()).await;
-            match snapshot(&http, &base, &token).await {
+            match source.snapshot().await {
                 Some(s) => snapshots.push(s),
                 None => return Vec::new(),
             }
             next += WINDOW;
         }
         snapshots
-    })
+    });
+    PhaseWatch { task, source }
 }
 
-/// The server's timings now, if it answers.
-pub(super) async fn snapshot(http: &reqwest::Client, base: &str, token: &str) -> Option<Vec<PhaseStats>> {
-    let status: Value = http
-        .get(format!("{base}/api/admin/status"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .ok()?
-        .json()
-        .await
-        .ok()?;
-    serde_json::from_value(status["timings"].clone()).ok()
+impl PhaseWatch {
+    /// Every snapshot, the last taken now (once the load is over), or
+    /// none if the server did not answer one.
+    pub(super) async fn finish(self) -> Vec<Vec<PhaseStats>> {
+        let mut snapshots = self.task.await.unwrap_or_default();
+        let last = match (&self.source, snapshots.is_empty()) {
+            (Some(source), false) => source.snapshot().await,
+            _ => None,
+        };
+        match last {
+            Some(last) => snapshots.push(last),
+            None => snapshots.clear(),
+        }
+        snapshots
+    }
 }
 
 /// Prints the whole load's and each window's figures per phase, and
 /// returns them for the JSON report (null without snapshots).
 pub(super) fn report(snapshots: &[Vec<PhaseStats>]) -> Value {
-    let (Some(first), Some(last)) = (snapshots.first(), snapshots.last()) else {
-        return Value::Null;
-    };
     if snapshots.len() < 2 {
         return Value::Null;
     }
+    let (first, last) = (&snapshots[0], &snapshots[snapshots.len() - 1]);
     let mut whole = serde_json::Map::new();
     for now in last {
         let run = since(now, first);
