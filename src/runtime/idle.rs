@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use tokio::sync::mpsc;
 use tokio_cron_scheduler::{Job, JobScheduler};
 use uuid::Uuid;
@@ -12,12 +14,24 @@ use uuid::Uuid;
 use super::actor::Command;
 use crate::personas::IdlePolicy;
 
+/// How near its time a replaced job is left to fire rather than removed.
+/// The scheduler counts in whole seconds and so may fire a one-shot job up to
+/// 2 s early; the third second leaves its deleter time to act on a removal.
+const LEAVE_TO_FIRE: Duration = Duration::from_secs(3);
+
 pub struct IdleTimer {
     scheduler: JobScheduler,
-    job: Option<Uuid>,
+    job: Option<Armed>,
     generation: u64,
     /// Nudges already given since the user last acted.
     pub nudges: u32,
+}
+
+/// The scheduled job and when its nudge is due.
+#[derive(Clone, Copy)]
+struct Armed {
+    id: Uuid,
+    due: Instant,
 }
 
 impl IdleTimer {
@@ -53,7 +67,7 @@ impl IdleTimer {
         self.cancel().await;
         self.generation += 1;
         let generation = self.generation;
-        let due = tokio::time::Instant::now() + delay;
+        let due = Instant::now() + delay;
         let job = Job::new_one_shot_async(delay, move |_, _| {
             let actor = actor.clone();
             Box::pin(async move {
@@ -67,7 +81,7 @@ impl IdleTimer {
         });
         match job {
             Ok(job) => match self.scheduler.add(job).await {
-                Ok(id) => self.job = Some(id),
+                Ok(id) => self.job = Some(Armed { id, due }),
                 Err(e) => tracing::warn!("cannot schedule idle_wait: {e}"),
             },
             Err(e) => tracing::warn!("cannot create idle_wait job: {e}"),
@@ -83,9 +97,15 @@ impl IdleTimer {
         self.job = None;
     }
 
+    /// Removing a job the scheduler has just fired races with its record of
+    /// that run in the same way as `fired` describes, so a job this near its
+    /// time is only forgotten: it fires with an outdated generation, which
+    /// the match ignores, and the scheduler then deletes it itself.
     pub async fn cancel(&mut self) {
-        if let Some(id) = self.job.take() {
-            let _ = self.scheduler.remove(&id).await;
+        if let Some(job) = self.job.take()
+            && job.due.saturating_duration_since(Instant::now()) > LEAVE_TO_FIRE
+        {
+            let _ = self.scheduler.remove(&job.id).await;
         }
     }
 }
@@ -121,24 +141,54 @@ mod tests {
         let mut timer = IdleTimer::new(scheduler.clone());
         let (tx, mut rx) = mpsc::channel(4);
         timer.arm(Duration::from_millis(50), tx.downgrade()).await;
-        let fired_id = timer.job.expect("armed");
+        let fired_id = timer.job.expect("armed").id;
         let fired = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await;
         assert!(matches!(fired, Ok(Some(Command::IdleFired { generation: 1 }))));
         timer.fired();
         timer.arm(Duration::from_secs(600), tx.downgrade()).await;
-        let mut gone = false;
-        for _ in 0..50 {
-            if !stored(&scheduler, fired_id).await {
-                gone = true;
-                break;
+        assert!(
+            gone_within(&scheduler, fired_id, 5).await,
+            "the fired job is still in the scheduler"
+        );
+        assert!(
+            stored(&scheduler, timer.job.expect("re-armed").id).await,
+            "the new job is kept"
+        );
+    }
+
+    /// A job cancelled near its time is left to fire (harmlessly: its
+    /// generation is outdated) and then deleted by the scheduler; one far
+    /// from its time is removed at once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cancel_removes_a_far_job_and_leaves_a_near_one_to_fire() {
+        let scheduler = JobScheduler::new().await.unwrap();
+        scheduler.start().await.unwrap();
+        let mut timer = IdleTimer::new(scheduler.clone());
+        let (tx, mut rx) = mpsc::channel(4);
+
+        timer.arm(Duration::from_secs(600), tx.downgrade()).await;
+        let far = timer.job.expect("armed").id;
+        timer.cancel().await;
+        assert!(gone_within(&scheduler, far, 5).await, "a far job is removed");
+
+        timer.arm(Duration::from_millis(50), tx.downgrade()).await;
+        let near = timer.job.expect("armed").id;
+        timer.cancel().await;
+        assert!(stored(&scheduler, near).await, "a near job is left to fire");
+        let fired = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await;
+        assert!(matches!(fired, Ok(Some(Command::IdleFired { generation: 2 }))));
+        assert!(!timer.is_current(2), "the match ignores it");
+        assert!(gone_within(&scheduler, near, 5).await, "the scheduler deletes it");
+    }
+
+    async fn gone_within(scheduler: &JobScheduler, id: Uuid, secs: u64) -> bool {
+        for _ in 0..secs * 10 {
+            if !stored(scheduler, id).await {
+                return true;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        assert!(gone, "the fired job is still in the scheduler");
-        assert!(
-            stored(&scheduler, timer.job.expect("re-armed")).await,
-            "the new job is kept"
-        );
+        false
     }
 
     async fn stored(scheduler: &JobScheduler, id: Uuid) -> bool {
