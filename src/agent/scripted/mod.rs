@@ -67,8 +67,21 @@ impl Brain for ScriptedBrain {
 /// The board itself reminded the persona of something: say so.
 fn board_reminder(input: &BrainInput<'_>) -> Option<Action> {
     let r = input.memories.iter().find(|r| !r.why.is_empty())?;
-    let text = format!("That reminds me, {}: {}", r.why, r.memory.content);
-    Some(Action::say(text, &input.persona.tones[0]))
+    Some(Action::say(reminder(r), &input.persona.tones[0]))
+}
+
+/// "That reminds me, <why>: “<memory>”".
+fn reminder(r: &Recalled) -> String {
+    match r.why.as_str() {
+        "" => format!("That reminds me: {}", quoted(&r.memory.content)),
+        why => format!("That reminds me, {why}: {}", quoted(&r.memory.content)),
+    }
+}
+
+/// A memory in quotes: it tells of another time, and the claim checker must
+/// not read it as words about this board ("lost to me by checkmate").
+fn quoted(memory: &str) -> String {
+    format!("“{}”", memory.trim())
 }
 
 /// Placeholder values for one line.
@@ -111,9 +124,7 @@ impl Speaker<'_> {
             .replace("{move}", fill.mv)
             .replace("{piece}", fill.piece)
             .replace("{result}", fill.result)
-            // Quoted: a memory tells of another time, and the claim checker
-            // must not read it as words about this board.
-            .replace("{memory}", &format!("“{}”", fill.memory.trim()));
+            .replace("{memory}", &quoted(fill.memory));
         Action::say(text, &line.tone)
     }
 }
@@ -248,12 +259,7 @@ fn chat_reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, remark_gap: c
     let mut actions = vec![s.line(LineEvent::ChatReply, &Fill::default())];
     let worth_mentioning = |r: &&Recalled| r.similarity >= MENTION_SCORE || !r.why.is_empty();
     if let Some(related) = input.memories.iter().find(worth_mentioning) {
-        let tone = &input.persona.tones[0];
-        let text = match related.why.as_str() {
-            "" => format!("That reminds me: {}", related.memory.content),
-            why => format!("That reminds me, {why}: {}", related.memory.content),
-        };
-        actions.push(Action::say(text, tone));
+        actions.push(Action::say(reminder(related), &input.persona.tones[0]));
     }
     let noted_lately = input
         .ctx

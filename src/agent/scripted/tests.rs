@@ -36,11 +36,15 @@ fn context(moves: &[&str], history: &MatchHistory) -> (Game, GameContext) {
 }
 
 async fn decide(trigger: Trigger, ctx: &GameContext, persona: &Persona) -> Decision {
+    decide_recalling(trigger, ctx, persona, &[]).await
+}
+
+async fn decide_recalling(trigger: Trigger, ctx: &GameContext, persona: &Persona, memories: &[Recalled]) -> Decision {
     let input = BrainInput {
         trigger: &trigger,
         ctx,
         persona,
-        memories: &[],
+        memories,
         emotion: "cocky",
         llm: None,
         sampling: crate::config::LlmConfig::default().main,
@@ -155,4 +159,40 @@ async fn idle_nudges_escalate_through_the_lines() {
     let second = said(&decide(Trigger::idle(1), &ctx, &pip).await);
     assert_ne!(first, second);
     assert!(first[0].contains("Ann"), "{first:?}");
+}
+
+/// A memory brought up by the board or a chat line tells of another game: its
+/// "checkmate" is no claim about this board, and the claim checker keeps it.
+#[tokio::test]
+async fn a_recalled_game_is_told_without_claiming_this_board() {
+    let viktor = persona("viktor");
+    let (_, ctx) = context(&["e4", "e5", "Nf3"], &MatchHistory::default());
+    let past = "On 2 May, Ann played White and lost to me by checkmate after 24 moves.";
+    let recalled = Recalled {
+        memory: crate::memory::Memory::new(
+            "viktor",
+            MemoryType::GameContext,
+            past,
+            crate::memory::CreatedBy::MainAgent,
+        ),
+        similarity: 0.9,
+        score: 0.9,
+        why: "we played this opening before".into(),
+    };
+    let chat = Trigger::input(UserInput::Chat {
+        text: "nice game so far".into(),
+    });
+    for trigger in [Trigger::new(TriggerKind::OnUserMove), chat] {
+        let d = decide_recalling(trigger, &ctx, &viktor, std::slice::from_ref(&recalled)).await;
+        let said = said(&d);
+        let reminder = said
+            .iter()
+            .find(|t| t.contains("lost to me by checkmate"))
+            .expect("reminded");
+        assert_eq!(
+            crate::actions::claims::check(reminder, &ctx),
+            crate::actions::claims::Checked::True,
+            "{reminder}"
+        );
+    }
 }
