@@ -136,10 +136,7 @@ mod tests {
     /// delete it itself, or every nudge would leave one behind.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_fired_job_is_deleted_by_the_scheduler_itself() {
-        let scheduler = JobScheduler::new().await.unwrap();
-        scheduler.start().await.unwrap();
-        let mut timer = IdleTimer::new(scheduler.clone());
-        let (tx, mut rx) = mpsc::channel(4);
+        let (scheduler, mut timer, tx, mut rx) = running_timer().await;
         timer.arm(Duration::from_millis(50), tx.downgrade()).await;
         let fired_id = timer.job.expect("armed").id;
         let fired = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await;
@@ -161,10 +158,7 @@ mod tests {
     /// from its time is removed at once.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cancel_removes_a_far_job_and_leaves_a_near_one_to_fire() {
-        let scheduler = JobScheduler::new().await.unwrap();
-        scheduler.start().await.unwrap();
-        let mut timer = IdleTimer::new(scheduler.clone());
-        let (tx, mut rx) = mpsc::channel(4);
+        let (scheduler, mut timer, tx, mut rx) = running_timer().await;
 
         timer.arm(Duration::from_secs(600), tx.downgrade()).await;
         let far = timer.job.expect("armed").id;
@@ -179,6 +173,14 @@ mod tests {
         assert!(matches!(fired, Ok(Some(Command::IdleFired { generation: 2 }))));
         assert!(!timer.is_current(2), "the match ignores it");
         assert!(gone_within(&scheduler, near, 5).await, "the scheduler deletes it");
+    }
+
+    /// A timer on a running scheduler, and the inbox its jobs send to.
+    async fn running_timer() -> (JobScheduler, IdleTimer, mpsc::Sender<Command>, mpsc::Receiver<Command>) {
+        let scheduler = JobScheduler::new().await.unwrap();
+        scheduler.start().await.unwrap();
+        let (tx, rx) = mpsc::channel(4);
+        (scheduler.clone(), IdleTimer::new(scheduler), tx, rx)
     }
 
     async fn gone_within(scheduler: &JobScheduler, id: Uuid, secs: u64) -> bool {
