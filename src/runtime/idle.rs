@@ -5,9 +5,8 @@
 
 use std::time::Duration;
 
-use tokio::time::Instant;
-
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_cron_scheduler::{Job, JobScheduler};
 use uuid::Uuid;
 
