@@ -371,9 +371,9 @@ impl MatchActor {
             llm: self.agent_llm.as_deref().map(|s| s as &dyn ChatModel),
             sub_llm: self.sub_llm.as_deref().map(|s| s as &dyn ChatModel),
         };
-        let (started, kind) = (Instant::now(), trigger.kind);
+        let kind = trigger.kind;
         let outcome = self.svc.pipeline.fire(trigger, &ctx, side).await?;
-        self.svc.timings.record(Phase::Trigger(kind), started.elapsed());
+        self.svc.timings.record(Phase::Trigger(kind), outcome.phases.total());
         if let Some(emotion) = outcome.emotion {
             self.emotion = emotion;
         }

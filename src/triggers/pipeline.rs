@@ -39,7 +39,7 @@ pub struct TriggerOutcome {
     /// A player-observation memory was saved: the player said something
     /// worth noting (the scripted brain notes one per few minutes).
     pub noted_remark: bool,
-    /// Where the time went, for benchmarks.
+    /// Where the time went, for benchmarks and the admin status.
     pub phases: Phases,
 }
 
@@ -55,6 +55,13 @@ pub struct Phases {
     pub actions: std::time::Duration,
     /// The trigger log row queued.
     pub log: std::time::Duration,
+}
+
+impl Phases {
+    /// The whole trigger, from its announcement to its log queued.
+    pub fn total(&self) -> std::time::Duration {
+        self.announce + self.recall + self.brain + self.actions + self.log
+    }
 }
 
 /// The match-side state a trigger reads and updates.
