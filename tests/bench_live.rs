@@ -43,6 +43,11 @@ fn a_small_live_load_loses_nothing_and_keeps_to_its_own_data_dir() {
     );
     let windows = phases["p99_ms_by_10s"]["user_move"].as_array().map_or(0, Vec::len);
     assert_eq!(windows, 1, "a 6 s load is one 10 s window: {figures}");
+    // The same last status read gives the embedding counters: the load's
+    // chat and memories ran the model or its memo.
+    let embedding = &figures["embedding"];
+    let texts = embedding["texts_embedded"].as_u64().unwrap_or(0) + embedding["memo_hits"].as_u64().unwrap_or(0);
+    assert!(texts > 0, "{figures}");
     // The server's index lives in its temp data dir, not in the caller's
     // `data/` (the configuration the bench hands over names derived paths).
     assert!(!cwd.path().join("data").exists(), "the bench wrote into ./data");

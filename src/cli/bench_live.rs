@@ -152,34 +152,14 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         engines_s: cpu_after.engines - cpu_before.0.engines,
         generator_s: own_after - cpu_before.1,
     };
-    let phases = phases.finish().await;
+    let watched = phases.finish().await;
     let played = std::mem::take(&mut *played.lock().expect("played"));
     check_all(&http, &server.base, played, &mut tally).await;
-    let embedding = embedding_stats(&http, &server).await;
     let server_view = ServerView {
-        embedding,
-        phases: live_phases::report(&phases),
+        embedding: watched.embedding,
+        phases: live_phases::report(&watched.snapshots),
     };
     report(&args, &mut tally, opened_s, peak_rss_mb, cpu, server_view)
-}
-
-/// The server's embedding counters (texts run, memo hits), when its admin token is known.
-async fn embedding_stats(http: &reqwest::Client, server: &LiveServer) -> Value {
-    let Some(token) = &server.admin_token else {
-        return Value::Null;
-    };
-    let status = http
-        .get(format!("{}/api/admin/status", server.base))
-        .bearer_auth(token)
-        .send()
-        .await;
-    match status {
-        Ok(res) => res
-            .json::<Value>()
-            .await
-            .map_or(Value::Null, |v| v["embedding"].clone()),
-        Err(_) => Value::Null,
-    }
 }
 
 struct MatchCtx {

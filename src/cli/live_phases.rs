@@ -2,7 +2,8 @@
 //! (`/api/admin/status` `timings`), snapshotted at the start of the load and
 //! every `WINDOW`, so each window's p99 per phase (a user's move, the
 //! persona's move choice, each trigger, the commit wait) stands beside the
-//! bench's move->reply figures and says where a slow window went.
+//! bench's move->reply figures and says where a slow window went. The last
+//! status read also gives the run's embedding counters.
 
 use std::time::Instant;
 
@@ -37,20 +38,33 @@ struct Source {
 }
 
 impl Source {
-    /// The server's timings now, if it answers.
-    async fn snapshot(&self) -> Option<Vec<PhaseStats>> {
-        let status: Value = self
+    /// The server's admin status now, if it answers.
+    async fn status(&self) -> Option<Value> {
+        let res = self
             .http
             .get(format!("{}/api/admin/status", self.base))
             .bearer_auth(&self.token)
             .send()
             .await
-            .ok()?
-            .json()
-            .await
             .ok()?;
-        serde_json::from_value(status["timings"].clone()).ok()
+        res.json().await.ok()
     }
+
+    /// The server's timings now, if it answers.
+    async fn snapshot(&self) -> Option<Vec<PhaseStats>> {
+        timings_of(&self.status().await?)
+    }
+}
+
+fn timings_of(status: &Value) -> Option<Vec<PhaseStats>> {
+    serde_json::from_value(status["timings"].clone()).ok()
+}
+
+/// What the watch saw: the timings' snapshots, and the server's embedding
+/// counters once the load is over (null when unknown).
+pub(super) struct Watched {
+    pub(super) snapshots: Vec<Vec<PhaseStats>>,
+    pub(super) embedding: Value,
 }
 
 /// One snapshot now (before the load starts, so it holds none of the
@@ -88,18 +102,20 @@ pub(super) async fn watch(server: &LiveServer, deadline: Instant) -> PhaseWatch 
 
 impl PhaseWatch {
     /// Every snapshot, the last taken now (once the load is over), or
-    /// none if the server did not answer one.
-    pub(super) async fn finish(self) -> Vec<Vec<PhaseStats>> {
+    /// none if the server did not answer one; and, from that last status,
+    /// the embedding counters.
+    pub(super) async fn finish(self) -> Watched {
         let mut snapshots = self.task.await.unwrap_or_default();
-        let last = match (&self.source, snapshots.is_empty()) {
-            (Some(source), false) => source.snapshot().await,
-            _ => None,
+        let last = match &self.source {
+            Some(source) => source.status().await,
+            None => None,
         };
-        match last {
-            Some(last) => snapshots.push(last),
-            None => snapshots.clear(),
+        match last.as_ref().and_then(timings_of) {
+            Some(timings) if !snapshots.is_empty() => snapshots.push(timings),
+            _ => snapshots.clear(),
         }
-        snapshots
+        let embedding = last.map_or(Value::Null, |status| status["embedding"].clone());
+        Watched { snapshots, embedding }
     }
 }
 
