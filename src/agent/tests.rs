@@ -75,6 +75,26 @@ async fn a_valid_answer_is_used_and_remembered_as_a_label() {
     );
 }
 
+/// The model is told to quote a memory of another game, with the marks the
+/// claim checker blanks: a past checkmate so quoted is said, unquoted it is
+/// taken as a claim about this board and cut.
+#[tokio::test]
+async fn the_prompt_asks_for_the_quotes_the_claim_checker_honours() {
+    use crate::actions::claims::{Checked, check};
+    let persona = pip();
+    let tone = persona.tones[0].clone();
+    let model = ScriptedModel::new().then_text(&answer(&tone));
+    let ctx = test_context(&["e4"], &[]);
+    decide(&LlmAgent::new(), &model, &Trigger::new(TriggerKind::OnUserMove), &ctx).await;
+    let system = &model.requests()[0].messages[0].content;
+    assert!(system.contains("quote its words in \"…\""), "{system}");
+    let memory = "Ann lost to me by checkmate in 20 moves.";
+    let quoted = format!("You remind me of our last game: \"{memory}\"");
+    assert_eq!(check(&quoted, &ctx), Checked::True);
+    let bare = format!("You remind me of our last game: {memory}");
+    assert!(matches!(check(&bare, &ctx), Checked::False { .. }), "{bare}");
+}
+
 #[tokio::test]
 async fn an_invalid_answer_gets_one_corrective_retry_a_bit_warmer() {
     let persona = pip();
