@@ -9,7 +9,7 @@ use chrono::{Duration, Utc};
 use kibitz::events::Emitter;
 use kibitz::ids::MatchId;
 use kibitz::memory::{CreatedBy, Memory, MemoryType, PositionTag, Reinforcement};
-use kibitz::store::{ConsolidationRow, Db, DomainWrite, MemoryQuery, NewEvent, NewMatch};
+use kibitz::store::{ConsolidationRow, Db, DomainWrite, Erasure, MemoryQuery, NewEvent, NewMatch, TriggerLogEntry};
 
 async fn check_contract(db: &Db) {
     let pat = db.create_player("Pat", "hash-pat").await.unwrap();
@@ -130,7 +130,13 @@ async fn check_contract(db: &Db) {
     assert!(db.last_full_consolidation().await.unwrap().is_some());
 
     // Erasure: the row is gone and its successor link cleared.
-    db.erase_memory(newer.id, &["plays the Caro-Kann now"]).await.unwrap();
+    let texts = ["plays the Caro-Kann now".to_string()];
+    let erasure = Erasure {
+        id: newer.id,
+        owner: pat.id,
+        texts: &texts,
+    };
+    db.erase_memory(erasure).await.unwrap();
     assert!(db.memory(newer.id).await.unwrap().is_none());
     assert_eq!(db.memory(older.id).await.unwrap().unwrap().superseded_by, None);
     assert_eq!(db.memory_count().await.unwrap(), 2);
@@ -218,14 +224,16 @@ async fn check_group_commit(db: &Db) {
         (recalled[0].id, 0.75, "the same opening".to_string()),
         (recalled[1].id, 0.5, String::new()),
     ];
-    db.log_trigger(
-        ids[1],
-        "on_user_move",
-        Utc::now(),
-        &entries,
-        &serde_json::json!({ "brain": "scripted" }),
-        42,
-    )
+    db.log_trigger(TriggerLogEntry {
+        match_id: ids[1],
+        trigger: "on_user_move".into(),
+        event_seq: 1,
+        fired_at: Utc::now(),
+        recalls: entries.clone(),
+        actions: serde_json::json!({ "brain": "scripted" }).to_string(),
+        duration_us: 42,
+        traces: vec![],
+    })
     .await
     .unwrap()
     .committed()

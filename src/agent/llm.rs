@@ -16,6 +16,7 @@ use super::{Brain, BrainError, BrainInput, ScriptedBrain};
 use crate::actions::Decision;
 use crate::ids::MatchId;
 use crate::llm::{ChatModel, ChatRequest, Message, Usage};
+use crate::store::scrub::Forms;
 use crate::triggers::TriggerKind;
 
 /// Earlier turns kept in a match's thread, as (label, what was done).
@@ -98,6 +99,17 @@ impl LlmAgent {
 impl Brain for LlmAgent {
     fn name(&self) -> &'static str {
         "llm"
+    }
+
+    fn forget(&self, forms: &Forms) {
+        let Ok(mut threads) = self.threads.lock() else { return };
+        for (label, done) in threads.values_mut().flatten() {
+            for text in [label, done] {
+                if let Some(clean) = forms.scrub_text(text) {
+                    *text = clean;
+                }
+            }
+        }
     }
 
     async fn decide(&self, input: BrainInput<'_>) -> Result<Decision, BrainError> {

@@ -18,6 +18,7 @@ use crate::config::RoleConfig;
 use crate::llm::ChatModel;
 use crate::memory::Recalled;
 use crate::personas::Persona;
+use crate::store::scrub::Forms;
 use crate::triggers::{GameContext, Trigger};
 
 pub use llm::LlmAgent;
@@ -47,4 +48,8 @@ pub enum BrainError {
 pub trait Brain: Send + Sync {
     fn name(&self) -> &'static str;
     async fn decide(&self, input: BrainInput<'_>) -> Result<Decision, BrainError>;
+    /// A memory was erased: forget these forms of its words wherever the
+    /// brain keeps earlier turns (a model's thread), so no later call
+    /// sends them again.
+    fn forget(&self, _forms: &Forms) {}
 }

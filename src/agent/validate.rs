@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::BrainInput;
 use crate::actions::{Action, Decision, MAX_MESSAGE_CHARS};
 use crate::llm::json::first_json_object;
+use crate::memory::clipped;
 
 /// Longest memory the agent may save, in characters.
 pub const MAX_MEMORY_CHARS: usize = 300;
@@ -83,9 +84,9 @@ pub fn summary(d: &Decision) -> String {
         .actions
         .iter()
         .filter_map(|a| match a {
-            Action::SendMessage { content, .. } => Some(format!("said: {}", clip(content))),
+            Action::SendMessage { content, .. } => Some(format!("said: {}", clipped(content))),
             Action::SetEmotion { content, .. } => Some(format!("felt: {content}")),
-            Action::SaveMemory { content, .. } => Some(format!("noted: {}", clip(content))),
+            Action::SaveMemory { content, .. } => Some(format!("noted: {}", clipped(content))),
             Action::Stop => None,
         })
         .collect();
@@ -93,14 +94,5 @@ pub fn summary(d: &Decision) -> String {
         "(stayed quiet)".into()
     } else {
         parts.join("; ")
-    }
-}
-
-fn clip(text: &str) -> String {
-    let clipped: String = text.chars().take(120).collect();
-    if clipped.len() < text.len() {
-        format!("{clipped}…")
-    } else {
-        clipped
     }
 }

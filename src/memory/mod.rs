@@ -15,6 +15,6 @@ pub mod strength;
 pub mod vector;
 
 pub use consolidate::Scope;
-pub use model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement};
+pub use model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement, clipped};
 pub use review::recall_entries;
 pub use service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory, Reconciled, Saved, Search};

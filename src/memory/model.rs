@@ -201,3 +201,18 @@ pub struct Recalled {
     #[serde(skip_serializing_if = "String::is_empty")]
     pub why: String,
 }
+
+/// How much of a text a model's thread keeps of each earlier turn.
+pub const THREAD_CHARS: usize = 120;
+
+/// A text as a model's thread keeps it ("noted: ..."): its first
+/// `THREAD_CHARS` characters, with "…" when cut. Erasure looks for this form
+/// too.
+pub fn clipped(text: &str) -> String {
+    let kept: String = text.chars().take(THREAD_CHARS).collect();
+    if kept.len() < text.len() {
+        format!("{kept}…")
+    } else {
+        kept
+    }
+}

@@ -1,11 +1,11 @@
 //! What a player may do with what is remembered about them: look, search,
 //! see provenance, correct, pin, forbid, and erase.
 
-use super::model::{Memory, RecallRecord, Recalled};
+use super::model::{Memory, RecallRecord, Recalled, clipped};
 use super::service::{MAX_CONTENT_CHARS, MemoryError, MemoryService};
 use super::vector::SearchFilter;
 use crate::ids::{MemoryId, PlayerId};
-use crate::store::{MemoryQuery, RecallEntry};
+use crate::store::{Erasure, MemoryQuery, MemoryVersion, RecallEntry};
 
 impl MemoryService {
     pub async fn get(&self, id: MemoryId) -> Result<Option<Memory>, MemoryError> {
@@ -65,14 +65,56 @@ impl MemoryService {
         Ok(memory)
     }
 
-    /// Gone from SQL (text scrubbed from events, logs and messages) and from the index.
-    pub async fn erase(&self, memory: &Memory) -> Result<(), MemoryError> {
+    /// Gone from SQL and the index, with every copy of every text it ever
+    /// had scrubbed from its owner's rows (see `store::erasure`). Lore has
+    /// no owner and is not erased here. Returns the texts forgotten, for
+    /// whatever still holds them in memory (a live model thread).
+    pub async fn erase(&self, memory: &Memory) -> Result<Vec<String>, MemoryError> {
+        let owner = memory.player_id.ok_or(MemoryError::NotFound)?;
         self.index().writable().await?;
-        let mut texts = vec![memory.content.as_str()];
-        texts.extend(memory.reinforcements.iter().map(|r| r.content.as_str()));
-        self.db().erase_memory(memory.id, &texts).await?;
+        let texts = self.texts_of(memory).await?;
+        let erased = self
+            .db()
+            .erase_memory(Erasure {
+                id: memory.id,
+                owner,
+                texts: &texts,
+            })
+            .await?;
+        tracing::info!(memory_id = %memory.id, turns = erased.turns, rows = erased.rows_rewritten, "memory erased");
         self.index().delete(vec![memory.id]).await?;
-        Ok(())
+        Ok(texts)
+    }
+
+    /// Every text a memory ever had: its content and earlier versions, the
+    /// words that reinforced it, the player's words it was made from, and
+    /// the clipped form a model's thread keeps of each.
+    async fn texts_of(&self, memory: &Memory) -> Result<Vec<String>, MemoryError> {
+        let mut texts = vec![memory.content.clone()];
+        texts.extend(
+            self.db()
+                .memory_versions(memory.id)
+                .await?
+                .into_iter()
+                .map(|v| v.content),
+        );
+        texts.extend(memory.reinforcements.iter().map(|r| r.content.clone()));
+        texts.extend(self.db().memory_sources(memory.id).await?);
+        let clipped: Vec<String> = texts
+            .iter()
+            .map(|t| clipped(t))
+            .filter(|c| !texts.contains(c))
+            .collect();
+        // A clipped form ends in "…", which the thread added: the kept part is what to find.
+        texts.extend(clipped.into_iter().map(|c| c.trim_end_matches('…').to_string()));
+        texts.sort();
+        texts.dedup();
+        Ok(texts)
+    }
+
+    /// A memory's earlier texts, oldest first.
+    pub async fn versions(&self, id: MemoryId) -> Result<Vec<MemoryVersion>, MemoryError> {
+        Ok(self.db().memory_versions(id).await?)
     }
 
     /// Everything remembered about a player, superseded included, each with
@@ -85,7 +127,8 @@ impl MemoryService {
         let mut items = Vec::new();
         for memory in self.list(player, &all).await? {
             let recalls = self.recalls(memory.id).await?;
-            items.push(serde_json::json!({ "memory": memory, "recalls": recalls }));
+            let versions = self.versions(memory.id).await?;
+            items.push(serde_json::json!({ "memory": memory, "versions": versions, "recalls": recalls }));
         }
         Ok(serde_json::json!({ "player_id": player, "exported_at": chrono::Utc::now(), "memories": items }))
     }

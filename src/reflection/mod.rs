@@ -69,16 +69,21 @@ pub struct HeadToHead {
 }
 
 impl Reflection {
-    /// Erasure: drops what was learned from `memory_id` and replaces each of
-    /// `texts` in the free-text fields. Typed fields are left whole.
-    pub fn forget(&mut self, memory_id: &str, texts: &[&str], replacement: &str) {
+    /// Erasure: drops what was learned from `memory_id` and passes each
+    /// free-text field through `scrub` (None: nothing of it to forget).
+    /// Typed fields are left whole. True if anything changed.
+    pub fn forget(&mut self, memory_id: &str, scrub: impl Fn(&str) -> Option<String>) -> bool {
+        let before = self.learned.len();
         self.learned.retain(|l| l.memory_id != memory_id);
-        for text in texts.iter().filter(|t| !t.is_empty()) {
-            self.summary = self.summary.replace(text, replacement);
-            for l in &mut self.learned {
-                l.content = l.content.replace(text, replacement);
+        let mut changed = self.learned.len() != before;
+        let texts = std::iter::once(&mut self.summary).chain(self.learned.iter_mut().map(|l| &mut l.content));
+        for text in texts {
+            if let Some(clean) = scrub(text) {
+                *text = clean;
+                changed = true;
             }
         }
+        changed
     }
 }
 

@@ -115,10 +115,12 @@ fn forgetting_a_memory_keeps_the_reflection_readable() {
         "head_to_head": { "played": 2, "player_wins": 1, "player_losses": 1, "draws": 0, "streak": null }
     }))
     .unwrap();
-    r.forget("a", &["2"], "[forgotten]");
+    let forms = crate::store::scrub::Forms::new(["2"]);
+    assert!(r.forget("a", |t| forms.scrub_text(t)));
     assert_eq!(r.learned.len(), 1);
     assert_eq!(r.learned[0].content, "Sam opened 1. e4 [forgotten]");
     assert_eq!(r.summary, "Sam plays 1. e4; [forgotten] things learned.");
+    assert!(!r.forget("a", |t| forms.scrub_text(t)), "nothing left to forget");
     // Typed fields untouched, so it still reads back.
     let back: Reflection = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
     assert_eq!((back.moves, back.head_to_head.played), (20, 2));

@@ -290,11 +290,12 @@ impl MatchActor {
             content: text.into(),
             tone: None,
         };
-        events.push(self.emitter.emit("message", data, write).await?);
+        let said = self.emitter.emit("message", data, write).await?;
+        let trigger = Trigger::chat(text, said.seq);
+        events.push(said);
         self.idle.reset();
         self.arm_idle().await;
-        let input = crate::triggers::UserInput::Chat { text: text.to_string() };
-        self.fire(Trigger::input(input), None, events).await
+        self.fire(trigger, None, events).await
     }
 
     async fn offer_draw(&mut self, events: &mut Events) -> Result<(), RuntimeError> {

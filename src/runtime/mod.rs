@@ -90,6 +90,15 @@ impl Runtime {
         &self.svc
     }
 
+    /// Erases a memory from SQL and the index, and from the model threads
+    /// of matches still being played, so no later call sends its words.
+    pub async fn erase_memory(&self, memory: &crate::memory::Memory) -> Result<(), crate::memory::MemoryError> {
+        let texts = self.svc.memory.erase(memory).await?;
+        let forms = crate::store::scrub::Forms::new(texts.iter().map(String::as_str));
+        self.svc.pipeline.brain.forget(&forms);
+        Ok(())
+    }
+
     /// A new player and its bearer token (shown once; only its hash is kept).
     pub async fn create_player(&self, name: &str) -> Result<(Player, String), RuntimeError> {
         // The limit is on what was sent, as the API schema says; only the

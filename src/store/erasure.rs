@@ -1,72 +1,142 @@
-//! Really forgetting: a deleted memory's text must not survive anywhere the
-//! API can reach (events, trigger log, the persona's messages, LLM call
-//! logs, reflections) nor in free pages of the database file.
+//! Really forgetting a memory: its words must not survive anywhere the API
+//! can reach (events, trigger log, messages, LLM call logs, recall reasons,
+//! reflections) nor in free pages of the database file; and nothing but its
+//! owner's rows is ever touched.
+//!
+//! The rows to rewrite come from the memory's provenance (`memory_traces`,
+//! written with each turn that quoted or used it): exact, and all inside the
+//! owner's matches. A substring pass over the owner's rows, for texts long
+//! enough to mean something, is the safety net for rows written before
+//! provenance was kept.
 
-use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+
 use sqlx::Row;
 
+use super::scrub::Forms;
 use super::{Backend, Db, StoreError, StoreResult};
-use crate::ids::MemoryId;
+use crate::ids::{MemoryId, PlayerId};
 
-const ERASED: &str = "[forgotten]";
+/// The safety net looks only for texts at least this long: a shorter one
+/// ("e", "ok") would match words that have nothing to do with the memory.
+pub const NET_MIN_CHARS: usize = 12;
 
-/// A column holding JSON, and the columns that find one of its rows.
-struct JsonPlace {
+/// A table whose rows may quote a memory: rows are found by match and a key
+/// (`seq` or `id`), and each listed column is scrubbed.
+struct Place {
     table: &'static str,
-    column: &'static str,
-    /// Key columns, compared as text so one code path serves every table.
-    keys: &'static [&'static str],
+    key: &'static str,
+    columns: &'static [(&'static str, Shape)],
+    /// How a trace names this table's rows of its turn.
+    traced_by: TracedBy,
 }
 
-/// Text is scrubbed inside these JSON documents' strings, never across their
-/// syntax: a short memory such as "0" must not turn `"moves":0` into garbage.
-/// They are read back as free JSON, for display; reflections, read back as a
-/// typed record, are scrubbed field by field (`Reflection::forget`).
-const JSON_PLACES: [JsonPlace; 3] = [
-    JsonPlace {
+#[derive(Clone, Copy, PartialEq)]
+enum Shape {
+    Json,
+    Text,
+}
+
+#[derive(Clone, Copy)]
+enum TracedBy {
+    /// This integer column holds the event's sequence number.
+    Seq(&'static str),
+    /// Every row of the match from the turn on (a model's append-only
+    /// thread carries the words to every later call).
+    Since(&'static str),
+}
+
+const PLACES: [Place; 5] = [
+    Place {
         table: "events",
-        column: "payload",
-        keys: &["match_id", "seq"],
+        key: "seq",
+        columns: &[("payload", Shape::Json)],
+        traced_by: TracedBy::Seq("seq"),
     },
-    JsonPlace {
+    Place {
+        table: "messages",
+        key: "id",
+        columns: &[("content", Shape::Text)],
+        traced_by: TracedBy::Seq("event_seq"),
+    },
+    Place {
         table: "trigger_log",
-        column: "actions",
-        keys: &["id"],
+        key: "id",
+        columns: &[("actions", Shape::Json)],
+        traced_by: TracedBy::Seq("event_seq"),
     },
-    JsonPlace {
+    Place {
         table: "llm_calls",
-        column: "request",
-        keys: &["id"],
+        key: "id",
+        columns: &[("request", Shape::Json), ("response", Shape::Text)],
+        traced_by: TracedBy::Since("created_at"),
+    },
+    Place {
+        table: "recall_log",
+        key: "id",
+        columns: &[("reason", Shape::Text)],
+        traced_by: TracedBy::Since("recalled_at"),
     },
 ];
 
+/// One memory to forget, every text it ever had (versions, reinforcing
+/// words, the player's words it was made from, the forms a model's thread
+/// kept), and whose it is.
+pub struct Erasure<'a> {
+    pub id: MemoryId,
+    pub owner: PlayerId,
+    pub texts: &'a [String],
+}
+
+/// What an erasure rewrote, for the log and the benchmark.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Erased {
+    pub turns: usize,
+    pub rows_rewritten: usize,
+}
+
+/// A traced turn, read back: events `first..=last` of `match_id`.
+struct Turn {
+    match_id: String,
+    first: i64,
+    last: i64,
+    at: String,
+}
+
+/// A row found for rewriting: its match and key, and its scrubbed columns.
+type Found = BTreeMap<(String, i64), Vec<Option<String>>>;
+
+type Tx<'a> = sqlx::Transaction<'a, sqlx::Any>;
+
 impl Db {
-    /// Deletes the memory row and scrubs its texts (its content and every
-    /// reinforcing source's words) from every stored copy.
-    pub async fn erase_memory(&self, id: MemoryId, texts: &[&str]) -> StoreResult<()> {
+    /// Deletes the memory, its traces and versions, and scrubs its texts
+    /// from every row of its owner's that quotes them.
+    pub async fn erase_memory(&self, erasure: Erasure<'_>) -> StoreResult<Erased> {
+        let forms = Forms::new(erasure.texts.iter().map(String::as_str));
         let mut tx = self.pool.begin().await?;
-        sqlx::query("UPDATE memories SET superseded_by = NULL WHERE superseded_by = $1")
-            .bind(id.to_string())
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("DELETE FROM memories WHERE id = $1")
-            .bind(id.to_string())
-            .execute(&mut *tx)
-            .await?;
-        // SQLite spells "contains" instr(), PostgreSQL strpos().
-        let contains = match self.backend {
-            Backend::Sqlite => "instr",
-            Backend::Postgres => "strpos",
+        let turns = traced_turns(&mut tx, erasure.id, erasure.owner).await?;
+        let mut erased = Erased {
+            turns: turns.len(),
+            rows_rewritten: 0,
         };
-        for content in texts {
-            scrub_text_columns(&mut tx, contains, content).await?;
-            for place in JSON_PLACES {
-                scrub_json_column(&mut tx, contains, place, content).await?;
+        for place in &PLACES {
+            let mut found = Found::new();
+            for turn in &turns {
+                find_traced(&mut tx, place, turn, &mut found).await?;
             }
+            if place.table == "events" {
+                find_reflection_events(&mut tx, &turns, &mut found).await?;
+            }
+            for form in forms.iter().filter(|f| f.chars().count() >= NET_MIN_CHARS) {
+                find_in_owners_rows(&mut tx, self.backend, place, erasure.owner, form, &mut found).await?;
+            }
+            erased.rows_rewritten += rewrite(&mut tx, place, found, &forms).await?;
         }
-        forget_in_reflections(&mut tx, contains, id, texts).await?;
+        erased.rows_rewritten += forget_in_reflections(&mut tx, self.backend, &erasure, &turns, &forms).await?;
+        delete_memory_rows(&mut tx, erasure.id).await?;
         tx.commit().await?;
-        self.purge_old_versions().await
+        self.purge_old_versions().await?;
+        Ok(erased)
     }
 
     /// Makes sure no old copy of erased text stays in the file: SQLite
@@ -84,124 +154,255 @@ impl Db {
                 }
             }
             Backend::Postgres => {
-                sqlx::query("VACUUM memories, messages, events, trigger_log, llm_calls, reflections")
-                    .execute(&self.pool)
-                    .await?;
+                sqlx::query(
+                    "VACUUM memories, memory_versions, memory_traces, messages, events, trigger_log, llm_calls, \
+                     recall_log, reflections",
+                )
+                .execute(&self.pool)
+                .await?;
             }
         }
         Ok(())
     }
 }
 
-type Tx<'a> = sqlx::Transaction<'a, sqlx::Any>;
+/// The memory's traces inside its owner's matches (a trace elsewhere cannot
+/// exist; the join makes sure erasure never reaches one).
+async fn traced_turns(tx: &mut Tx<'_>, id: MemoryId, owner: PlayerId) -> StoreResult<Vec<Turn>> {
+    let rows = sqlx::query(
+        "SELECT t.match_id, t.first_seq, t.last_seq, t.source_seq, t.at FROM memory_traces t \
+         JOIN matches m ON m.id = t.match_id WHERE t.memory_id = $1 AND m.player_id = $2",
+    )
+    .bind(id.to_string())
+    .bind(owner.to_string())
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut turns = Vec::new();
+    for r in rows {
+        let (match_id, at): (String, String) = (r.try_get(0)?, r.try_get(4)?);
+        let (first, last): (i64, i64) = (r.try_get(1)?, r.try_get(2)?);
+        // The player's words it was made from are a turn of their own.
+        if let Some(source) = r.try_get::<Option<i64>, _>(3)? {
+            turns.push(Turn {
+                match_id: match_id.clone(),
+                first: source,
+                last: source,
+                at: at.clone(),
+            });
+        }
+        turns.push(Turn {
+            match_id,
+            first,
+            last,
+            at,
+        });
+    }
+    Ok(turns)
+}
 
-/// Plain-text columns: the persona's messages and the models' raw answers.
-async fn scrub_text_columns(tx: &mut Tx<'_>, contains: &str, content: &str) -> StoreResult<()> {
-    for (table, column) in [("messages", "content"), ("llm_calls", "response")] {
-        sqlx::query(&format!(
-            "UPDATE {table} SET {column} = REPLACE({column}, $1, $2) WHERE {contains}({column}, $3) > 0"
-        ))
-        .bind(content)
-        .bind(ERASED)
-        .bind(content)
-        .execute(&mut **tx)
-        .await?;
+fn select_columns(place: &Place) -> String {
+    let columns: Vec<&str> = place.columns.iter().map(|(c, _)| *c).collect();
+    format!(
+        "SELECT match_id, {}, {} FROM {}",
+        place.key,
+        columns.join(", "),
+        place.table
+    )
+}
+
+async fn collect(rows: Vec<sqlx::any::AnyRow>, place: &Place, found: &mut Found) -> StoreResult<()> {
+    for r in rows {
+        let key = (r.try_get::<String, _>(0)?, r.try_get::<i64, _>(1)?);
+        let values = (0..place.columns.len())
+            .map(|i| r.try_get::<Option<String>, _>(i + 2))
+            .collect::<Result<Vec<_>, _>>()?;
+        found.insert(key, values);
     }
     Ok(())
 }
 
-/// Rewrites each JSON document that mentions `content` with it scrubbed
-/// from every string inside.
-async fn scrub_json_column(tx: &mut Tx<'_>, contains: &str, place: JsonPlace, content: &str) -> StoreResult<()> {
-    let JsonPlace { table, column, keys } = place;
-    // In stored JSON the text appears escaped; that finds the candidates.
-    let escaped = serde_json::to_string(content).unwrap_or_default();
-    let needle = escaped.trim_matches('"');
-    let key_list: Vec<String> = keys.iter().map(|k| format!("CAST({k} AS TEXT)")).collect();
-    let select = format!(
-        "SELECT {}, {column} FROM {table} WHERE {contains}({column}, $1) > 0",
-        key_list.join(", ")
+async fn find_traced(tx: &mut Tx<'_>, place: &Place, turn: &Turn, found: &mut Found) -> StoreResult<()> {
+    let select = select_columns(place);
+    let rows = match place.traced_by {
+        TracedBy::Seq(column) => {
+            sqlx::query(&format!("{select} WHERE match_id = $1 AND {column} BETWEEN $2 AND $3"))
+                .bind(&turn.match_id)
+                .bind(turn.first)
+                .bind(turn.last)
+                .fetch_all(&mut **tx)
+                .await?
+        }
+        TracedBy::Since(column) => {
+            sqlx::query(&format!("{select} WHERE match_id = $1 AND {column} >= $2"))
+                .bind(&turn.match_id)
+                .bind(&turn.at)
+                .fetch_all(&mut **tx)
+                .await?
+        }
+    };
+    collect(rows, place, found).await
+}
+
+/// A traced match's `reflection` event may retell what it learned.
+async fn find_reflection_events(tx: &mut Tx<'_>, turns: &[Turn], found: &mut Found) -> StoreResult<()> {
+    let matches: BTreeSet<&str> = turns.iter().map(|t| t.match_id.as_str()).collect();
+    let select = select_columns(&PLACES[0]);
+    for m in matches {
+        let rows = sqlx::query(&format!("{select} WHERE match_id = $1 AND kind = 'reflection'"))
+            .bind(m)
+            .fetch_all(&mut **tx)
+            .await?;
+        collect(rows, &PLACES[0], found).await?;
+    }
+    Ok(())
+}
+
+/// SQLite spells "contains" instr(), PostgreSQL strpos().
+fn contains(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "instr",
+        Backend::Postgres => "strpos",
+    }
+}
+
+/// The safety net: the owner's rows holding `form`, found through the
+/// owner's matches (indexed by player) and each table's match index.
+async fn find_in_owners_rows(
+    tx: &mut Tx<'_>,
+    backend: Backend,
+    place: &Place,
+    owner: PlayerId,
+    form: &str,
+    found: &mut Found,
+) -> StoreResult<()> {
+    let holds: Vec<String> = place
+        .columns
+        .iter()
+        .map(|(c, _)| format!("{}({c}, $2) > 0", contains(backend)))
+        .collect();
+    let sql = format!(
+        "{} WHERE match_id IN (SELECT id FROM matches WHERE player_id = $1) AND ({})",
+        select_columns(place),
+        holds.join(" OR ")
     );
-    let rows = sqlx::query(&select).bind(needle).fetch_all(&mut **tx).await?;
-    let matches: Vec<String> = key_list
+    let rows = sqlx::query(&sql)
+        .bind(owner.to_string())
+        .bind(form)
+        .fetch_all(&mut **tx)
+        .await?;
+    collect(rows, place, found).await
+}
+
+/// Writes back each found row whose columns changed; how many did.
+async fn rewrite(tx: &mut Tx<'_>, place: &Place, found: Found, forms: &Forms) -> StoreResult<usize> {
+    let sets: Vec<String> = place
+        .columns
         .iter()
         .enumerate()
-        .map(|(i, k)| format!("{k} = ${}", i + 2))
+        .map(|(i, (c, _))| format!("{c} = ${}", i + 1))
         .collect();
-    let update = format!("UPDATE {table} SET {column} = $1 WHERE {}", matches.join(" AND "));
-    for row in rows {
-        let text: String = row.try_get(keys.len())?;
-        let Ok(mut doc) = serde_json::from_str::<Value>(&text) else {
-            tracing::warn!("{table}.{column} holds a row that is not JSON; left as it is");
+    let n = place.columns.len();
+    let update = format!(
+        "UPDATE {} SET {} WHERE match_id = ${} AND {} = ${}",
+        place.table,
+        sets.join(", "),
+        n + 1,
+        place.key,
+        n + 2
+    );
+    let mut rewritten = 0;
+    for ((match_id, key), values) in found {
+        let mut changed = false;
+        let scrubbed: Vec<Option<String>> = values
+            .into_iter()
+            .zip(place.columns)
+            .map(|(value, (_, shape))| {
+                let clean = value.as_deref().and_then(|v| match shape {
+                    Shape::Json => forms.scrub_json_text(v),
+                    Shape::Text => forms.scrub_text(v),
+                });
+                changed |= clean.is_some();
+                clean.or(value)
+            })
+            .collect();
+        if !changed {
             continue;
-        };
-        scrub(&mut doc, content);
-        let body = serde_json::to_string(&doc).map_err(|e| StoreError::Corrupt {
-            table,
-            detail: e.to_string(),
-        })?;
-        let mut query = sqlx::query(&update).bind(body);
-        for i in 0..keys.len() {
-            query = query.bind(row.try_get::<String, _>(i)?);
         }
-        query.execute(&mut **tx).await?;
+        let mut query = sqlx::query(&update);
+        for value in scrubbed {
+            query = query.bind(value);
+        }
+        query.bind(match_id).bind(key).execute(&mut **tx).await?;
+        rewritten += 1;
     }
-    Ok(())
+    Ok(rewritten)
 }
 
-/// Replaces `content` in every string of `doc` (keys stay: they are ours).
-fn scrub(doc: &mut Value, content: &str) {
-    match doc {
-        Value::String(s) if s.contains(content) => *s = s.replace(content, ERASED),
-        Value::Array(items) => items.iter_mut().for_each(|v| scrub(v, content)),
-        Value::Object(map) => map.values_mut().for_each(|v| scrub(v, content)),
-        _ => {}
-    }
-}
-
-/// Drops the memory from every reflection that learned it and scrubs its
-/// texts from the free-text fields of any that quote them.
-async fn forget_in_reflections(tx: &mut Tx<'_>, contains: &str, id: MemoryId, texts: &[&str]) -> StoreResult<()> {
-    let select = format!("SELECT match_id, body FROM reflections WHERE {contains}(body, $1) > 0");
-    let escaped = texts.iter().map(|t| serde_json::to_string(t).unwrap_or_default());
-    let needles: Vec<String> = std::iter::once(id.to_string())
-        .chain(escaped.map(|e| e.trim_matches('"').to_string()))
-        .collect();
-    let mut found = std::collections::BTreeMap::new();
-    for needle in &needles {
-        for row in sqlx::query(&select).bind(needle).fetch_all(&mut **tx).await? {
-            found.insert(row.try_get::<String, _>(0)?, row.try_get::<String, _>(1)?);
+/// Drops the memory from the reflections of the matches that traced it (and
+/// of the owner's that name it or quote a long text) and scrubs its texts
+/// from their free-text fields.
+async fn forget_in_reflections(
+    tx: &mut Tx<'_>,
+    backend: Backend,
+    erasure: &Erasure<'_>,
+    turns: &[Turn],
+    forms: &Forms,
+) -> StoreResult<usize> {
+    let mut matches: BTreeSet<String> = turns.iter().map(|t| t.match_id.clone()).collect();
+    let id = erasure.id.to_string();
+    let owners = "match_id IN (SELECT id FROM matches WHERE player_id = $1)";
+    let long = forms.iter().filter(|f| f.chars().count() >= NET_MIN_CHARS);
+    for needle in std::iter::once(id.as_str()).chain(long) {
+        let sql = format!(
+            "SELECT match_id FROM reflections WHERE {owners} AND {}(body, $2) > 0",
+            contains(backend)
+        );
+        for row in sqlx::query(&sql)
+            .bind(erasure.owner.to_string())
+            .bind(needle)
+            .fetch_all(&mut **tx)
+            .await?
+        {
+            matches.insert(row.try_get(0)?);
         }
     }
     let corrupt = |e: serde_json::Error| StoreError::Corrupt {
         table: "reflections",
         detail: e.to_string(),
     };
-    for (match_id, body) in found {
+    let mut rewritten = 0;
+    for match_id in matches {
+        let Some(row) = sqlx::query("SELECT body FROM reflections WHERE match_id = $1")
+            .bind(&match_id)
+            .fetch_optional(&mut **tx)
+            .await?
+        else {
+            continue;
+        };
+        let body: String = row.try_get(0)?;
         let mut reflection: crate::reflection::Reflection = serde_json::from_str(&body).map_err(corrupt)?;
-        reflection.forget(&id.to_string(), texts, ERASED);
+        if !reflection.forget(&id, |text| forms.scrub_text(text)) {
+            continue;
+        }
         sqlx::query("UPDATE reflections SET body = $1 WHERE match_id = $2")
             .bind(serde_json::to_string(&reflection).map_err(corrupt)?)
             .bind(match_id)
             .execute(&mut **tx)
             .await?;
+        rewritten += 1;
     }
-    Ok(())
+    Ok(rewritten)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scrubbing_touches_strings_not_json_syntax() {
-        let mut doc = serde_json::json!({ "moves": 0, "learned": [{ "content": "I was born in 1990" }], "n": "10" });
-        scrub(&mut doc, "0");
-        assert_eq!(doc["moves"], 0);
-        assert_eq!(doc["learned"][0]["content"], "I was born in 199[forgotten]");
-        assert_eq!(doc["n"], "1[forgotten]");
-        let mut doc = serde_json::json!(["likes \"quotes\"", 1]);
-        scrub(&mut doc, "\"quotes\"");
-        assert_eq!(doc, serde_json::json!(["likes [forgotten]", 1]));
+async fn delete_memory_rows(tx: &mut Tx<'_>, id: MemoryId) -> StoreResult<()> {
+    for sql in [
+        "UPDATE memories SET superseded_by = NULL WHERE superseded_by = $1",
+        "DELETE FROM memory_traces WHERE memory_id = $1",
+        "DELETE FROM memory_versions WHERE memory_id = $1",
+        "DELETE FROM recall_log WHERE memory_id = $1",
+        "DELETE FROM memories WHERE id = $1",
+    ] {
+        sqlx::query(sql).bind(id.to_string()).execute(&mut **tx).await?;
     }
+    Ok(())
 }

@@ -13,6 +13,7 @@ use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::memories::{RecallEntry, recall_statements};
+use super::provenance::{Trace, trace_statements};
 use super::script::Script;
 use super::{Arg, Backend, Db, StoreError, StoreResult, ts};
 use crate::chess::odds::MoveOdds;
@@ -71,14 +72,21 @@ enum Entry {
         payload: String,
         write: DomainWrite,
     },
-    TriggerLog {
-        match_id: MatchId,
-        trigger: String,
-        fired_at: DateTime<Utc>,
-        recalls: Vec<RecallEntry>,
-        actions: String,
-        duration_us: i64,
-    },
+    TriggerLog(TriggerLogEntry),
+}
+
+/// A trigger's log row, its recalls and the memories its turn quoted.
+pub struct TriggerLogEntry {
+    pub match_id: MatchId,
+    pub trigger: String,
+    /// The trigger's own event: the turn's first.
+    pub event_seq: i64,
+    pub fired_at: DateTime<Utc>,
+    pub recalls: Vec<RecallEntry>,
+    /// JSON, serialised by the caller (not on the writer task, which every match shares).
+    pub actions: String,
+    pub duration_us: i64,
+    pub traces: Vec<Trace>,
 }
 
 /// Runs once its entry is committed, in commit order.
@@ -172,7 +180,7 @@ async fn write_all(pool: &AnyPool, backend: Backend, jobs: &[Job]) -> StoreResul
                 write,
             } => {
                 let mid = match_id.to_string();
-                write_domain(&mut script, &mid, write, job.at);
+                write_domain(&mut script, (&mid, *seq), write, job.at);
                 script
                     .statement("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES ")
                     .row([
@@ -183,36 +191,33 @@ async fn write_all(pool: &AnyPool, backend: Backend, jobs: &[Job]) -> StoreResul
                         Arg::text(ts(job.at)),
                     ]);
             }
-            Entry::TriggerLog {
-                match_id,
-                trigger,
-                fired_at,
-                recalls,
-                actions,
-                duration_us,
-            } => {
-                let recalled_ids: Vec<String> = recalls.iter().map(|(id, _, _)| id.to_string()).collect();
+            Entry::TriggerLog(log) => {
+                let recalled_ids: Vec<String> = log.recalls.iter().map(|(id, _, _)| id.to_string()).collect();
                 script
                     .statement(
-                        "INSERT INTO trigger_log (match_id, trigger, fired_at, recalled_ids, actions, duration_us) \
-                         VALUES ",
+                        "INSERT INTO trigger_log (match_id, trigger, event_seq, fired_at, recalled_ids, actions, \
+                         duration_us) VALUES ",
                     )
                     .row([
-                        Arg::text(match_id.to_string()),
-                        Arg::text(trigger.as_str()),
-                        Arg::text(ts(*fired_at)),
+                        Arg::text(log.match_id.to_string()),
+                        Arg::text(log.trigger.as_str()),
+                        Arg::Int(log.event_seq),
+                        Arg::text(ts(log.fired_at)),
                         Arg::text(serde_json::to_string(&recalled_ids).unwrap_or_else(|_| "[]".into())),
-                        Arg::text(actions.as_str()),
-                        Arg::Int(*duration_us),
+                        Arg::text(log.actions.as_str()),
+                        Arg::Int(log.duration_us),
                     ]);
-                recall_statements(&mut script, *match_id, trigger, recalls);
+                recall_statements(&mut script, log.match_id, &log.trigger, &log.recalls);
+                trace_statements(&mut script, log.match_id, log.fired_at, &log.traces);
             }
         }
     }
     script.commit(pool).await
 }
 
-fn write_domain(script: &mut Script, mid: &str, write: &DomainWrite, at: DateTime<Utc>) {
+/// `event` is the match and sequence number of the event the row stands for.
+fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at: DateTime<Utc>) {
+    let (mid, seq) = event;
     match write {
         DomainWrite::Move {
             ply,
@@ -249,9 +254,10 @@ fn write_domain(script: &mut Script, mid: &str, write: &DomainWrite, at: DateTim
         }
         DomainWrite::Message { sender, content, tone } => {
             script
-                .statement("INSERT INTO messages (match_id, sender, content, tone, created_at) VALUES ")
+                .statement("INSERT INTO messages (match_id, event_seq, sender, content, tone, created_at) VALUES ")
                 .row([
                     Arg::text(mid),
+                    Arg::Int(seq),
                     Arg::text(sender.as_str()),
                     Arg::text(content.as_str()),
                     Arg::opt_text(tone.as_deref()),
@@ -308,24 +314,9 @@ impl Db {
         self.journal.queue(entry, event.at, Some(on_commit)).await
     }
 
-    /// Queues the trigger's log row and its recalls, written in one transaction.
-    pub async fn log_trigger(
-        &self,
-        match_id: MatchId,
-        trigger: &str,
-        fired_at: DateTime<Utc>,
-        recalls: &[RecallEntry],
-        actions: &serde_json::Value,
-        duration_us: i64,
-    ) -> StoreResult<Queued> {
-        let entry = Entry::TriggerLog {
-            match_id,
-            trigger: trigger.to_string(),
-            fired_at,
-            recalls: recalls.to_vec(),
-            actions: actions.to_string(),
-            duration_us,
-        };
-        self.journal.queue(entry, Utc::now(), None).await
+    /// Queues the trigger's log row, its recalls and its traces, written in
+    /// one transaction.
+    pub async fn log_trigger(&self, entry: TriggerLogEntry) -> StoreResult<Queued> {
+        self.journal.queue(Entry::TriggerLog(entry), Utc::now(), None).await
     }
 }

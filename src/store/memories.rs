@@ -47,16 +47,6 @@ impl Db {
         Ok(())
     }
 
-    pub async fn update_memory_content(&self, id: MemoryId, content: &str) -> StoreResult<()> {
-        sqlx::query("UPDATE memories SET content = $1, updated_at = $2 WHERE id = $3")
-            .bind(content)
-            .bind(ts(Utc::now()))
-            .bind(id.to_string())
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
-
     pub async fn set_memory_flags(
         &self,
         id: MemoryId,

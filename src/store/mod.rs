@@ -9,8 +9,10 @@ mod llm_calls;
 mod matches;
 mod memories;
 mod players;
+mod provenance;
 mod reflections;
 mod script;
+pub mod scrub;
 mod timeline;
 
 use std::str::FromStr;
@@ -21,11 +23,13 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use consolidation::ConsolidationRow;
-pub use journal::{DomainWrite, NewEvent, OnCommit, Queued};
+pub use erasure::{Erased, Erasure, NET_MIN_CHARS};
+pub use journal::{DomainWrite, NewEvent, OnCommit, Queued, TriggerLogEntry};
 pub use llm_calls::LlmCallRow;
 pub use matches::{MatchRow, MoveRow, NewMatch};
 pub use memories::{MemoryQuery, RecallEntry};
 pub use players::Player;
+pub use provenance::{MemoryVersion, Trace};
 pub use timeline::{EmotionRow, EventRow, MessageRow, TriggerRow};
 
 #[derive(Debug, thiserror::Error)]
@@ -251,6 +255,7 @@ pub(crate) enum Arg {
     // NULLs keep their column's type: PostgreSQL refuses a text NULL in a real column.
     NullText,
     NullReal,
+    NullInt,
 }
 
 impl Arg {
@@ -264,6 +269,10 @@ impl Arg {
 
     pub(crate) fn opt_real(value: Option<f64>) -> Arg {
         value.map_or(Arg::NullReal, Arg::Real)
+    }
+
+    pub(crate) fn opt_int(value: Option<i64>) -> Arg {
+        value.map_or(Arg::NullInt, Arg::Int)
     }
 }
 
@@ -323,6 +332,7 @@ impl Numbered {
             Arg::Real(r) => q.bind(*r),
             Arg::NullText => q.bind(None::<String>),
             Arg::NullReal => q.bind(None::<f64>),
+            Arg::NullInt => q.bind(None::<i64>),
         })
     }
 }

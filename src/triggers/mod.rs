@@ -49,6 +49,10 @@ pub struct Trigger {
     pub input: Option<UserInput>,
     /// For `idle_wait`: which nudge this is, from 0.
     pub nudge: u32,
+    /// The event of the player's words this trigger answers (a chat): a
+    /// memory made now is made from them, and forgetting it forgets them.
+    #[serde(skip)]
+    pub words_seq: Option<i64>,
 }
 
 impl Trigger {
@@ -57,6 +61,7 @@ impl Trigger {
             kind,
             input: None,
             nudge: 0,
+            words_seq: None,
         }
     }
 
@@ -65,6 +70,15 @@ impl Trigger {
             kind: TriggerKind::OnUserInput,
             input: Some(input),
             nudge: 0,
+            words_seq: None,
+        }
+    }
+
+    /// The player's chat, stored as event `seq`.
+    pub fn chat(text: &str, seq: i64) -> Trigger {
+        Trigger {
+            words_seq: Some(seq),
+            ..Trigger::input(UserInput::Chat { text: text.to_string() })
         }
     }
 
@@ -73,6 +87,7 @@ impl Trigger {
             kind: TriggerKind::IdleWait,
             input: None,
             nudge,
+            words_seq: None,
         }
     }
 }

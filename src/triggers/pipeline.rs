@@ -13,10 +13,12 @@ use crate::actions::{self, Action, Decision, ExecContext};
 use crate::agent::{Brain, BrainInput};
 use crate::config::RoleConfig;
 use crate::events::{Emitter, MatchEvent};
+use crate::ids::MemoryId;
 use crate::llm::ChatModel;
+use crate::memory::Recalled;
 use crate::memory::{MemoryService, MemoryType};
 use crate::personas::Persona;
-use crate::store::{Db, DomainWrite, StoreError};
+use crate::store::{Db, DomainWrite, StoreError, Trace, TriggerLogEntry};
 use crate::subconscious::{Recall, RecallState, Subconscious};
 
 #[derive(Clone)]
@@ -159,14 +161,23 @@ impl Pipeline {
             .and_then(|e| e.data["emotion"].as_str())
             .map(str::to_string);
         let log = json!({ "brain": self.brain.name(), "thinking": thinking, "executed": executed });
-        let micros = started.elapsed().as_micros() as i64;
-        let logged = self
-            .db
-            .log_trigger(side.emitter.match_id(), kind, fired_at, &recalls, &log, micros)
-            .await?;
+        let turn = (events[0].seq, side.emitter.last_seq());
+        let entry = TriggerLogEntry {
+            match_id: side.emitter.match_id(),
+            trigger: kind.to_string(),
+            event_seq: turn.0,
+            fired_at,
+            traces: turn_traces(&memories, &events, turn, trigger.words_seq),
+            recalls,
+            actions: log.to_string(),
+            duration_us: started.elapsed().as_micros() as i64,
+        };
+        let micros = entry.duration_us;
+        let recalled = entry.recalls.len();
+        let logged = self.db.log_trigger(entry).await?;
         side.emitter.track(logged);
         phases.log = split();
-        tracing::debug!(trigger = kind, micros, recalled = recalls.len(), "trigger done");
+        tracing::debug!(trigger = kind, micros, recalled, "trigger done");
         Ok(TriggerOutcome {
             events,
             emotion,
@@ -174,4 +185,29 @@ impl Pipeline {
             phases,
         })
     }
+}
+
+/// The memories this turn's rows (events `turn.0..=turn.1`) quote or used:
+/// the player's memories it recalled, and those it saved or reinforced,
+/// which were made from the player's words (event `words`) if it answered a
+/// chat. Lore is the persona's, never erased, and not traced.
+fn turn_traces(recalled: &[Recalled], events: &[MatchEvent], turn: (i64, i64), words: Option<i64>) -> Vec<Trace> {
+    let trace = |memory_id, source_seq| Trace {
+        memory_id,
+        first_seq: turn.0,
+        last_seq: turn.1,
+        source_seq,
+    };
+    let saved: Vec<MemoryId> = events
+        .iter()
+        .filter(|e| e.kind == "memory_saved")
+        .filter_map(|e| e.data["id"].as_str()?.parse().ok())
+        .collect();
+    let mut traces: Vec<Trace> = saved.iter().map(|id| trace(*id, words)).collect();
+    for r in recalled.iter().filter(|r| r.memory.player_id.is_some()) {
+        if !saved.contains(&r.memory.id) {
+            traces.push(trace(r.memory.id, None));
+        }
+    }
+    traces
 }

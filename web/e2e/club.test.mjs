@@ -37,7 +37,9 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-  page.on("dialog", (d) => d.accept());
+  // A prompt is answered with `promptAnswer` when one is set (editing a memory).
+  let promptAnswer = null;
+  page.on("dialog", (d) => (d.type() === "prompt" && promptAnswer ? d.accept(promptAnswer) : d.accept()));
   // Keep every WebSocket the page opens, so the test can drop one.
   await page.addInitScript(() => {
     const Native = window.WebSocket;
@@ -124,7 +126,17 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     await clocks.waitFor();
     await page.screenshot({ path: `${ARTIFACTS}/5-memories.png` });
     const gone = await clocks.getAttribute("data-id");
-    await clocks.getByRole("button", { name: "Delete" }).click();
+    const original = await clocks.locator(".content").textContent();
+    // Edited, the first text is kept as a version and shown under "Why?".
+    promptAnswer = "Robin collects old clocks";
+    await clocks.getByRole("button", { name: "Edit" }).click();
+    const edited = page.locator(`.memory[data-id="${gone}"]`);
+    await edited.locator(".content", { hasText: promptAnswer }).waitFor();
+    await edited.getByRole("button", { name: "Why?" }).click();
+    await edited.locator(".versions li").first().waitFor();
+    assert.ok((await edited.locator(".versions").textContent()).includes(original), "the first text is a version");
+    await page.screenshot({ path: `${ARTIFACTS}/5b-memory-versions.png` });
+    await edited.getByRole("button", { name: "Delete" }).click();
     await page.waitForFunction((id) => !document.querySelector(`.memory[data-id="${id}"]`), gone);
     await page.reload();
     await page.locator(".memory-list").waitFor();

@@ -55,7 +55,10 @@ function item(m, reload) {
     if (!why.hidden) return (why.hidden = true);
     const p = await api("GET", `/api/memories/${m.id}`);
     const made = `Made by ${p.memory.created_by.replaceAll("_", " ")} on ${p.memory.created_at.slice(0, 10)}`;
+    // Earlier texts, kept when it was edited; deleting forgets them too.
+    const versions = (p.versions || []).map((v) => el("li", { class: "version" }, `until ${v.replaced_at.slice(0, 16).replace("T", " ")}: ${v.content}`));
     why.replaceChildren(el("p", {}, made),
+      ...(versions.length ? [el("p", {}, "Earlier versions:"), el("ul", { class: "versions" }, ...versions), el("p", {}, "Recalled:")] : []),
       el("ul", {}, ...(p.recalls.length ? p.recalls.map((r) => el("li", {}, `${r.recalled_at?.slice(0, 16) || ""} ${r.trigger}: ${r.reason}`))
         : [el("li", {}, "Never recalled yet.")])));
     why.hidden = false;

@@ -15,7 +15,7 @@ use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::limits::Limit;
 use crate::server::{AppState, error::ApiError};
-use crate::store::MemoryQuery;
+use crate::store::{MemoryQuery, MemoryVersion};
 
 impl From<MemoryError> for ApiError {
     fn from(e: MemoryError) -> ApiError {
@@ -142,6 +142,8 @@ pub async fn export(
 #[derive(Serialize)]
 pub struct Provenance {
     memory: Memory,
+    /// Its earlier texts, oldest first, kept when it was edited.
+    versions: Vec<MemoryVersion>,
     recalls: Vec<RecallRecord>,
 }
 
@@ -177,8 +179,13 @@ pub async fn show(
     Path(id): Path<String>,
 ) -> Result<Json<Provenance>, ApiError> {
     let memory = owned_memory(&app, caller, &id).await?;
-    let recalls = app.runtime.services().memory.recalls(memory.id).await?;
-    Ok(Json(Provenance { memory, recalls }))
+    let service = &app.runtime.services().memory;
+    let (recalls, versions) = (service.recalls(memory.id).await?, service.versions(memory.id).await?);
+    Ok(Json(Provenance {
+        memory,
+        versions,
+        recalls,
+    }))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -243,7 +250,7 @@ pub async fn delete(
     app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
     let memory = owned_memory(&app, caller, &id).await?;
     writable(&memory)?;
-    app.runtime.services().memory.erase(&memory).await?;
+    app.runtime.erase_memory(&memory).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -1,0 +1,156 @@
+//! Replacing forgotten words inside stored text and JSON, without touching
+//! anything around them: other words (a one-letter memory "e" must not eat
+//! the e of "the"), or JSON syntax (a memory "0" must not turn `"moves":0`
+//! into garbage).
+
+use serde_json::Value;
+
+/// What forgotten words are replaced with.
+pub const ERASED: &str = "[forgotten]";
+
+/// Every form the forgotten texts may be stored in, longest first so that a
+/// text is replaced before any shorter one inside it.
+#[derive(Debug, Clone, Default)]
+pub struct Forms(Vec<String>);
+
+impl Forms {
+    /// The texts as given, and as they read escaped inside a JSON string
+    /// (a model's raw answer, or a prompt quoting JSON).
+    pub fn new<'a>(texts: impl IntoIterator<Item = &'a str>) -> Forms {
+        let mut forms: Vec<String> = Vec::new();
+        for text in texts.into_iter().map(str::trim).filter(|t| !t.is_empty()) {
+            let escaped = serde_json::to_string(text).unwrap_or_default();
+            for form in [text.to_string(), escaped.trim_matches('"').to_string()] {
+                if !forms.contains(&form) {
+                    forms.push(form);
+                }
+            }
+        }
+        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        Forms(forms)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
+    }
+
+    /// `s` with every form replaced, or None if none stood in it.
+    pub fn scrub_text(&self, s: &str) -> Option<String> {
+        let mut out: Option<String> = None;
+        for form in &self.0 {
+            if let Some(next) = replace_bounded(out.as_deref().unwrap_or(s), form) {
+                out = Some(next);
+            }
+        }
+        out
+    }
+
+    /// Scrubs every string inside `doc` (object keys stay: they are ours);
+    /// true if anything changed.
+    pub fn scrub_json(&self, doc: &mut Value) -> bool {
+        match doc {
+            Value::String(s) => match self.scrub_text(s) {
+                Some(clean) => {
+                    *s = clean;
+                    true
+                }
+                None => false,
+            },
+            Value::Array(items) => items.iter_mut().fold(false, |c, v| self.scrub_json(v) | c),
+            Value::Object(map) => map.values_mut().fold(false, |c, v| self.scrub_json(v) | c),
+            _ => false,
+        }
+    }
+
+    /// A JSON document's text scrubbed; text that is not JSON is scrubbed
+    /// as text.
+    pub fn scrub_json_text(&self, text: &str) -> Option<String> {
+        match serde_json::from_str::<Value>(text) {
+            Ok(mut doc) => self.scrub_json(&mut doc).then(|| doc.to_string()),
+            Err(_) => self.scrub_text(text),
+        }
+    }
+}
+
+/// `s` with each occurrence of `text` that stands on its own replaced: where
+/// `text` begins (ends) with a letter or digit, the character before (after)
+/// it must not be one.
+fn replace_bounded(s: &str, text: &str) -> Option<String> {
+    if text.is_empty() || !s.contains(text) {
+        return None;
+    }
+    let wordy = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    let (opens_word, closes_word) = (wordy(text.chars().next()), wordy(text.chars().next_back()));
+    let mut out = String::with_capacity(s.len());
+    let mut copied = 0;
+    for (at, _) in s.match_indices(text) {
+        let end = at + text.len();
+        let inside_a_word =
+            (opens_word && wordy(s[..at].chars().next_back())) || (closes_word && wordy(s[end..].chars().next()));
+        if at < copied || inside_a_word {
+            continue;
+        }
+        out.push_str(&s[copied..at]);
+        out.push_str(ERASED);
+        copied = end;
+    }
+    if copied == 0 {
+        return None;
+    }
+    out.push_str(&s[copied..]);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scrubbing_touches_strings_not_json_syntax() {
+        let forms = Forms::new(["0"]);
+        let mut doc = serde_json::json!({ "moves": 0, "learned": [{ "content": "born in 1990" }], "n": "0" });
+        assert!(forms.scrub_json(&mut doc));
+        assert_eq!(doc["moves"], 0);
+        assert_eq!(
+            doc["learned"][0]["content"], "born in 1990",
+            "0 inside a number-word stays"
+        );
+        assert_eq!(doc["n"], "[forgotten]");
+        let forms = Forms::new(["likes \"quotes\""]);
+        let mut doc = serde_json::json!(["Pat likes \"quotes\".", 1]);
+        assert!(forms.scrub_json(&mut doc));
+        assert_eq!(doc, serde_json::json!(["Pat [forgotten].", 1]));
+    }
+
+    #[test]
+    fn a_short_text_is_forgotten_as_a_word_not_inside_words() {
+        let forms = Forms::new(["e"]);
+        assert_eq!(
+            forms.scrub_text("the e-file: e"),
+            Some("the [forgotten]-file: [forgotten]".into())
+        );
+        assert_eq!(forms.scrub_text("the knight on e4"), None);
+        let forms = Forms::new(["said \"hi\""]);
+        assert_eq!(forms.scrub_text("she said \"hi\"!"), Some("she [forgotten]!".into()));
+    }
+
+    #[test]
+    fn escaped_copies_inside_json_text_are_found() {
+        let forms = Forms::new(["my \"Sicilian\" love"]);
+        let raw = r#"{"content":"my \"Sicilian\" love","n":1}"#;
+        assert_eq!(forms.scrub_text(raw), Some(r#"{"content":"[forgotten]","n":1}"#.into()));
+        assert_eq!(
+            forms.scrub_json_text(raw),
+            Some(r#"{"content":"[forgotten]","n":1}"#.into())
+        );
+    }
+
+    #[test]
+    fn a_longer_text_goes_before_a_shorter_one_inside_it() {
+        let forms = Forms::new(["London", "I play the London System"]);
+        assert_eq!(
+            forms.scrub_text("I play the London System."),
+            Some("[forgotten].".into())
+        );
+    }
+}
