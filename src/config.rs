@@ -2,6 +2,7 @@
 //! environment variables (each later source wins).
 
 mod llm;
+pub mod redact;
 
 pub use llm::{ApiKind, EndpointConfig, LlmConfig, RoleConfig};
 
@@ -152,10 +153,12 @@ impl MemoryConfig {
 pub struct Config {
     pub listen: SocketAddr,
     pub data_dir: PathBuf,
+    #[serde(serialize_with = "redact::url")]
     pub database_url: String,
     pub vectors_dir: PathBuf,
     /// A Qdrant server (gRPC URL, e.g. http://qdrant:6334) instead of the
     /// embedded index in `vectors_dir`.
+    #[serde(serialize_with = "redact::opt_url")]
     pub qdrant_url: Option<String>,
     pub qdrant_collection: String,
     /// Never printed.
@@ -186,6 +189,8 @@ pub struct Config {
     pub idle_time_scale: f64,
     /// Longest chat message accepted, in characters.
     pub max_chat_chars: usize,
+    /// A WebSocket is pinged this often; two pings unanswered close it.
+    pub ws_ping_secs: f64,
     /// Chat messages a match may send per minute (0: no limit).
     pub chat_per_minute: u32,
     /// Memory edits and deletions a player may make per minute (0: no limit).
@@ -222,6 +227,7 @@ struct FileConfig {
     eval_deep_nodes: Option<u64>,
     idle_time_scale: Option<f64>,
     max_chat_chars: Option<usize>,
+    ws_ping_secs: Option<f64>,
     chat_per_minute: Option<u32>,
     memory_writes_per_minute: Option<u32>,
     recall: Option<RecallConfig>,
@@ -320,6 +326,10 @@ impl Config {
             max_chat_chars: parse_env(&env, "KIBITZ_MAX_CHAT_CHARS")?
                 .or(file.max_chat_chars)
                 .unwrap_or(1000),
+            ws_ping_secs: parse_env(&env, "KIBITZ_WS_PING_SECS")?
+                .or(file.ws_ping_secs)
+                .filter(|s: &f64| *s > 0.0)
+                .unwrap_or(30.0),
             chat_per_minute: parse_env(&env, "KIBITZ_CHAT_PER_MINUTE")?
                 .or(file.chat_per_minute)
                 .unwrap_or(20),
@@ -433,6 +443,23 @@ mod tests {
         assert_eq!(c.database_url, "sqlite://data/kibitz.db");
         assert_eq!(c.vectors_dir, PathBuf::from("data/vectors"));
         assert_eq!(c.models_dir, PathBuf::from("models"));
+    }
+
+    #[test]
+    fn printed_config_hides_passwords_and_tokens_in_urls() {
+        let env = |k: &str| match k {
+            "KIBITZ_DATABASE_URL" => Some("postgres://kibitz:hunter2@db/club".to_string()),
+            "KIBITZ_QDRANT_URL" => Some("http://qdrant:6334?api-key=sesame".to_string()),
+            "KIBITZ_LLM_URL" => Some("https://bot:opensesame@llm.example/v1".to_string()),
+            _ => None,
+        };
+        let c = Config::from_toml("", env).unwrap();
+        assert_eq!(c.database_url, "postgres://kibitz:hunter2@db/club", "kept for use");
+        let shown = c.to_toml();
+        for secret in ["hunter2", "sesame"] {
+            assert!(!shown.contains(secret), "{shown}");
+        }
+        assert!(shown.contains("postgres://kibitz:***@db/club"), "{shown}");
     }
 
     #[test]

@@ -64,8 +64,14 @@ fn movetext(game: &Game) -> String {
     text
 }
 
+/// A tag value as the PGN standard (8.1.1) allows it: printing characters
+/// only (a control character becomes a space), `\` and `"` escaped.
 fn escape(v: &str) -> String {
-    v.replace('\\', "\\\\").replace('"', "\\\"")
+    v.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
 }
 
 /// Reads the SAN moves of a PGN's movetext (no comments or variations).
@@ -116,6 +122,16 @@ mod tests {
             again.play(mv);
         }
         assert_eq!(again.fen(), game.fen());
+    }
+
+    #[test]
+    fn a_tag_value_stays_one_printable_line() {
+        let game = Game::new(None).unwrap();
+        let mut h = headers();
+        h.white = "Mal\n[Result \"0-1\"]\tlory\\".into();
+        let pgn = write(&h, &game);
+        assert!(pgn.contains(r#"[White "Mal [Result \"0-1\"] lory\\"]"#), "{pgn}");
+        assert_eq!(pgn.lines().filter(|l| l.starts_with("[Result")).count(), 1, "{pgn}");
     }
 
     #[test]

@@ -44,6 +44,14 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-prompt.json")]
         json: PathBuf,
     },
+    /// Forgetting one memory with many other players' events in the database.
+    Erasure {
+        /// Other players' events to fill the database with.
+        #[arg(long, default_value_t = 100_000)]
+        events: usize,
+        #[arg(long, default_value = "bench/last-erasure.json")]
+        json: PathBuf,
+    },
     /// Load: N WebSocket matches against a real server; latency, lost events, idle lateness, RSS.
     Live(super::bench_live::LiveArgs),
     /// One trigger's overhead beyond the language model, at several memory counts.
@@ -90,6 +98,9 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     }
     if let BenchWhat::Trigger { sizes, fires, json } = &args.what {
         return super::bench_trigger::run(config, sizes, *fires, json).await;
+    }
+    if let BenchWhat::Erasure { events, json } = &args.what {
+        return super::bench_erasure::run(*events, json).await;
     }
     if let BenchWhat::Prompt { tokenizer_url, json } = &args.what {
         return super::bench_prompt::run(config, tokenizer_url.as_deref(), json).await;

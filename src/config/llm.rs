@@ -20,6 +20,7 @@ pub struct EndpointConfig {
     #[serde(default = "openai")]
     pub kind: ApiKind,
     /// Up to the API version, e.g. `http://127.0.0.1:11434/v1` or `https://api.anthropic.com`.
+    #[serde(serialize_with = "super::redact::url")]
     pub url: String,
     pub model: String,
     /// The environment variable that holds the key (the key itself is never
@@ -51,6 +52,7 @@ pub struct RoleConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct LlmConfig {
     /// Shorthand for one OpenAI-compatible endpoint, tried first.
+    #[serde(serialize_with = "super::redact::opt_url")]
     pub url: Option<String>,
     pub model: String,
     /// From KIBITZ_LLM_API_KEY only; never written or logged.

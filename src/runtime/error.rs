@@ -24,6 +24,9 @@ pub enum RuntimeError {
     /// PostgreSQL cannot store NUL in text; no client has a reason to send it.
     #[error("text may not contain NUL characters")]
     NulInText,
+    /// Names are one line of printable text.
+    #[error("a name may not contain control characters (found U+{:04X}): use letters, digits, spaces and punctuation", u32::from(*.0))]
+    ControlInName(char),
     #[error("text is {len} characters; the limit is {max}")]
     TextTooLong { len: usize, max: usize },
     #[error("the match is busy restarting; try again")]

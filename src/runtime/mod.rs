@@ -114,6 +114,10 @@ impl Runtime {
         if name.contains('\0') {
             return Err(RuntimeError::NulInText);
         }
+        // A name goes into prompts, PGN headers and log lines: one line of text.
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            return Err(RuntimeError::ControlInName(c));
+        }
         let token = crate::tokens::new_token();
         let player = self.svc.db.create_player(name, &crate::tokens::hash(&token)).await?;
         Ok((player, token))

@@ -12,6 +12,7 @@ use tokio_cron_scheduler::{Job, JobScheduler};
 use crate::agent::{LlmAgent, ScriptedBrain};
 use crate::chess::engine::{self, Engine};
 use crate::config::Config;
+use crate::config::redact::redact_url;
 use crate::llm::LlmPool;
 use crate::memory::Scope;
 use crate::memory::edge::EdgeStore;
@@ -282,11 +283,12 @@ async fn open_index(config: &Config) -> Result<Arc<dyn VectorStore>, StartError>
             let store = QdrantStore::connect(url, config.qdrant_api_key.as_deref(), &config.qdrant_collection)
                 .await
                 .map_err(|source| StartError::Vectors {
-                    path: url.clone(),
+                    path: redact_url(url),
                     source,
                 })?;
             tracing::info!(
-                "vector index: Qdrant server at {url}, collection {}",
+                "vector index: Qdrant server at {}, collection {}",
+                redact_url(url),
                 config.qdrant_collection
             );
             Ok(Arc::new(store))

@@ -89,6 +89,7 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::NoDrawOffer => ApiError::new(S::CONFLICT, "no_draw_offer", message),
             RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),
             RuntimeError::NulInText => ApiError::new(S::BAD_REQUEST, "invalid_text", message),
+            RuntimeError::ControlInName(_) => ApiError::new(S::BAD_REQUEST, "invalid_name", message),
             RuntimeError::TextTooLong { .. } => ApiError::new(S::PAYLOAD_TOO_LARGE, "text_too_long", message),
             RuntimeError::Unavailable => ApiError::new(S::SERVICE_UNAVAILABLE, "unavailable", message),
             RuntimeError::Store(e) => ApiError::internal(e),

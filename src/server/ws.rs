@@ -27,8 +27,10 @@ use std::sync::Arc;
 use super::limits::{Limit, RateLimits};
 use crate::runtime::{Runtime, UserCommand};
 
-/// Largest client frame we read; commands are tiny.
+/// Largest client message, and frame, we read; commands are tiny.
 const MAX_FRAME: usize = 16 * 1024;
+/// Pings a peer may leave unanswered before it is taken for gone.
+const MISSED_PONGS: u32 = 2;
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -70,6 +72,7 @@ pub async fn upgrade(
     Ok(ws
         .protocols([WS_PROTOCOL])
         .max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
         .on_upgrade(move |socket| session(runtime, limits, id, params.since, socket)))
 }
 
@@ -88,8 +91,25 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
     // player as each commits, not once the whole command is done (a game's
     // last move once waited for the persona's after_match and reflection).
     let mut pending: Option<Pin<Box<dyn Future<Output = Option<serde_json::Value>> + Send>>> = None;
+    let every = std::time::Duration::from_secs_f64(runtime.services().config.ws_ping_secs);
+    let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut unanswered = 0;
     loop {
         tokio::select! {
+            // A peer that stopped answering (a dropped network, a closed lid)
+            // would hold its session forever. While a command runs, frames
+            // are not read, so no ping is counted then.
+            _ = ping.tick(), if pending.is_none() => {
+                if unanswered >= MISSED_PONGS {
+                    let _ = sink.send(Message::Close(None)).await;
+                    return;
+                }
+                unanswered += 1;
+                if sink.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+            },
             event = async { live.as_mut().expect("guarded").recv().await }, if live.is_some() => match event {
                 Ok(e) if e.seq <= last => {}
                 Ok(e) => {
@@ -117,7 +137,9 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
             },
             // One command at a time, in the order sent; the next waits in the socket.
             frame = stream.next(), if pending.is_none() => match frame {
+                Some(Ok(Message::Pong(_))) => unanswered = 0,
                 Some(Ok(Message::Text(body))) => {
+                    unanswered = 0;
                     let (runtime, limits) = (runtime.clone(), limits.clone());
                     pending = Some(Box::pin(async move { handle(&runtime, &limits, id, body.as_str()).await }));
                 }

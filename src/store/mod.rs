@@ -191,7 +191,7 @@ impl Db {
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             Backend::Postgres
         } else {
-            return Err(StoreError::UnsupportedUrl(url.to_string()));
+            return Err(StoreError::UnsupportedUrl(crate::config::redact::redact_url(url)));
         };
         if backend == Backend::Sqlite {
             // Create the file and switch it to WAL once; the mode is stored in the file.

@@ -75,6 +75,10 @@ pub async fn consolidate(
 /// where the matches' time goes since start, per phase.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Status {
+    /// "ok", or why memory writes are off (e.g. "read-only: ...").
+    memory: String,
+    engine: String,
+    personas: usize,
     memories_sql: u64,
     memories_index: u64,
     live_matches: usize,
@@ -85,8 +89,16 @@ pub struct Status {
 #[utoipa::path(get, path = "/api/admin/status", tag = "admin", security(("bearer" = [])), responses((status = 200, body = Status), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn status(State(app): State<AppState>, caller: Caller) -> Result<Json<Status>, ApiError> {
     admin_only(caller)?;
-    let (memories_sql, memories_index) = app.runtime.services().memory.counts().await?;
+    let svc = app.runtime.services();
+    let (memories_sql, memories_index) = svc.memory.counts().await?;
+    let memory = match svc.memory.writable().await {
+        Ok(()) => "ok".to_string(),
+        Err(e) => format!("read-only: {e}"),
+    };
     Ok(Json(Status {
+        memory,
+        engine: svc.engine.name(),
+        personas: svc.personas.len(),
         memories_sql,
         memories_index,
         live_matches: app.runtime.live_matches(),

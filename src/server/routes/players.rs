@@ -14,7 +14,7 @@ pub struct NewPlayer {
     #[schema(
         min_length = 1,
         max_length = 64,
-        pattern = r"^[^\u0000]*[^\s\u0085\u0000][^\u0000]*$"
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
     )]
     name: String,
 }
