@@ -131,12 +131,7 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
         "retrieval": quality,
         "write_policy": write_policy,
     });
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).ok();
-    }
-    std::fs::write(&out, serde_json::to_string_pretty(&report)?)
-        .with_context(|| format!("writing {}", out.display()))?;
-    println!("figures written to {}", out.display());
+    write_figures(&out, &report)?;
     Ok(())
 }
 
@@ -483,4 +478,14 @@ async fn score_cases(
         set.cases.len()
     );
     Ok(json!({ "cases": set.cases.len(), "precision_at_3": p, "recall_at_3": r }))
+}
+
+/// Writes a benchmark's figures as pretty JSON (making its folder) and says where.
+pub(super) fn write_figures(out: &Path, report: &serde_json::Value) -> anyhow::Result<()> {
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir).ok();
+    }
+    std::fs::write(out, serde_json::to_string_pretty(report)?).with_context(|| format!("writing {}", out.display()))?;
+    println!("figures written to {}", out.display());
+    Ok(())
 }

@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use chrono::Utc;
 use serde_json::json;
 
@@ -77,12 +76,7 @@ pub async fn run(events: usize, out: &Path) -> anyhow::Result<()> {
         "max_ms": max,
         "rows_rewritten_each": rows / ERASED,
     });
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).ok();
-    }
-    std::fs::write(out, serde_json::to_string_pretty(&report)?)
-        .with_context(|| format!("writing {}", out.display()))?;
-    println!("figures written to {}", out.display());
+    super::bench::write_figures(out, &report)?;
     Ok(())
 }
 

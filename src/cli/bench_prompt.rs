@@ -77,8 +77,7 @@ pub async fn run(config: &Config, tokenizer: Option<&str>, out: &Path) -> anyhow
         }
     }
     let json = json!({ "at": Utc::now(), "persona": persona.id, "checkpoints": report });
-    std::fs::write(out, serde_json::to_string_pretty(&json)?).with_context(|| format!("writing {}", out.display()))?;
-    println!("figures written to {}", out.display());
+    super::bench::write_figures(out, &json)?;
     Ok(())
 }
 

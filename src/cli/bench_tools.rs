@@ -47,7 +47,6 @@ pub fn run(path: &Path, out: &Path) -> anyhow::Result<()> {
     }
     println!("{} puzzles in {:.1} s", puzzles.len(), started.elapsed().as_secs_f64());
     let json = json!({ "at": chrono::Utc::now(), "puzzles": puzzles.len(), "themes": report });
-    std::fs::write(out, serde_json::to_string_pretty(&json)?).with_context(|| format!("writing {}", out.display()))?;
-    println!("figures written to {}", out.display());
+    super::bench::write_figures(out, &json)?;
     Ok(())
 }

@@ -86,12 +86,7 @@ pub async fn run(config: &Config, sizes: &[usize], fires: usize, out: &Path) -> 
         }));
     }
     let report = json!({ "at": Utc::now(), "trigger": "on_user_move", "brain": "scripted", "sizes": results });
-    if let Some(dir) = out.parent() {
-        std::fs::create_dir_all(dir).ok();
-    }
-    std::fs::write(out, serde_json::to_string_pretty(&report)?)
-        .with_context(|| format!("writing {}", out.display()))?;
-    println!("figures written to {}", out.display());
+    super::bench::write_figures(out, &report)?;
     Ok(())
 }
 
