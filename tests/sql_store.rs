@@ -130,11 +130,11 @@ async fn check_contract(db: &Db) {
     assert!(db.last_full_consolidation().await.unwrap().is_some());
 
     // Erasure: the row is gone and its successor link cleared.
-    let texts = ["plays the Caro-Kann now".to_string()];
+    let forms = kibitz::store::scrub::Forms::new(["plays the Caro-Kann now"]);
     let erasure = Erasure {
         id: newer.id,
         owner: pat.id,
-        texts: &texts,
+        forms: &forms,
     };
     db.erase_memory(erasure).await.unwrap();
     assert!(db.memory(newer.id).await.unwrap().is_none());

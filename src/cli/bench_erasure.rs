@@ -11,6 +11,7 @@ use serde_json::json;
 
 use kibitz::ids::{MatchId, PlayerId};
 use kibitz::memory::{CreatedBy, Memory, MemoryType};
+use kibitz::store::scrub::Forms;
 use kibitz::store::{Db, DomainWrite, Erasure, NewEvent, NewMatch, Queued, Trace, TriggerLogEntry};
 
 /// What everybody said, and what the owner's memory holds.
@@ -46,13 +47,13 @@ pub async fn run(events: usize, out: &Path) -> anyhow::Result<()> {
     let mut rows = 0;
     for _ in 0..ERASED {
         let memory = traced_memory(&db, owner).await?;
-        let texts = [memory.content.clone(), WORDS.to_string()];
+        let forms = Forms::new([memory.content.as_str(), WORDS]);
         let started = Instant::now();
         let erased = db
             .erase_memory(Erasure {
                 id: memory.id,
                 owner,
-                texts: &texts,
+                forms: &forms,
             })
             .await?;
         times.push(started.elapsed());

@@ -5,6 +5,7 @@ use super::model::{Memory, RecallRecord, Recalled, clipped};
 use super::service::{MAX_CONTENT_CHARS, MemoryError, MemoryService};
 use super::vector::SearchFilter;
 use crate::ids::{MemoryId, PlayerId};
+use crate::store::scrub::Forms;
 use crate::store::{Erasure, MemoryQuery, MemoryVersion, RecallEntry};
 
 impl MemoryService {
@@ -67,23 +68,24 @@ impl MemoryService {
 
     /// Gone from SQL and the index, with every copy of every text it ever
     /// had scrubbed from its owner's rows (see `store::erasure`). Lore has
-    /// no owner and is not erased here. Returns the texts forgotten, for
+    /// no owner and is not erased here. Returns the forms forgotten, for
     /// whatever still holds them in memory (a live model thread).
-    pub async fn erase(&self, memory: &Memory) -> Result<Vec<String>, MemoryError> {
+    pub async fn erase(&self, memory: &Memory) -> Result<Forms, MemoryError> {
         let owner = memory.player_id.ok_or(MemoryError::NotFound)?;
         self.index().writable().await?;
         let texts = self.texts_of(memory).await?;
+        let forms = Forms::new(texts.iter().map(String::as_str));
         let erased = self
             .db()
             .erase_memory(Erasure {
                 id: memory.id,
                 owner,
-                texts: &texts,
+                forms: &forms,
             })
             .await?;
         tracing::info!(memory_id = %memory.id, turns = erased.turns, rows = erased.rows_rewritten, "memory erased");
         self.index().delete(vec![memory.id]).await?;
-        Ok(texts)
+        Ok(forms)
     }
 
     /// Every text a memory ever had: its content and earlier versions, the

@@ -93,8 +93,7 @@ impl Runtime {
     /// Erases a memory from SQL and the index, and from the model threads
     /// of matches still being played, so no later call sends its words.
     pub async fn erase_memory(&self, memory: &crate::memory::Memory) -> Result<(), crate::memory::MemoryError> {
-        let texts = self.svc.memory.erase(memory).await?;
-        let forms = crate::store::scrub::Forms::new(texts.iter().map(String::as_str));
+        let forms = self.svc.memory.erase(memory).await?;
         self.svc.pipeline.brain.forget(&forms);
         Ok(())
     }

@@ -79,13 +79,13 @@ const PLACES: [Place; 5] = [
     },
 ];
 
-/// One memory to forget, every text it ever had (versions, reinforcing
-/// words, the player's words it was made from, the forms a model's thread
-/// kept), and whose it is.
+/// One memory to forget, the forms of every text it ever had (versions,
+/// reinforcing words, the player's words it was made from, what a model's
+/// thread kept), and whose it is.
 pub struct Erasure<'a> {
     pub id: MemoryId,
     pub owner: PlayerId,
-    pub texts: &'a [String],
+    pub forms: &'a Forms,
 }
 
 /// What an erasure rewrote, for the log and the benchmark.
@@ -112,7 +112,7 @@ impl Db {
     /// Deletes the memory, its traces and versions, and scrubs its texts
     /// from every row of its owner's that quotes them.
     pub async fn erase_memory(&self, erasure: Erasure<'_>) -> StoreResult<Erased> {
-        let forms = Forms::new(erasure.texts.iter().map(String::as_str));
+        let forms = erasure.forms;
         let mut tx = self.pool.begin().await?;
         let turns = traced_turns(&mut tx, erasure.id, erasure.owner).await?;
         let mut erased = Erased {
@@ -121,7 +121,7 @@ impl Db {
         };
         for place in &PLACES {
             let mut found = Found::new();
-            for turn in &turns {
+            for turn in turns_for(place, &turns) {
                 find_traced(&mut tx, place, turn, &mut found).await?;
             }
             if place.table == "events" {
@@ -130,9 +130,9 @@ impl Db {
             for form in forms.iter().filter(|f| f.chars().count() >= NET_MIN_CHARS) {
                 find_in_owners_rows(&mut tx, self.backend, place, erasure.owner, form, &mut found).await?;
             }
-            erased.rows_rewritten += rewrite(&mut tx, place, found, &forms).await?;
+            erased.rows_rewritten += rewrite(&mut tx, place, found, forms).await?;
         }
-        erased.rows_rewritten += forget_in_reflections(&mut tx, self.backend, &erasure, &turns, &forms).await?;
+        erased.rows_rewritten += forget_in_reflections(&mut tx, self.backend, &erasure, &turns, forms).await?;
         delete_memory_rows(&mut tx, erasure.id).await?;
         tx.commit().await?;
         self.purge_old_versions().await?;
@@ -198,6 +198,26 @@ async fn traced_turns(tx: &mut Tx<'_>, id: MemoryId, owner: PlayerId) -> StoreRe
         });
     }
     Ok(turns)
+}
+
+/// The turns whose rows `place` must search: every turn for rows named by
+/// sequence; for rows taken from a turn on, only each match's earliest
+/// (a memory recalled in many turns of a match would search the same
+/// calls again for each).
+fn turns_for<'a>(place: &Place, turns: &'a [Turn]) -> Vec<&'a Turn> {
+    match place.traced_by {
+        TracedBy::Seq(_) => turns.iter().collect(),
+        TracedBy::Since(_) => {
+            let mut earliest: BTreeMap<&str, &Turn> = BTreeMap::new();
+            for t in turns {
+                let first = earliest.entry(&t.match_id).or_insert(t);
+                if t.at < first.at {
+                    *first = t;
+                }
+            }
+            earliest.into_values().collect()
+        }
+    }
 }
 
 fn select_columns(place: &Place) -> String {
@@ -398,8 +418,7 @@ async fn delete_memory_rows(tx: &mut Tx<'_>, id: MemoryId) -> StoreResult<()> {
     for sql in [
         "UPDATE memories SET superseded_by = NULL WHERE superseded_by = $1",
         "DELETE FROM memory_traces WHERE memory_id = $1",
-        "DELETE FROM memory_versions WHERE memory_id = $1",
-        "DELETE FROM recall_log WHERE memory_id = $1",
+        // Its versions and recall log go with it (ON DELETE CASCADE).
         "DELETE FROM memories WHERE id = $1",
     ] {
         sqlx::query(sql).bind(id.to_string()).execute(&mut **tx).await?;
