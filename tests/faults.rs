@@ -123,3 +123,33 @@ async fn a_read_only_vector_index_stops_memory_writes_not_the_game() {
     let log = server.log_text();
     assert!(log.matches("panicked").count() <= 1, "{log}");
 }
+
+/// An index write that fails (here: the shard's directory turned read-only
+/// under it) is noted, so the run marker stays and the next start checks
+/// the index against SQL; reads and a write that works note nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_index_write_is_noted_for_the_next_start() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use kibitz::memory::edge::EdgeStore;
+    use kibitz::memory::vector::{IndexedMemory, VectorStore};
+    use kibitz::memory::watched::Watched;
+    use kibitz::memory::{CreatedBy, Memory, MemoryType};
+
+    let dir = tempfile::tempdir().unwrap();
+    let missed = Arc::new(AtomicBool::new(false));
+    let store = Watched::new(Arc::new(EdgeStore::open(dir.path()).unwrap()), missed.clone());
+    let point = |text: &str| {
+        let memory = Memory::new("pip", MemoryType::PersonalNote, text, CreatedBy::MainAgent);
+        IndexedMemory::new(&memory, vec![0.1; kibitz::memory::embed::DIMENSIONS])
+    };
+    store.upsert(vec![point("keeps bees")]).await.unwrap();
+    assert_eq!(store.count().await.unwrap(), 1);
+    assert!(!missed.load(Ordering::Acquire), "nothing failed yet");
+
+    let read_only = ReadOnly::set(dir.path());
+    assert!(store.upsert(vec![point("plays the Dutch")]).await.is_err());
+    assert!(missed.load(Ordering::Acquire), "the failed write was noted");
+    drop(read_only);
+}

@@ -13,6 +13,7 @@ mod review;
 mod service;
 pub mod strength;
 pub mod vector;
+pub mod watched;
 
 pub use consolidate::Scope;
 pub use model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement, clipped};

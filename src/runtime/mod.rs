@@ -5,6 +5,7 @@
 mod actor;
 mod error;
 mod idle;
+mod marker;
 mod odds;
 mod reflect;
 mod services;
@@ -22,6 +23,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 pub use actor::{Outcome, UserCommand};
 pub use error::RuntimeError;
+pub use marker::RunMarker;
 pub use services::{MemoryOnly, Services, StartError};
 pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};

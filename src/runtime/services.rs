@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tokio_cron_scheduler::{Job, JobScheduler};
 
@@ -19,6 +19,7 @@ use crate::memory::edge::EdgeStore;
 use crate::memory::embed::{EmbedError, Embedder};
 use crate::memory::qdrant::QdrantStore;
 use crate::memory::vector::{VectorError, VectorStore};
+use crate::memory::watched::Watched;
 use crate::memory::{MemoryError, MemoryService, Reconciled};
 use crate::moves::Workshop;
 use crate::personas::{self, Persona, PersonaError};
@@ -27,6 +28,7 @@ use crate::subconscious::{Subconscious, situation};
 use crate::triggers::Pipeline;
 
 use super::PhaseTimes;
+use super::marker::RunMarker;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -81,7 +83,7 @@ impl Services {
         let data_lock = lock_data_dir(&config.data_dir)?;
         let (marker, unclean) = RunMarker::claim(&config.data_dir)?;
         let db = Db::connect(&config.database_url).await?;
-        let memory = open_memory(&config, db.clone(), &personas, unclean).await?;
+        let memory = open_memory(&config, db.clone(), &personas, (unclean, &marker)).await?;
         pin_situations(&memory, &config.models_dir);
         let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
         let analyst = match config.eval_deep_nodes {
@@ -161,7 +163,7 @@ impl MemoryOnly {
         let data_lock = lock_data_dir(&config.data_dir)?;
         let (marker, unclean) = RunMarker::claim(&config.data_dir)?;
         let db = Db::connect(&config.database_url).await?;
-        let memory = open_memory(config, db.clone(), &personas, unclean).await?;
+        let memory = open_memory(config, db.clone(), &personas, (unclean, &marker)).await?;
         Ok(MemoryOnly {
             db,
             memory,
@@ -197,10 +199,11 @@ async fn open_memory(
     config: &Config,
     db: Db,
     personas: &[Persona],
-    unclean: bool,
+    (unclean, marker): (bool, &RunMarker),
 ) -> Result<MemoryService, StartError> {
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
-    let index = open_index(config).await?;
+    // A write the index misses after SQL took it leaves the marker behind.
+    let index: Arc<dyn VectorStore> = Arc::new(Watched::new(open_index(config).await?, marker.missed_writes()));
     let memory = MemoryService::new(db, embedder, index, config.memory.clone());
     let record = config.data_dir.join(INDEX_MODEL_RECORD);
     let progress = |done, total| tracing::info!("embedding memories with the new model: {done}/{total}");
@@ -225,55 +228,12 @@ async fn open_memory(
             fixed.reflagged
         );
     }
+    // The check the marker asked for is done: a start failing before here
+    // leaves the marker for the next one.
+    marker.index_checked();
     // Start-up work (lore, repairs) is no reason to shed the first chats.
     memory.embedder().forget_recent_load();
     Ok(memory)
-}
-
-/// Present while kibitz runs on a data dir. Found at start, it means the last
-/// run ended without a clean shutdown (a crash, kill -9, power loss), so the
-/// vector index is checked against SQL memory by memory.
-pub struct RunMarker {
-    path: PathBuf,
-    /// Set when a stop was not clean: the marker then outlives the process.
-    keep: std::sync::atomic::AtomicBool,
-}
-
-impl RunMarker {
-    /// Claims the marker; true if the last run left it behind.
-    fn claim(dir: &Path) -> Result<(RunMarker, bool), StartError> {
-        let path = dir.join("kibitz.running");
-        let unclean = path.exists();
-        std::fs::write(&path, "kibitz runs on this data dir; removed at a clean shutdown\n").map_err(|source| {
-            StartError::DataDir {
-                path: path.display().to_string(),
-                source,
-            }
-        })?;
-        let marker = RunMarker {
-            path,
-            keep: Default::default(),
-        };
-        Ok((marker, unclean))
-    }
-
-    /// A clean shutdown: nothing needs checking at the next start.
-    pub fn release(&self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
-
-    /// Work was cut short: the next start must check the index.
-    pub fn keep(&self) {
-        self.keep.store(true, std::sync::atomic::Ordering::Release);
-    }
-}
-
-impl Drop for RunMarker {
-    fn drop(&mut self) {
-        if !self.keep.load(std::sync::atomic::Ordering::Acquire) {
-            self.release();
-        }
-    }
 }
 
 /// The embedded shard in the data dir, or a Qdrant server if one is configured.

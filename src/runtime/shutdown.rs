@@ -45,7 +45,9 @@ impl Runtime {
         if let Err(e) = self.svc.memory.flush_index().await {
             return unclean(format!("the vector index could not be flushed: {e}"));
         }
-        self.svc.marker.release();
+        if !self.svc.marker.release() {
+            return Stopped::Unclean("the vector index missed a write; it is checked at the next start".into());
+        }
         Stopped::Clean
     }
 }
