@@ -87,6 +87,13 @@ impl Emitter {
         Ok(event)
     }
 
+    /// Numbers events from `last_seq` again: what was numbered after it was
+    /// never stored (a failed write), and the match went back to SQL.
+    pub fn rewind(&mut self, last_seq: i64) {
+        self.queued.clear();
+        self.last_seq = last_seq;
+    }
+
     /// Another write of this match's to wait for in `settle`.
     pub fn track(&mut self, queued: Queued) {
         self.queued.push(queued);

@@ -9,7 +9,9 @@ use chrono::{Duration, Utc};
 use kibitz::events::Emitter;
 use kibitz::ids::MatchId;
 use kibitz::memory::{CreatedBy, Memory, MemoryType, PositionTag, Reinforcement};
-use kibitz::store::{ConsolidationRow, Db, DomainWrite, Erasure, MemoryQuery, NewEvent, NewMatch, TriggerLogEntry};
+use kibitz::store::{
+    ConsolidationRow, Db, DomainWrite, Erasure, MemoryQuery, NewEvent, NewMatch, StoreError, TriggerLogEntry,
+};
 
 async fn check_contract(db: &Db) {
     let pat = db.create_player("Pat", "hash-pat").await.unwrap();
@@ -208,6 +210,12 @@ async fn check_group_commit(db: &Db) {
         assert_eq!(lines.len(), 40);
         assert!(lines.iter().all(|m| m.content != "line -7"));
     }
+    // After its failed write, the match's next one is refused (it must not
+    // be stored over the missing one) until it has reloaded.
+    let refused = event(ids[0], 41, 41).await;
+    assert!(matches!(refused, Err(StoreError::EarlierWriteFailed)), "{refused:?}");
+    db.resume_writes(ids[0]);
+    event(ids[0], 41, 41).await.unwrap();
     // A trigger's recalls: each logged with its own score and reason, each
     // memory's count bumped once, in the trigger log's commit.
     let recalled: Vec<Memory> = ["likes the Sicilian", "blunders when short of time"]

@@ -9,12 +9,12 @@ use serde_json::json;
 use shakmaty::{Color, Position};
 use tokio::sync::{mpsc, oneshot};
 
-use super::Services;
 use super::error::RuntimeError;
 use super::idle::IdleTimer;
 use super::odds::KnownScores;
 use super::state::{MatchState, Serving, StateParts};
 use super::timing::Phase;
+use super::{Services, stored_game};
 use crate::chess::engine::Score;
 use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
@@ -160,13 +160,46 @@ impl MatchActor {
 
     /// `result` once everything the command wrote is committed: nobody is
     /// answered before what they are told is safe in SQL.
+    /// If a write failed, the match first goes back to what SQL holds, so
+    /// no later command is answered from state that was never stored.
     async fn settled<T>(&mut self, result: Result<T, RuntimeError>) -> Result<T, RuntimeError> {
         let waited = Instant::now();
         let committed = self.emitter.settle().await;
         self.svc.timings.record(Phase::Commit, waited.elapsed());
+        if committed.is_err() || matches!(result, Err(RuntimeError::Store(_))) {
+            self.reload().await;
+        }
         let value = result?;
         committed?;
         Ok(value)
+    }
+
+    /// Back to the match as SQL holds it (the board, odds, mood, draw offer,
+    /// event numbers), after a write of it failed. If SQL cannot be read
+    /// either, the actor ends: the next command loads the match afresh.
+    async fn reload(&mut self) {
+        let db = self.svc.db.clone();
+        let stored =
+            async { Ok::<_, RuntimeError>((stored_game(&db, self.id).await?, db.last_event_seq(self.id).await?)) };
+        match stored.await {
+            Ok(((row, game, odds), last_seq)) => {
+                tracing::warn!(match_id = %self.id, "a write failed: the match goes on from what was stored");
+                self.game = game;
+                self.odds = odds;
+                self.emotion = row.emotion;
+                self.draw_offer = row.draw_offer;
+                self.emitter.rewind(last_seq);
+                self.done = row.status == "finished";
+                db.resume_writes(self.id);
+                self.idle.cancel().await;
+                self.arm_idle().await;
+            }
+            Err(e) => {
+                tracing::warn!(match_id = %self.id, "a write failed and the match cannot be read back ({e}): it reloads on its next command");
+                db.resume_writes(self.id);
+                self.done = true;
+            }
+        }
     }
 
     async fn begin(&mut self, fresh: bool) -> Result<Outcome, RuntimeError> {

@@ -269,20 +269,8 @@ impl Runtime {
         Ok(MatchState::build(parts, &game))
     }
 
-    async fn stored_game(&self, id: MatchId) -> Result<(MatchRow, Game, Vec<Option<MoveOdds>>), RuntimeError> {
-        let row = self.match_row(id).await?;
-        let moves = self.svc.db.moves(id).await?;
-        let odds = moves.iter().map(MoveRow::odds).collect();
-        let ucis: Vec<String> = moves.into_iter().map(|m| m.uci).collect();
-        let mut game = Game::replay(&row.start_fen, &ucis)?;
-        if let Some(end) = row
-            .termination
-            .as_deref()
-            .and_then(|t| crate::chess::GameEnd::parse(t, row.result.as_deref()?))
-        {
-            game.finish(end);
-        }
-        Ok((row, game, odds))
+    async fn stored_game(&self, id: MatchId) -> Result<StoredGame, RuntimeError> {
+        stored_game(&self.svc.db, id).await
     }
 
     /// Loads a match from SQL into a new actor task and registers it.
@@ -347,6 +335,29 @@ impl Runtime {
         });
         Ok(inbox)
     }
+}
+
+/// A match as SQL holds it: its row, the game replayed from its stored
+/// moves, and each move's odds.
+pub(super) type StoredGame = (MatchRow, Game, Vec<Option<MoveOdds>>);
+
+pub(super) async fn stored_game(db: &crate::store::Db, id: MatchId) -> Result<StoredGame, RuntimeError> {
+    let row = db
+        .match_row(id)
+        .await?
+        .ok_or_else(|| RuntimeError::NotFound(format!("match {id}")))?;
+    let moves = db.moves(id).await?;
+    let odds = moves.iter().map(MoveRow::odds).collect();
+    let ucis: Vec<String> = moves.into_iter().map(|m| m.uci).collect();
+    let mut game = Game::replay(&row.start_fen, &ucis)?;
+    if let Some(end) = row
+        .termination
+        .as_deref()
+        .and_then(|t| crate::chess::GameEnd::parse(t, row.result.as_deref()?))
+    {
+        game.finish(end);
+    }
+    Ok((row, game, odds))
 }
 
 fn color_of(row: &MatchRow) -> Color {

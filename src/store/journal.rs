@@ -8,6 +8,9 @@
 //! on PostgreSQL each commit is an fsync. Writers need not wait for each
 //! commit: a match queues a whole turn and waits once, before it answers.
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
 use chrono::{DateTime, Utc};
 use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
@@ -122,15 +125,28 @@ impl Queued {
 /// matches, few enough that none waits long behind the others.
 const MAX_BATCH: usize = 64;
 
+/// Matches one of whose writes failed: nothing more of theirs is written
+/// until the match has gone back to what is stored (`Db::resume_writes`),
+/// so a later move is never stored over a missing one.
+type Broken = Arc<Mutex<HashSet<MatchId>>>;
+
 /// The sending side of the writer task; the task ends when every `Db` clone is gone.
 #[derive(Clone)]
-pub(super) struct Journal(mpsc::Sender<Job>);
+pub(super) struct Journal {
+    jobs: mpsc::Sender<Job>,
+    broken: Broken,
+}
 
 impl Journal {
     pub(super) fn start(pool: AnyPool, backend: Backend) -> Journal {
-        let (tx, rx) = mpsc::channel(MAX_BATCH * 16);
-        tokio::spawn(run(pool, backend, rx));
-        Journal(tx)
+        let (jobs, rx) = mpsc::channel(MAX_BATCH * 16);
+        let broken = Broken::default();
+        tokio::spawn(run(pool, backend, rx, broken.clone()));
+        Journal { jobs, broken }
+    }
+
+    pub(super) fn resume(&self, id: MatchId) {
+        self.broken.lock().expect("broken-match lock").remove(&id);
     }
 
     /// Queues `entry`; waits only when the queue is full.
@@ -142,28 +158,63 @@ impl Journal {
             done,
             on_commit,
         };
-        self.0.send(job).await.map_err(|_| StoreError::WriterStopped)?;
+        self.jobs.send(job).await.map_err(|_| StoreError::WriterStopped)?;
         Ok(Queued(committed))
     }
 }
 
-async fn run(pool: AnyPool, backend: Backend, mut jobs: mpsc::Receiver<Job>) {
+async fn run(pool: AnyPool, backend: Backend, mut jobs: mpsc::Receiver<Job>, broken: Broken) {
     let mut batch = Vec::with_capacity(MAX_BATCH);
+    let is_broken = |job: &Job| {
+        broken
+            .lock()
+            .expect("broken-match lock")
+            .contains(&job.entry.match_id())
+    };
+    let mark_broken = |job: &Job| broken.lock().expect("broken-match lock").insert(job.entry.match_id());
     while jobs.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        let (refused, writable): (Vec<Job>, Vec<Job>) = batch.drain(..).partition(|j| is_broken(j));
+        refused
+            .into_iter()
+            .for_each(|job| job.finish(Err(StoreError::EarlierWriteFailed)));
+        batch = writable;
+        if batch.is_empty() {
+            continue;
+        }
         match write_all(&pool, backend, &batch).await {
-            Ok(()) => batch.drain(..).for_each(|job| job.finish(Ok(()))),
+            Ok(()) => {
+                batch.drain(..).for_each(|job| job.finish(Ok(())));
+                continue;
+            }
             Err(e) if batch.len() == 1 => {
-                if let Some(job) = batch.pop() {
-                    job.finish(Err(e));
-                }
+                let job = batch.pop().expect("one job");
+                mark_broken(&job);
+                job.finish(Err(e));
+                continue;
             }
-            // One bad entry must not fail the others: each alone, in its own transaction.
-            Err(_) => {
-                for job in batch.drain(..) {
-                    let result = write_all(&pool, backend, std::slice::from_ref(&job)).await;
-                    job.finish(result);
-                }
+            Err(_) => {}
+        }
+        // One bad entry must not fail other matches' entries: each alone,
+        // in its own transaction, in order (a match's later ones refused).
+        for job in batch.drain(..) {
+            if is_broken(&job) {
+                job.finish(Err(StoreError::EarlierWriteFailed));
+                continue;
             }
+            let result = write_all(&pool, backend, std::slice::from_ref(&job)).await;
+            if result.is_err() {
+                mark_broken(&job);
+            }
+            job.finish(result);
+        }
+    }
+}
+
+impl Entry {
+    fn match_id(&self) -> MatchId {
+        match self {
+            Entry::Event { match_id, .. } => *match_id,
+            Entry::TriggerLog(log) => log.match_id,
         }
     }
 }
@@ -312,6 +363,12 @@ impl Db {
             write,
         };
         self.journal.queue(entry, event.at, Some(on_commit)).await
+    }
+
+    /// A match whose write failed has gone back to what is stored: its
+    /// writes are taken again.
+    pub fn resume_writes(&self, id: MatchId) {
+        self.journal.resume(id);
     }
 
     /// Queues the trigger's log row, its recalls and its traces, written in

@@ -42,6 +42,9 @@ pub enum StoreError {
     Corrupt { table: &'static str, detail: String },
     #[error("the database writer has stopped")]
     WriterStopped,
+    /// A match's earlier write failed; its later ones wait for it to reload.
+    #[error("an earlier write of this match failed; the match goes back to what was stored")]
+    EarlierWriteFailed,
     #[error("unsupported database URL '{0}': use sqlite://PATH or postgres://USER:PASSWORD@HOST/DB")]
     UnsupportedUrl(String),
 }
