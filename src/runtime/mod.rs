@@ -8,6 +8,7 @@ mod idle;
 mod marker;
 mod odds;
 mod reflect;
+mod resume;
 mod services;
 mod shutdown;
 mod state;
@@ -62,29 +63,23 @@ pub struct Runtime {
     live: Arc<Mutex<HashMap<MatchId, Live>>>,
     /// Each match actor holds a receiver until it ends (see `shutdown`).
     actors: Arc<watch::Sender<()>>,
+    /// Unfinished matches found at start and not yet resumed (`resume.rs`).
+    resuming: Arc<resume::Resuming>,
 }
 
 impl Runtime {
-    /// Opens every service and resumes the matches that were live.
+    /// Opens every service; the matches that were live resume in the
+    /// background (`resume.rs`), so the server answers at once.
     pub async fn start(config: Config) -> Result<Runtime, StartError> {
         let svc = Arc::new(Services::open(config).await?);
         let runtime = Runtime {
             svc,
             live: Arc::default(),
             actors: Arc::new(watch::channel(()).0),
+            resuming: Arc::default(),
         };
-        for id in runtime.svc.db.active_match_ids().await? {
-            match runtime.spawn(id).await {
-                Ok(inbox) => {
-                    let (reply, rx) = oneshot::channel();
-                    let _ = inbox.send(Command::Begin { fresh: false, reply }).await;
-                    if let Ok(Err(e)) = rx.await {
-                        tracing::warn!(match_id = %id, "resuming failed: {e}");
-                    }
-                }
-                Err(e) => tracing::warn!(match_id = %id, "cannot resume: {e}"),
-            }
-        }
+        let unfinished = runtime.svc.db.active_match_ids().await?;
+        runtime.resume_in_background(unfinished);
         Ok(runtime)
     }
 
@@ -169,8 +164,9 @@ impl Runtime {
             utc_offset_minutes,
         };
         self.svc.db.insert_match(&new).await?;
-        let inbox = self.spawn(new.id).await?;
-        ask(&inbox, |reply| Command::Begin { fresh: true, reply }).await
+        let (_, begun) = self.spawn(new.id, true).await?;
+        let begun = begun.ok_or(RuntimeError::Unavailable)?;
+        begun.await.map_err(|_| RuntimeError::GameOver)?
     }
 
     pub async fn command(&self, id: MatchId, cmd: UserCommand) -> Result<Outcome, RuntimeError> {
@@ -237,7 +233,9 @@ impl Runtime {
         if row.status == "finished" {
             return Err(RuntimeError::GameOver);
         }
-        self.spawn(id).await
+        // Not resumed yet (or its actor ended): loaded now, its resume
+        // queued ahead of the command.
+        Ok(self.spawn(id, false).await?.0)
     }
 
     async fn match_row(&self, id: MatchId) -> Result<MatchRow, RuntimeError> {
@@ -273,8 +271,11 @@ impl Runtime {
         stored_game(&self.svc.db, id).await
     }
 
-    /// Loads a match from SQL into a new actor task and registers it.
-    async fn spawn(&self, id: MatchId) -> Result<mpsc::Sender<Command>, RuntimeError> {
+    /// Loads a match from SQL into a new actor task, queues its `Begin`
+    /// (fresh: the greeting; else a resume: timers, the persona's move if
+    /// due) ahead of anything else, and registers it. If another caller
+    /// registered the match meanwhile, that actor's inbox and no `Begin`.
+    async fn spawn(&self, id: MatchId, fresh: bool) -> Result<(mpsc::Sender<Command>, Option<Begun>), RuntimeError> {
         let (row, game, odds) = self.stored_game(id).await?;
         let persona = self
             .svc
@@ -319,23 +320,41 @@ impl Runtime {
             game,
         };
         actor.history = actor.load_history().await?;
-        self.live.lock().expect("registry lock").insert(
-            id,
-            Live {
-                inbox: inbox.clone(),
-                events,
-                owner: row.player_id,
-            },
-        );
+        let (reply, begun) = oneshot::channel();
+        {
+            let mut live = self.live.lock().expect("registry lock");
+            if let Some(running) = live.get(&id).filter(|l| !l.inbox.is_closed()) {
+                return Ok((running.inbox.clone(), None));
+            }
+            // The inbox is new and empty: Begin is first.
+            inbox
+                .try_send(Command::Begin { fresh, reply })
+                .map_err(|_| RuntimeError::Unavailable)?;
+            live.insert(
+                id,
+                Live {
+                    inbox: inbox.clone(),
+                    events,
+                    owner: row.player_id,
+                },
+            );
+        }
         let (live, alive) = (self.live.clone(), self.actors.subscribe());
         tokio::spawn(async move {
             actor.run(rx).await;
-            live.lock().expect("registry lock").remove(&id);
+            // Unless a newer actor took the match's place meanwhile.
+            let mut live = live.lock().expect("registry lock");
+            if live.get(&id).is_some_and(|l| l.inbox.is_closed()) {
+                live.remove(&id);
+            }
             drop(alive);
         });
-        Ok(inbox)
+        Ok((inbox, Some(begun)))
     }
 }
+
+/// How a match's `Begin` went.
+type Begun = oneshot::Receiver<Result<Outcome, RuntimeError>>;
 
 /// A match as SQL holds it: its row, the game replayed from its stored
 /// moves, and each move's odds.

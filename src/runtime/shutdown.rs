@@ -25,6 +25,7 @@ impl Runtime {
     /// Stops timers and matches, flushes the index, and removes the run
     /// marker if all of that went through.
     pub async fn shutdown(&self) -> Stopped {
+        self.stop_resuming();
         let mut scheduler = self.svc.scheduler.clone();
         if let Err(e) = scheduler.shutdown().await {
             tracing::warn!("stopping the scheduler: {e}");

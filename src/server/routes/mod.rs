@@ -13,12 +13,17 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::ApiError;
 
-#[utoipa::path(get, path = "/api/health", tag = "service", responses((status = 200, description = "up: `ok`, or `degraded` when memory writes are off (why: the admin status)", body = Object)))]
+#[utoipa::path(get, path = "/api/health", tag = "service", responses((status = 200, description = "up: `ok`; `starting` with how many unfinished matches are still `resuming`; or `degraded` when memory writes are off (why: the admin status)", body = Object)))]
 pub async fn health(State(app): State<AppState>) -> Json<Value> {
     // Anyone may ask, so it says only whether all is well: the reason (a
     // filesystem path, an error text) is for the admin status.
-    let degraded = app.runtime.services().memory.writable().await.is_err();
-    Json(json!({ "status": if degraded { "degraded" } else { "ok" } }))
+    if app.runtime.services().memory.writable().await.is_err() {
+        return Json(json!({ "status": "degraded" }));
+    }
+    match app.runtime.resuming() {
+        0 => Json(json!({ "status": "ok" })),
+        left => Json(json!({ "status": "starting", "resuming": left })),
+    }
 }
 
 /// A `limit` query parameter: `default` when absent, refused outside 1..=max.
