@@ -53,17 +53,48 @@ async fn a_match_that_makes_memories(server: &Server, player: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn erasing_an_edited_memory_forgets_every_version_and_touches_nobody_else() {
     let server = Server::start().await;
+    two_players_one_forgets(&server, 2).await;
+}
+
+/// The same with a real model (llama-server, SmolLM2) answering every
+/// trigger, so the LLM call logs hold the words too. Its answers are cut to
+/// one token, so the scripted brain decides each turn (the memories are the
+/// same as above) while every call, with its prompt, is logged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn erasure_reaches_the_owners_llm_call_logs_and_nobody_elses() {
+    let llama = common::llama::LlamaServer::start().await;
+    let server = Server::start_with(&[("KIBITZ_LLM_URL", &llama.url), ("KIBITZ_LLM_MAX_TOKENS", "1")]).await;
+    let ann = two_players_one_forgets(&server, 1).await;
+    let pool = server.sql().await;
+    let calls: Vec<(String,)> =
+        sqlx::query_as("SELECT request FROM llm_calls WHERE match_id IN (SELECT id FROM matches WHERE player_id = $1)")
+            .bind(&ann)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    assert!(!calls.is_empty(), "the model was called for Ann's turns");
+    assert!(
+        calls.iter().any(|(r,)| r.contains("[forgotten]")),
+        "her calls were rewritten"
+    );
+}
+
+/// Ann and Bob each play `matches` matches saying the same words; Ann edits
+/// the memory of them to one letter and deletes it. Returns Ann's id.
+async fn two_players_one_forgets(server: &Server, matches: usize) -> String {
     let (ann, bob) = (server.new_player("Ann").await, server.new_player("Bob").await);
     // Both say the same words, so a text-wide scrub would reach Bob's too.
     for player in [&ann, &bob] {
-        a_match_that_makes_memories(&server, player).await;
-        let (m2, _) = server.new_match(player, "margot", "black").await;
-        assert_eq!(
-            server.post(&format!("/api/matches/{m2}/resign"), json!({})).await.0,
-            200
-        );
+        a_match_that_makes_memories(server, player).await;
+        if matches > 1 {
+            let (m2, _) = server.new_match(player, "margot", "black").await;
+            assert_eq!(
+                server.post(&format!("/api/matches/{m2}/resign"), json!({})).await.0,
+                200
+            );
+        }
     }
-    let bobs_before = rows_of(&server, &bob).await;
+    let bobs_before = rows_of(server, &bob).await;
 
     let remark = server
         .memories(&ann)
@@ -73,9 +104,12 @@ async fn erasing_an_edited_memory_forgets_every_version_and_touches_nobody_else(
         .expect("Ann's remark was noted");
     let original = remark["content"].as_str().unwrap().to_string();
     assert!(original.contains(SAID), "{original}");
-    let anns = rows_of(&server, &ann).await;
+    // As stored: plain, or escaped inside JSON (an event, a log, a prompt).
+    let escaped = serde_json::to_string(&original).unwrap();
+    let quotes = |row: &String| row.contains(&original) || row.contains(escaped.trim_matches('"'));
+    let anns = rows_of(server, &ann).await;
     assert!(
-        anns.iter().filter(|r| r.contains(&original)).count() >= 2,
+        anns.iter().filter(|r| quotes(r)).count() >= 3,
         "the memory is quoted in Ann's rows"
     );
     assert!(
@@ -98,13 +132,13 @@ async fn erasing_an_edited_memory_forgets_every_version_and_touches_nobody_else(
     assert_eq!(server.send_as(Method::DELETE, &path, Some(&pt), None).await.0, 204);
     assert_eq!(server.get_as(&path, &pt).await.0, 404);
 
-    let bobs_after = rows_of(&server, &bob).await;
+    let bobs_after = rows_of(server, &bob).await;
     let changed: Vec<&String> = bobs_after.iter().filter(|r| !bobs_before.contains(r)).collect();
     assert!(changed.is_empty(), "Bob's rows changed: {changed:#?}");
     assert_eq!(bobs_after, bobs_before, "Bob's rows are the same, in the same order");
-    let anns = rows_of(&server, &ann).await;
+    let anns = rows_of(server, &ann).await;
     for row in &anns {
-        assert!(!row.contains(&original), "the first version survives: {row}");
+        assert!(!quotes(row), "the first version survives: {row}");
         assert!(!row.contains(SAID), "the words it was made from survive: {row}");
     }
     assert!(
@@ -125,4 +159,5 @@ async fn erasing_an_edited_memory_forgets_every_version_and_touches_nobody_else(
             .get(0);
         assert_eq!(left, 0, "{table} keeps the erased memory");
     }
+    ann
 }
