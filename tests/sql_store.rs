@@ -131,7 +131,21 @@ async fn check_contract(db: &Db) {
     assert_eq!((logged[0].merged, logged[0].superseded, logged[0].decayed), (1, 2, 3));
     assert!(db.last_full_consolidation().await.unwrap().is_some());
 
-    // Erasure: the row is gone and its successor link cleared.
+    // Erasure: the row is gone and its successor link cleared. A merge had
+    // kept its words as a source of Pat's older memory: they go too, and
+    // Quinn's memory with the same words as a source is left alone.
+    let merged_words = |at| Reinforcement {
+        match_id: None,
+        created_by: CreatedBy::MainAgent,
+        content: "plays the Caro-Kann now".into(),
+        at,
+    };
+    let mut older = db.memory(older.id).await.unwrap().unwrap();
+    older.reinforcements.push(merged_words(now));
+    db.save_reinforcement(&older).await.unwrap();
+    let mut theirs = db.memory(theirs.id).await.unwrap().unwrap();
+    theirs.reinforcements.push(merged_words(now));
+    db.save_reinforcement(&theirs).await.unwrap();
     let forms = kibitz::store::scrub::Forms::new(["plays the Caro-Kann now"]);
     let erasure = Erasure {
         id: newer.id,
@@ -140,7 +154,14 @@ async fn check_contract(db: &Db) {
     };
     db.erase_memory(erasure).await.unwrap();
     assert!(db.memory(newer.id).await.unwrap().is_none());
-    assert_eq!(db.memory(older.id).await.unwrap().unwrap().superseded_by, None);
+    let older = db.memory(older.id).await.unwrap().unwrap();
+    assert_eq!(older.superseded_by, None);
+    let sources: Vec<&str> = older.reinforcements.iter().map(|r| r.content.as_str()).collect();
+    assert_eq!(sources, vec!["still the Sicilian"]);
+    assert_eq!(
+        db.memory(theirs.id).await.unwrap().unwrap().reinforcements,
+        theirs.reinforcements
+    );
     assert_eq!(db.memory_count().await.unwrap(), 2);
 }
 

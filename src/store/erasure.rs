@@ -133,6 +133,7 @@ impl Db {
             erased.rows_rewritten += rewrite(&mut tx, place, found, forms).await?;
         }
         erased.rows_rewritten += forget_in_reflections(&mut tx, self.backend, &erasure, &turns, forms).await?;
+        erased.rows_rewritten += forget_in_other_memories(&mut tx, &erasure).await?;
         delete_memory_rows(&mut tx, erasure.id).await?;
         tx.commit().await?;
         self.purge_old_versions().await?;
@@ -407,6 +408,45 @@ async fn forget_in_reflections(
         sqlx::query("UPDATE reflections SET body = $1 WHERE match_id = $2")
             .bind(serde_json::to_string(&reflection).map_err(corrupt)?)
             .bind(match_id)
+            .execute(&mut **tx)
+            .await?;
+        rewritten += 1;
+    }
+    Ok(rewritten)
+}
+
+/// A merge keeps the retired memory's words as a source of the one that
+/// absorbed it (`strength::absorb`): those sources, in the owner's other
+/// memories, go too (an entry that is one of the texts is dropped; others
+/// are scrubbed).
+async fn forget_in_other_memories(tx: &mut Tx<'_>, erasure: &Erasure<'_>) -> StoreResult<usize> {
+    let rows = sqlx::query(
+        "SELECT id, reinforcements FROM memories WHERE player_id = $1 AND id <> $2 AND reinforcements <> '[]'",
+    )
+    .bind(erasure.owner.to_string())
+    .bind(erasure.id.to_string())
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut rewritten = 0;
+    for row in rows {
+        let (id, text): (String, String) = (row.try_get(0)?, row.try_get(1)?);
+        let Ok(serde_json::Value::Array(mut sources)) = serde_json::from_str(&text) else {
+            continue;
+        };
+        let before = sources.len();
+        let said = |s: &serde_json::Value| s["content"].as_str().unwrap_or_default().trim().to_string();
+        sources.retain(|s| !erasure.forms.iter().any(|f| f == said(s)));
+        // Only the words: a source's match id and time are typed fields.
+        let mut scrubbed = false;
+        for source in &mut sources {
+            scrubbed |= erasure.forms.scrub_json(&mut source["content"]);
+        }
+        if !scrubbed && sources.len() == before {
+            continue;
+        }
+        sqlx::query("UPDATE memories SET reinforcements = $1 WHERE id = $2")
+            .bind(serde_json::Value::Array(sources).to_string())
+            .bind(id)
             .execute(&mut **tx)
             .await?;
         rewritten += 1;
