@@ -38,8 +38,10 @@ impl Forms {
     pub fn scrub_text(&self, s: &str) -> Option<String> {
         let mut out: Option<String> = None;
         for form in &self.0 {
-            if let Some(next) = replace_bounded(out.as_deref().unwrap_or(s), form) {
-                out = Some(next);
+            for replace in [replace_bounded, replace_clipped] {
+                if let Some(next) = replace(out.as_deref().unwrap_or(s), form) {
+                    out = Some(next);
+                }
             }
         }
         out
@@ -101,6 +103,38 @@ fn replace_bounded(s: &str, text: &str) -> Option<String> {
     Some(out)
 }
 
+/// A model's thread keeps the first characters of each turn and a "…"
+/// (`memory::clipped`): a form cut there stands before the "…" as its
+/// beginning only. That beginning is replaced when it is long enough to be
+/// the form's and not any text's.
+fn replace_clipped(s: &str, form: &str) -> Option<String> {
+    const CLIP: char = '…';
+    let (shortest, _) = form.char_indices().nth(CLIPPED_MIN_CHARS)?;
+    let opens_word = form.chars().next().is_some_and(char::is_alphanumeric);
+    let mut out = s.to_string();
+    // From the last "…" back, so each replacement leaves earlier ones in place.
+    let cuts: Vec<usize> = s.match_indices(CLIP).map(|(at, _)| at).collect();
+    for cut in cuts.into_iter().rev() {
+        let before = &out[..cut];
+        let Some(start) = (shortest..form.len())
+            .rev()
+            .filter(|&end| form.is_char_boundary(end))
+            .find(|&end| before.ends_with(&form[..end]))
+            .map(|end| cut - end)
+        else {
+            continue;
+        };
+        if opens_word && before[..start].chars().next_back().is_some_and(char::is_alphanumeric) {
+            continue;
+        }
+        out.replace_range(start..cut, ERASED);
+    }
+    (out != s).then_some(out)
+}
+
+/// The shortest beginning of a form taken for the form, cut by a clip.
+const CLIPPED_MIN_CHARS: usize = 12;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +176,30 @@ mod tests {
         assert_eq!(
             forms.scrub_json_text(raw),
             Some(r#"{"content":"[forgotten]","n":1}"#.into())
+        );
+    }
+
+    #[test]
+    fn a_text_cut_by_a_threads_clip_is_found_by_its_beginning() {
+        let forms = Forms::new(["Ann keeps bees on the roof of her flat in Porto"]);
+        let line = "said: Welcome back! My ledger says Ann keeps bees on the roof of…";
+        assert_eq!(
+            forms.scrub_text(line),
+            Some("said: Welcome back! My ledger says [forgotten]…".into())
+        );
+        assert_eq!(
+            forms.scrub_text("said: Ann keeps…"),
+            None,
+            "too short to be the memory's"
+        );
+        assert_eq!(forms.scrub_text("said: nothing to do with it…"), None);
+        let both = "Ann keeps bees on the roof of her flat in Porto. said: Ann keeps bees on…";
+        assert_eq!(forms.scrub_text(both), Some("[forgotten]. said: [forgotten]…".into()));
+        let turn = "said: So, Ann keeps bees on the roof…; noted: Ann keeps bees on the roof of her…";
+        assert_eq!(
+            forms.scrub_text(turn),
+            Some("said: So, [forgotten]…; noted: [forgotten]…".into()),
+            "every cut line of a turn"
         );
     }
 
