@@ -216,15 +216,6 @@ async fn current_match(server: &Server, player: &str, ledger: &Mutex<Ledger>) ->
     m
 }
 
-fn ucis(state: &Value) -> Vec<String> {
-    state["moves"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|mv| mv["uci"].as_str().unwrap().to_string())
-        .collect()
-}
-
 async fn check(server: &Server, players: &[String], l: &Ledger, restarted_at: chrono::DateTime<chrono::Utc>) {
     for (m, acknowledged) in &l.moves {
         let (status, state) = server.get(&format!("/api/matches/{m}")).await;

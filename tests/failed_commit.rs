@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Makes the database refuse to store the move b1c3 (Nc3).
 async fn refuse_nc3(server: &Server) {
@@ -27,15 +27,6 @@ async fn refuse_nc3(server: &Server) {
     for sql in statements {
         sqlx::raw_sql(sql).execute(&pool).await.unwrap();
     }
-}
-
-fn ucis(state: &Value) -> Vec<String> {
-    state["moves"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|mv| mv["uci"].as_str().unwrap().to_string())
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

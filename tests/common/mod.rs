@@ -473,3 +473,13 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// The moves (UCI) of a match state, in order.
+pub fn ucis(state: &Value) -> Vec<String> {
+    state["moves"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|mv| mv["uci"].as_str().unwrap().to_string())
+        .collect()
+}
