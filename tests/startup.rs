@@ -65,17 +65,26 @@ async fn a_restart_answers_at_once_and_resumes_unfinished_matches_behind() {
         started.elapsed()
     );
 
-    // The server listened before the resume was done (it once resumed
-    // every match before it bound its port).
+    // The restart bound its port before it opened its services (the model,
+    // lore, an index check) and before it resumed the matches: it once
+    // resumed every match first and answered nothing meanwhile.
     let log = server.log_text();
-    let restart = log
-        .rfind(&format!("resuming {} unfinished matches", UNFINISHED + 1))
-        .expect("the restart resumes in the background");
-    let listening = log[restart..].find("kibitz listening").expect("it listens");
-    let resumed = log[restart..]
-        .find("unfinished matches resumed")
-        .expect("it says when all are resumed");
-    assert!(listening < resumed, "it answered only after resuming everything");
+    let second_run = &log[log.rfind("stopped cleanly").expect("the first run stopped cleanly")..];
+    let at = |line: &str| {
+        second_run
+            .find(line)
+            .unwrap_or_else(|| panic!("no '{line}' in the log"))
+    };
+    let bound = at("kibitz listening");
+    assert!(
+        bound < at("talks with the scripted brain"),
+        "bound only once its services were open"
+    );
+    assert!(at(&format!("resuming {} unfinished matches", UNFINISHED + 1)) < at("unfinished matches resumed"));
+    assert!(
+        bound < at("unfinished matches resumed"),
+        "answered only after resuming everything"
+    );
     let (_, status) = server.get_as("/api/admin/status", "admin-token-for-startup").await;
     assert_eq!(status["live_matches"], json!(UNFINISHED + 1), "{status}");
 }

@@ -24,8 +24,7 @@ use kibitz::runtime::{Runtime, Stopped};
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     let listen = config.listen;
-    let runtime = Runtime::start(config).await.context("starting kibitz")?;
-    kibitz::server::serve(runtime.clone(), listen)
+    let runtime = kibitz::server::serve(listen, Runtime::start(config))
         .await
         .with_context(|| format!("serving on {listen}"))?;
     // Every write was committed as it was acknowledged; a clean stop also

@@ -7,9 +7,11 @@ mod extract;
 mod limits;
 mod openapi;
 mod routes;
+mod starting;
 mod web;
 mod ws;
 
+use std::future::IntoFuture;
 use std::net::SocketAddr;
 
 use axum::Router;
@@ -86,12 +88,43 @@ fn api_routes() -> OpenApiRouter<AppState> {
 }
 
 /// Serves until Ctrl-C or SIGTERM, then stops accepting and returns.
-pub async fn serve(runtime: Runtime, listen: SocketAddr) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(listen).await?;
-    tracing::info!("kibitz listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, router(runtime))
-        .with_graceful_shutdown(shutdown_signal())
-        .await
+/// Binds `listen` at once and answers `starting` while `start` opens the
+/// runtime (`starting.rs`), then serves the API until SIGTERM or Ctrl-C.
+/// The runtime, for the clean stop, once the server has stopped.
+pub async fn serve<E>(
+    listen: SocketAddr,
+    start: impl std::future::Future<Output = Result<Runtime, E>>,
+) -> Result<Runtime, ServeError<E>> {
+    let listener = tokio::net::TcpListener::bind(listen).await.map_err(ServeError::Io)?;
+    tracing::info!(
+        "kibitz listening on http://{}",
+        listener.local_addr().map_err(ServeError::Io)?
+    );
+    let gate = starting::Gate::default();
+    let server = axum::serve(listener, gate.service()).with_graceful_shutdown(shutdown_signal());
+    let server = tokio::spawn(server.into_future());
+    let runtime = match start.await {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            server.abort();
+            return Err(ServeError::Start(e));
+        }
+    };
+    gate.open(router(runtime.clone()));
+    match server.await {
+        Ok(result) => result.map_err(ServeError::Io)?,
+        Err(e) => return Err(ServeError::Io(std::io::Error::other(e))),
+    }
+    Ok(runtime)
+}
+
+/// Why serving stopped with an error: the runtime did not start, or the socket failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError<E> {
+    #[error("starting kibitz: {0}")]
+    Start(E),
+    #[error("serving: {0}")]
+    Io(std::io::Error),
 }
 
 async fn shutdown_signal() {
