@@ -66,6 +66,17 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-trigger.json")]
         json: PathBuf,
     },
+    /// Recall quality in labelled moments played through a live server.
+    Recall {
+        /// Labelled moments (players, memories, moments, relevant memories).
+        #[arg(long, default_value = "bench/recall_moments.json")]
+        set: PathBuf,
+        /// Only the cases whose id contains this.
+        #[arg(long)]
+        only: Option<String>,
+        #[arg(long, default_value = "bench/last-recall.json")]
+        json: PathBuf,
+    },
     /// Embedding, vector search and retrieval quality.
     Memory {
         /// Stored-memory counts for the search benchmark.
@@ -101,6 +112,9 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     }
     if let BenchWhat::Erasure { events, json } = &args.what {
         return super::bench_erasure::run(*events, json).await;
+    }
+    if let BenchWhat::Recall { set, only, json } = &args.what {
+        return super::bench_recall::run(config, set, only.as_deref(), json).await;
     }
     if let BenchWhat::Prompt { tokenizer_url, json } = &args.what {
         return super::bench_prompt::run(config, tokenizer_url.as_deref(), json).await;

@@ -5,6 +5,7 @@ mod bench_erasure;
 mod bench_live;
 mod bench_policy;
 mod bench_prompt;
+mod bench_recall;
 mod bench_tools;
 mod bench_trigger;
 mod live_board;
@@ -13,6 +14,7 @@ mod live_report;
 mod live_server;
 pub mod memories;
 pub mod play;
+mod recall_set;
 pub mod reflections;
 pub mod selfplay;
 
