@@ -60,6 +60,24 @@ pub struct RecallConfig {
     /// need; past this share chats are recalled by the fixed sentence and
     /// the model's time goes to the memories, which cannot be shed. 1: no limit.
     pub chat_query_model_share: f64,
+    /// A memory is handed over only with evidence: cues of the situation it
+    /// answers weighing at least this much (see `subconscious::situation`),
+    /// the same board, or a similarity of at least the next two.
+    pub tag_gate: f32,
+    /// ... to a cue's phrase (a fixed sentence such as "A fork: ...").
+    pub cue_min_similarity: f32,
+    /// ... to a chat line's own words.
+    pub chat_min_similarity: f32,
+    /// A chat line's best match by meaning counts when it is at least this
+    /// close and this much closer than the next one: it stands out.
+    pub standout_similarity: f32,
+    pub standout_margin: f32,
+    /// Shared words (BM25 of the chat line over the memory) count from this
+    /// score, when the meaning is at least `worded_min_similarity` close;
+    /// they add up to twice `word_weight` to the ranking.
+    pub word_min_score: f32,
+    pub worded_min_similarity: f32,
+    pub word_weight: f32,
 }
 
 impl Default for RecallConfig {
@@ -78,6 +96,14 @@ impl Default for RecallConfig {
             same_opening_boost: 0.1,
             chat_query_max_backlog: 16,
             chat_query_model_share: 0.25,
+            tag_gate: 0.5,
+            cue_min_similarity: 0.45,
+            chat_min_similarity: 0.35,
+            standout_similarity: 0.25,
+            standout_margin: 0.1,
+            word_min_score: 3.0,
+            worded_min_similarity: 0.2,
+            word_weight: 0.1,
         }
     }
 }

@@ -40,6 +40,9 @@ fn point(
         recallable: true,
         position_key: None,
         eco: None,
+        tags: Vec::new(),
+        line: Vec::new(),
+        text: Default::default(),
     }
 }
 
@@ -305,6 +308,8 @@ async fn check_contract(store: &dyn VectorStore) -> Kept {
     assert_eq!(ids(store, &query, f).await, vec![p_far.id]);
 
     check_board_filter(store, p, &query).await;
+    check_tag_filter(store, p, &query).await;
+    check_word_search(store, p).await;
 
     // Never-recall: hidden from the subconscious, still found by the player's own review.
     store.set_recallable(vec![p_close.id], false).await.unwrap();
@@ -331,17 +336,33 @@ async fn check_board_filter(store: &dyn VectorStore, p: PlayerId, query: &[f32])
         ..point(unit(5, 6, 0.2), Some(p), "pip", MemoryType::PlayerBehavior, None, 10)
     };
     let (exact, same_opening, elsewhere) = (at("aa", "B20"), at("bb", "B20"), at("cc", "C50"));
+    // A line of moves in its words that passes through "dd" on the way to "ee".
+    let on_line = IndexedMemory {
+        line: vec!["dd".into(), "ee".into()],
+        ..point(unit(5, 6, 0.2), Some(p), "pip", MemoryType::PlayerBehavior, None, 10)
+    };
     store
-        .upsert(vec![exact.clone(), same_opening.clone(), elsewhere.clone()])
+        .upsert(vec![
+            exact.clone(),
+            same_opening.clone(),
+            elsewhere.clone(),
+            on_line.clone(),
+        ])
         .await
         .unwrap();
     let board = |key: Option<&str>, eco: Option<&str>| SearchFilter {
         board: Some(BoardFilter {
             position_key: key.map(String::from),
             eco: eco.map(String::from),
+            line: key.map(String::from),
         }),
         ..filter("pip", Some(p), true)
     };
+    assert_eq!(
+        ids(store, query, board(Some("dd"), None)).await,
+        vec![on_line.id],
+        "on its line"
+    );
     let mut found = ids(store, query, board(Some("aa"), Some("B20"))).await;
     found.sort();
     let mut expected = vec![exact.id, same_opening.id];
@@ -353,9 +374,79 @@ async fn check_board_filter(store: &dyn VectorStore, p: PlayerId, query: &[f32])
         "an empty board matches nothing"
     );
     store
-        .delete(vec![exact.id, same_opening.id, elsewhere.id])
+        .delete(vec![exact.id, same_opening.id, elsewhere.id, on_line.id])
         .await
         .unwrap();
+}
+
+/// BM25 over the memories' words, within the same filters.
+async fn check_word_search(store: &dyn VectorStore, p: PlayerId) {
+    use kibitz::memory::lexical::{document, query as words};
+    let said = |text: &str, player: PlayerId| IndexedMemory {
+        text: document(text),
+        ..point(
+            unit(9, 10, 0.3),
+            Some(player),
+            "pip",
+            MemoryType::PlayerObservation,
+            None,
+            10,
+        )
+    };
+    let other = PlayerId::new();
+    let nurse = said("Ann told me: I work night shifts as a nurse", p);
+    let tea = said("Ann prefers mint tea to coffee", p);
+    let elsewhere = said("Bob works night shifts too", other);
+    store
+        .upsert(vec![nurse.clone(), tea.clone(), elsewhere.clone()])
+        .await
+        .unwrap();
+    let mine = filter("pip", Some(p), true);
+    let found = store
+        .search_words(words("I just came off a long shift"), mine.clone(), 10)
+        .await
+        .unwrap();
+    assert_eq!(
+        found.iter().map(|h| h.id).collect::<Vec<_>>(),
+        vec![nurse.id],
+        "stemmed, and mine only"
+    );
+    assert!(found[0].score > 0.0);
+    let none = store
+        .search_words(words("Is it raining?"), mine.clone(), 10)
+        .await
+        .unwrap();
+    assert!(none.is_empty(), "no shared word: {none:?}");
+    assert!(
+        store.search_words(words("the"), mine, 10).await.unwrap().is_empty(),
+        "stop words only"
+    );
+    store.delete(vec![nurse.id, tea.id, elsewhere.id]).await.unwrap();
+}
+
+/// Memories naming any of the wanted concepts, whatever their vector.
+async fn check_tag_filter(store: &dyn VectorStore, p: PlayerId, query: &[f32]) {
+    let tagged = |tags: &[&str]| IndexedMemory {
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        ..point(unit(7, 8, 0.3), Some(p), "pip", MemoryType::Pattern, None, 10)
+    };
+    let (fork, pin_and_fork, endgame) = (tagged(&["fork"]), tagged(&["pin", "fork"]), tagged(&["rook_endgame"]));
+    store
+        .upsert(vec![fork.clone(), pin_and_fork.clone(), endgame.clone()])
+        .await
+        .unwrap();
+    let by = |tags: &[&str]| SearchFilter {
+        tags: tags.iter().map(|t| t.to_string()).collect(),
+        ..filter("pip", Some(p), true)
+    };
+    let mut found = ids(store, query, by(&["fork", "skewer"])).await;
+    found.sort();
+    let mut expected = vec![fork.id, pin_and_fork.id];
+    expected.sort();
+    assert_eq!(found, expected, "any of the tags");
+    assert_eq!(ids(store, query, by(&["rook_endgame"])).await, vec![endgame.id]);
+    assert!(ids(store, query, by(&["mate"])).await.is_empty());
+    store.delete(vec![fork.id, pin_and_fork.id, endgame.id]).await.unwrap();
 }
 
 async fn ids(store: &dyn VectorStore, query: &[f32], f: SearchFilter) -> Vec<MemoryId> {

@@ -50,6 +50,48 @@ impl Family {
     }
 }
 
+/// One family named in a text.
+struct Mention<'a> {
+    at: usize,
+    family: &'a Family,
+    phrase: String,
+}
+
+/// Words that make a short opening name an opening: "the London", "London System".
+const DETERMINERS: [&str; 13] = [
+    "the",
+    "my",
+    "your",
+    "his",
+    "her",
+    "their",
+    "our",
+    "usual",
+    "a",
+    "an",
+    "this",
+    "that",
+    "favourite",
+];
+const OPENING_WORDS: [&str; 10] = [
+    "opening",
+    "opened",
+    "defen",
+    "gambit",
+    "system",
+    "variation",
+    "repertoire",
+    "attack",
+    "line",
+    "setup",
+];
+/// Short names that are everyday words too.
+const COMMON_WORDS: [&str; 14] = [
+    "english", "french", "dutch", "italian", "polish", "danish", "london", "vienna", "catalan", "scotch", "bird",
+    "modern", "center", "indian",
+];
+const PIECES: [&str; 6] = ["bishops", "knights", "kings", "queens", "rooks", "pawns"];
+
 pub struct OpeningBook {
     openings: Vec<Opening>,
     by_position: HashMap<u64, usize>,
@@ -158,42 +200,84 @@ impl OpeningBook {
 
     /// The most specific named opening the game passed through.
     pub fn classify(&self, game: &Game) -> Option<&Opening> {
-        if !game.is_standard_start() {
-            return None;
-        }
-        let mut pos = Chess::default();
-        let mut found = None;
+        // A game set up from a book position is in that opening too.
+        let mut pos = game.start_position().clone();
+        let mut found = self.at(&pos);
         for played in game.moves().iter().take(MAX_BOOK_PLIES) {
             let Some(m) = played.uci.parse::<UciMove>().ok().and_then(|u| u.to_move(&pos).ok()) else {
                 break;
             };
             pos.play_unchecked(m);
-            if let Some(&i) = self
-                .by_position
-                .get(&pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0)
-            {
-                found = Some(&self.openings[i]);
-            }
+            found = self.at(&pos).or(found);
         }
         found
     }
 
+    /// The named opening of exactly this position, if the book has it.
+    fn at(&self, pos: &Chess) -> Option<&Opening> {
+        let key = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        self.by_position.get(&key).map(|&i| &self.openings[i])
+    }
+
     /// The opening families a sentence names, in order of first mention.
     pub fn mentioned(&self, text: &str) -> Vec<&Family> {
+        self.mentions(text).into_iter().map(|m| m.family).collect()
+    }
+
+    /// The families a sentence names as openings: a short name that is
+    /// also a common word ("the London" but not "in London", "my Italian"
+    /// but not "Italian food", never "bishops" for the Bishop's Opening)
+    /// counts only with a determiner before it, an opening word after it,
+    /// or talk of openings around it.
+    pub fn named(&self, text: &str) -> Vec<&Family> {
+        let words = format!(" {} ", normalise(text));
+        let context = OPENING_WORDS.iter().any(|w| words.contains(&format!(" {w}")));
+        self.mentions(text)
+            .into_iter()
+            .filter(|m| {
+                let full = words.contains(&format!(" {} ", normalise(&m.family.name)));
+                let distinctive = m.phrase.contains(' ') || !COMMON_WORDS.contains(&m.phrase.as_str());
+                let before = words[..m.at + 1].split_whitespace().last().unwrap_or("");
+                let after = words[m.at + m.phrase.len() + 1..]
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("");
+                let pointed = DETERMINERS.contains(&before) || OPENING_WORDS.iter().any(|w| after.starts_with(w));
+                let piece = PIECES.contains(&m.phrase.as_str());
+                full || (!piece && (distinctive || pointed || context))
+            })
+            .map(|m| m.family)
+            .collect()
+    }
+
+    /// Each family named, where (in the normalised, space-padded text) and by which phrase.
+    fn mentions(&self, text: &str) -> Vec<Mention<'_>> {
         let mut text = format!(" {} ", normalise(text));
-        let mut found: Vec<(usize, usize)> = Vec::new();
+        let mut found: Vec<(usize, usize, &str)> = Vec::new();
         for (phrase, family) in &self.aliases {
             let needle = format!(" {phrase} ");
             while let Some(at) = text.find(&needle) {
-                if !found.iter().any(|(_, f)| f == family) {
-                    found.push((at, *family));
+                if !found.iter().any(|(_, f, _)| f == family) {
+                    found.push((at, *family, phrase.as_str()));
                 }
                 // Blank the phrase so "semi slav" is not also read as "slav".
                 text.replace_range(at + 1..at + needle.len() - 1, &" ".repeat(needle.len() - 2));
             }
         }
         found.sort();
-        found.into_iter().map(|(_, f)| &self.families[f]).collect()
+        found
+            .into_iter()
+            .map(|(at, f, phrase)| Mention {
+                at,
+                family: &self.families[f],
+                phrase: phrase.to_string(),
+            })
+            .collect()
+    }
+
+    /// The family of this name, if the book has it.
+    pub fn family(&self, name: &str) -> Option<&Family> {
+        self.families.iter().find(|f| f.name == name)
     }
 
     /// Every family's name, in the table's order.
@@ -208,6 +292,33 @@ impl OpeningBook {
     pub fn is_empty(&self) -> bool {
         self.openings.is_empty()
     }
+}
+
+/// The positions (keys) along the first line of moves a text gives from the
+/// start ("As White, Ann opened with 1. e4 e5 2. Nf3 Nc6 3. Bc4."): move
+/// numbers and words are skipped, the line ends at the first move that is
+/// not legal. Empty when the text names no legal first move.
+pub fn line_keys(text: &str) -> Vec<String> {
+    let mut pos = Chess::default();
+    let mut keys = Vec::new();
+    for token in text.split_whitespace().take(200) {
+        let token = token.trim_matches(|c: char| matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '(' | ')' | '"'));
+        let Ok(san) = token.trim_end_matches(['+', '#']).parse::<San>() else {
+            continue;
+        };
+        match san.to_move(&pos) {
+            Ok(m) => {
+                pos.play_unchecked(m);
+                keys.push(position_key(&pos));
+            }
+            Err(_) if keys.is_empty() => continue,
+            Err(_) => break,
+        }
+        if keys.len() >= MAX_BOOK_PLIES {
+            break;
+        }
+    }
+    keys
 }
 
 fn play_line(moves: &str) -> Result<(Chess, Vec<String>), String> {
@@ -258,6 +369,18 @@ mod tests {
             g.play(m);
         }
         g
+    }
+
+    #[test]
+    fn a_line_in_words_is_followed_from_the_start() {
+        let italian = line_keys("As White, Ann opened with 1. e4 e5 2. Nf3 Nc6 3. Bc4.");
+        assert_eq!(italian.len(), 5);
+        let najdorf =
+            line_keys("As Black, Ann answered 1. e4 with the Sicilian Najdorf: 1... c5 2. Nf3 d6 3. d4 cxd4.");
+        assert_eq!(najdorf.len(), 6);
+        assert_eq!(italian[0], najdorf[0], "both pass through 1. e4");
+        assert!(line_keys("Ann lost her queen to a knight fork on move 18.").is_empty());
+        assert!(line_keys("Ann played 1... Ra3 2. Rd8# from a set position.").is_empty());
     }
 
     #[test]

@@ -218,6 +218,9 @@ pub(super) fn synthetic_point(vector: Vec<f32>, player: Option<PlayerId>, person
         recallable: true,
         position_key: None,
         eco: None,
+        tags: Vec::new(),
+        line: Vec::new(),
+        text: Default::default(),
     }
 }
 

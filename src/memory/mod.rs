@@ -1,15 +1,18 @@
 //! Vector memory: what a persona remembers about a player (and its own
 //! lore), stored in SQL and indexed by meaning. Knows nothing of HTTP.
 
+pub mod concepts;
 mod consolidate;
 pub mod edge;
 pub mod embed;
+pub mod lexical;
 pub mod model;
 mod model_thread;
 mod pinned;
 pub mod policy;
 pub mod qdrant;
 mod review;
+mod search;
 mod service;
 pub mod strength;
 pub mod vector;

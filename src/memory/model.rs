@@ -122,6 +122,10 @@ pub struct Memory {
     pub reinforcements: Vec<Reinforcement>,
     /// Where in a game it was made, for position-indexed recall.
     pub position: Option<PositionTag>,
+    /// The concepts it names (`concepts::memory_tags`), recomputed when its
+    /// words change.
+    #[serde(default)]
+    pub tags: Vec<String>,
 }
 
 /// A later source of the same memory.
@@ -170,7 +174,14 @@ impl Memory {
             last_seen_at: now,
             reinforcements: Vec::new(),
             position: None,
+            tags: super::concepts::memory_tags(content, memory_type, None),
         }
+    }
+
+    /// Tags from the words and the board it was made at.
+    pub fn retag(&mut self) {
+        let opening = self.position.as_ref().and_then(|p| p.opening.as_deref());
+        self.tags = super::concepts::memory_tags(&self.content, self.memory_type, opening);
     }
 
     /// Whether the subconscious may offer it.

@@ -8,20 +8,26 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use qdrant_client::qdrant::{
     Condition, CountPointsBuilder, CreateCollectionBuilder, CreateFieldIndexCollectionBuilder, DeletePointsBuilder,
-    Distance, FieldType, Filter, GetPointsBuilder, PointId, PointStruct, PointsIdsList, Range, ScrollPointsBuilder,
-    SearchPointsBuilder, SetPayloadPointsBuilder, UpsertPointsBuilder, VectorParamsBuilder, point_id::PointIdOptions,
+    Distance, FieldType, Filter, GetPointsBuilder, Modifier, NamedVectors, PointId, PointStruct, PointsIdsList, Range,
+    ScoredPoint, ScrollPointsBuilder, SearchPointsBuilder, SetPayloadPointsBuilder, SparseVectorParamsBuilder,
+    SparseVectorsConfigBuilder, UpsertPointsBuilder, VectorParamsBuilder, point_id::PointIdOptions,
     vector_output::Vector, vectors_output::VectorsOptions,
 };
 use qdrant_client::{Payload, Qdrant};
 use serde_json::json;
 
 use super::embed::DIMENSIONS;
+use super::lexical::{Sparse, TEXT_VECTOR};
 use super::vector::{FieldKind, Hit, INDEXED_FIELDS, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::ids::MemoryId;
 
 pub struct QdrantStore {
     client: Qdrant,
     collection: String,
+    /// Whether the collection has the words' sparse vector: one created
+    /// before kibitz searched by words has not, and is searched by meaning
+    /// only until it is made anew (Qdrant 1.14 cannot add a vector).
+    words: bool,
 }
 
 fn err(e: impl std::fmt::Display) -> VectorError {
@@ -39,10 +45,26 @@ impl QdrantStore {
             .map_err(err)?;
         if !client.collection_exists(collection).await.map_err(err)? {
             let vectors = VectorParamsBuilder::new(DIMENSIONS as u64, Distance::Cosine);
-            client
-                .create_collection(CreateCollectionBuilder::new(collection).vectors_config(vectors))
-                .await
-                .map_err(err)?;
+            let mut sparse = SparseVectorsConfigBuilder::default();
+            sparse.add_named_vector_params(
+                TEXT_VECTOR,
+                SparseVectorParamsBuilder::default().modifier(Modifier::Idf),
+            );
+            let create = CreateCollectionBuilder::new(collection)
+                .vectors_config(vectors)
+                .sparse_vectors_config(sparse);
+            client.create_collection(create).await.map_err(err)?;
+        }
+        let info = client.collection_info(collection).await.map_err(err)?;
+        let words = info
+            .result
+            .and_then(|i| i.config?.params?.sparse_vectors_config)
+            .is_some_and(|c| c.map.contains_key(TEXT_VECTOR));
+        if !words {
+            tracing::warn!(
+                "Qdrant collection {collection} has no '{TEXT_VECTOR}' sparse vector: memories are recalled by \
+                 meaning and tags only (drop the collection and run `kibitz memories reindex` to add it)"
+            );
         }
         for (field, kind) in INDEXED_FIELDS {
             let kind = match kind {
@@ -56,6 +78,7 @@ impl QdrantStore {
         Ok(QdrantStore {
             client,
             collection: collection.to_string(),
+            words,
         })
     }
 
@@ -82,14 +105,15 @@ fn to_filter(f: &SearchFilter) -> Filter {
     }
     must.push(Filter::should(owners).into());
     if let Some(board) = &f.board {
-        let places = [("position_key", &board.position_key), ("eco", &board.eco)]
-            .into_iter()
-            .filter_map(|(field, value)| value.clone().map(|v| keyword(field, v)));
+        let places = board.places().into_iter().map(|(field, v)| keyword(field, v));
         must.push(Filter::should(places).into());
     }
     if !f.types.is_empty() {
         let types: Vec<String> = f.types.iter().map(|t| t.as_str().to_string()).collect();
         must.push(Condition::matches("memory_type", types));
+    }
+    if !f.tags.is_empty() {
+        must.push(Condition::matches("tags", f.tags.clone()));
     }
     if f.created_after.is_some() || f.created_before.is_some() {
         let range = Range {
@@ -127,15 +151,44 @@ fn to_filter(f: &SearchFilter) -> Filter {
     }
 }
 
-fn to_point(m: IndexedMemory) -> PointStruct {
+/// A point: meaning as the unnamed dense vector, words (when the collection
+/// has them and stop words leave any) as the sparse one.
+fn to_point(m: IndexedMemory, words: bool) -> PointStruct {
     let payload = Payload::try_from(m.payload()).expect("a JSON object is a payload");
-    PointStruct::new(m.id.to_string(), m.vector, payload)
+    let mut vectors = NamedVectors::default().add_vector("", qdrant_client::qdrant::Vector::new_dense(m.vector));
+    if words && !m.text.is_empty() {
+        vectors = vectors.add_vector(
+            TEXT_VECTOR,
+            qdrant_client::qdrant::Vector::new_sparse(m.text.indices, m.text.values),
+        );
+    }
+    PointStruct::new(m.id.to_string(), vectors, payload)
+}
+
+/// Qdrant reads an empty `should` as "no condition"; we mean "nothing".
+fn matches_nothing(filter: &SearchFilter, limit: usize) -> bool {
+    let no_owner = filter.player_id.is_none() && !filter.include_lore;
+    let no_place = filter.board.as_ref().is_some_and(|b| b.is_empty());
+    no_owner || no_place || limit == 0
+}
+
+fn hits(found: Vec<ScoredPoint>) -> Vec<Hit> {
+    found
+        .into_iter()
+        .filter_map(|p| match p.id?.point_id_options? {
+            PointIdOptions::Uuid(u) => Some(Hit {
+                id: u.parse().ok()?,
+                score: p.score,
+            }),
+            PointIdOptions::Num(_) => None,
+        })
+        .collect()
 }
 
 #[async_trait]
 impl VectorStore for QdrantStore {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError> {
-        let points: Vec<PointStruct> = points.into_iter().map(to_point).collect();
+        let points: Vec<PointStruct> = points.into_iter().map(|p| to_point(p, self.words)).collect();
         let request = UpsertPointsBuilder::new(&self.collection, points).wait(true);
         self.client.upsert_points(request).await.map_err(err)?;
         Ok(())
@@ -150,25 +203,24 @@ impl VectorStore for QdrantStore {
     }
 
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
-        // Qdrant reads an empty `should` as "no condition"; we mean "nothing".
-        let no_owner = filter.player_id.is_none() && !filter.include_lore;
-        let no_place = filter.board.as_ref().is_some_and(|b| b.is_empty());
-        if no_owner || no_place || limit == 0 {
+        if matches_nothing(&filter, limit) {
             return Ok(Vec::new());
         }
         let request = SearchPointsBuilder::new(&self.collection, vector, limit as u64).filter(to_filter(&filter));
         let found = self.client.search_points(request).await.map_err(err)?;
-        Ok(found
-            .result
-            .into_iter()
-            .filter_map(|p| match p.id?.point_id_options? {
-                PointIdOptions::Uuid(u) => Some(Hit {
-                    id: u.parse().ok()?,
-                    score: p.score,
-                }),
-                PointIdOptions::Num(_) => None,
-            })
-            .collect())
+        Ok(hits(found.result))
+    }
+
+    async fn search_words(&self, words: Sparse, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
+        if !self.words || words.is_empty() || matches_nothing(&filter, limit) {
+            return Ok(Vec::new());
+        }
+        let request = SearchPointsBuilder::new(&self.collection, words.values, limit as u64)
+            .sparse_indices(words.indices)
+            .vector_name(TEXT_VECTOR)
+            .filter(to_filter(&filter));
+        let found = self.client.search_points(request).await.map_err(err)?;
+        Ok(hits(found.result))
     }
 
     async fn count(&self) -> Result<u64, VectorError> {

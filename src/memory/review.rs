@@ -47,7 +47,10 @@ impl MemoryService {
         }
         // Refused whole, before SQL changes, if the index cannot follow.
         self.index().writable().await?;
-        self.db().update_memory_content(id, content).await?;
+        let mut memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
+        memory.content = content.to_string();
+        memory.retag();
+        self.db().update_memory_content(id, content, &memory.tags).await?;
         let memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
         self.index_memories(std::slice::from_ref(&memory)).await?;
         Ok(memory)

@@ -145,7 +145,7 @@ impl MemoryService {
         if content.is_empty() || content.chars().count() > MAX_CONTENT_CHARS {
             return Err(MemoryError::BadContent);
         }
-        let memory = Memory {
+        let mut memory = Memory {
             player_id: Some(new.player_id),
             related_match_id: new.related_match_id,
             metadata: new.metadata,
@@ -153,6 +153,7 @@ impl MemoryService {
             position: new.position,
             ..Memory::new(&new.persona_id, new.memory_type, &content, new.created_by)
         };
+        memory.retag();
         // Nothing reaches SQL if the index cannot take it too.
         self.index.writable().await?;
         let vector = self.embedder.embed_one(&memory.content).await?;
@@ -211,65 +212,8 @@ impl MemoryService {
         Ok(older)
     }
 
-    /// Semantic search, best first; memories below `min_score` are dropped.
-    pub async fn search(
-        &self,
-        query: &str,
-        filter: SearchFilter,
-        limit: usize,
-        min_score: f32,
-    ) -> Result<Vec<Recalled>, MemoryError> {
-        self.search_each(
-            query,
-            vec![Search {
-                filter,
-                limit,
-                min_score,
-            }],
-        )
-        .await
-    }
-
-    /// Embeds `query` once and runs each search; results merged best first,
-    /// each memory once. SQL has the last word: a hit whose row is not
-    /// recallable (after a crash between SQL and index) is dropped unless
-    /// the filter asked for those.
-    pub async fn search_each(&self, query: &str, searches: Vec<Search>) -> Result<Vec<Recalled>, MemoryError> {
-        let vector = self.embedder.embed_one(query).await?;
-        // Sub-millisecond searches, in one call to the index; one SQL read for all.
-        let include_unrecallable: Vec<bool> = searches.iter().map(|s| s.filter.include_unrecallable).collect();
-        let min_scores: Vec<f32> = searches.iter().map(|s| s.min_score).collect();
-        let found = self
-            .index
-            .search_many(vector, searches.into_iter().map(|s| (s.filter, s.limit)).collect())
-            .await?;
-        let per_search: Vec<Vec<Hit>> = found
-            .into_iter()
-            .zip(min_scores)
-            .map(|(hits, min)| hits.into_iter().filter(|h| h.score >= min).collect())
-            .collect();
-        let all_hits: Vec<Hit> = per_search.iter().flatten().cloned().collect();
-        let rows = self.rows_in_hit_order(&all_hits).await?;
-        let mut merged: Vec<Recalled> = Vec::new();
-        let mut rows = rows.into_iter().peekable();
-        for (hits, include_unrecallable) in per_search.iter().zip(include_unrecallable) {
-            for hit in hits {
-                // rows_in_hit_order skipped hits whose row is gone.
-                let Some(r) = rows.next_if(|r| r.memory.id == hit.id) else {
-                    continue;
-                };
-                let wanted = include_unrecallable || r.memory.recallable();
-                if wanted && !merged.iter().any(|m| m.memory.id == r.memory.id) {
-                    merged.push(r);
-                }
-            }
-        }
-        merged.sort_by(|a, b| b.score.total_cmp(&a.score));
-        Ok(merged)
-    }
-
     /// The SQL rows of `hits`, in the index's order; a hit whose row is gone is skipped.
-    async fn rows_in_hit_order(&self, hits: &[Hit]) -> Result<Vec<Recalled>, MemoryError> {
+    pub(super) async fn rows_in_hit_order(&self, hits: &[Hit]) -> Result<Vec<Recalled>, MemoryError> {
         let ids: Vec<MemoryId> = hits.iter().map(|h| h.id).collect();
         let mut found = self.db.memories_by_ids(&ids).await?;
         Ok(hits
@@ -408,9 +352,18 @@ impl MemoryService {
         let (mut done, mut after) = (0u64, None);
         let mut in_sql = std::collections::HashSet::new();
         loop {
-            let page = self.db.memory_page(after, 256).await?;
+            let mut page = self.db.memory_page(after, 256).await?;
             let Some(last) = page.last() else { break };
             after = Some(last.id);
+            // Tags follow the vocabulary: memories made before it, or
+            // before it grew, are tagged anew.
+            for m in &mut page {
+                let before = m.tags.clone();
+                m.retag();
+                if m.tags != before {
+                    self.db.set_memory_tags(m.id, &m.tags).await?;
+                }
+            }
             in_sql.extend(page.iter().map(|m| m.id));
             self.index_memories(&page).await?;
             done += page.len() as u64;

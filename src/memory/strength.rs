@@ -92,7 +92,7 @@ pub fn rank(
     found.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
 
-fn board_match(m: &Memory, board: &LiveBoard, recall: &RecallConfig) -> Option<(f32, String)> {
+pub fn board_match(m: &Memory, board: &LiveBoard, recall: &RecallConfig) -> Option<(f32, String)> {
     let tag = m.position.as_ref()?;
     let when = m.created_at.format("%Y-%m-%d");
     if board.position_key.as_ref() == Some(&tag.key) {

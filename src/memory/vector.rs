@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 
+use super::lexical::Sparse;
 use super::model::{Memory, MemoryType};
 use crate::ids::{MatchId, MemoryId, PlayerId};
 
@@ -26,13 +27,15 @@ pub enum FieldKind {
 }
 
 /// The payload fields every backend indexes, so filters stay fast.
-pub const INDEXED_FIELDS: [(&str, FieldKind); 9] = [
+pub const INDEXED_FIELDS: [(&str, FieldKind); 11] = [
     ("player_id", FieldKind::Keyword),
     ("persona_id", FieldKind::Keyword),
     ("memory_type", FieldKind::Keyword),
     ("match_id", FieldKind::Keyword),
     ("position_key", FieldKind::Keyword),
     ("eco", FieldKind::Keyword),
+    ("tags", FieldKind::Keyword),
+    ("line", FieldKind::Keyword),
     ("lore", FieldKind::Bool),
     ("created_at", FieldKind::Integer),
     ("recallable", FieldKind::Bool),
@@ -54,6 +57,12 @@ pub struct IndexedMemory {
     /// Zobrist key and ECO code of the board it was made at.
     pub position_key: Option<String>,
     pub eco: Option<String>,
+    /// The concepts it names (`concepts`), for recall by concept.
+    pub tags: Vec<String>,
+    /// The positions along the line of moves its words give (`openings::line_keys`).
+    pub line: Vec<String>,
+    /// Its words for BM25 recall (`lexical::document`).
+    pub text: Sparse,
 }
 
 impl IndexedMemory {
@@ -69,6 +78,8 @@ impl IndexedMemory {
             "recallable": self.recallable,
             "position_key": self.position_key,
             "eco": self.eco,
+            "tags": self.tags,
+            "line": self.line,
         })
     }
 
@@ -84,6 +95,9 @@ impl IndexedMemory {
             recallable: memory.recallable(),
             position_key: memory.position.as_ref().map(|p| p.key.clone()),
             eco: memory.position.as_ref().and_then(|p| p.eco.clone()),
+            tags: memory.tags.clone(),
+            line: crate::chess::openings::line_keys(&memory.content),
+            text: super::lexical::document(&memory.content),
         }
     }
 }
@@ -108,18 +122,34 @@ pub struct SearchFilter {
     pub include_unrecallable: bool,
     /// Only memories made at this position or in this opening.
     pub board: Option<BoardFilter>,
+    /// Only memories naming at least one of these concepts (empty: any).
+    pub tags: Vec<String>,
 }
 
-/// Matches a memory made at `position_key` or, failing that, in opening `eco`.
+/// Matches a memory made at `position_key`, or whose line of moves passes
+/// through it (`line`), or made in opening `eco`.
 #[derive(Debug, Clone, Default)]
 pub struct BoardFilter {
     pub position_key: Option<String>,
     pub eco: Option<String>,
+    pub line: Option<String>,
 }
 
 impl BoardFilter {
     pub fn is_empty(&self) -> bool {
-        self.position_key.is_none() && self.eco.is_none()
+        self.position_key.is_none() && self.eco.is_none() && self.line.is_none()
+    }
+
+    /// The payload fields and the values they must hold, any one of them.
+    pub fn places(&self) -> Vec<(&'static str, String)> {
+        [
+            ("position_key", &self.position_key),
+            ("eco", &self.eco),
+            ("line", &self.line),
+        ]
+        .into_iter()
+        .filter_map(|(field, value)| value.clone().map(|v| (field, v)))
+        .collect()
     }
 }
 
@@ -134,6 +164,9 @@ pub trait VectorStore: Send + Sync {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError>;
     async fn delete(&self, ids: Vec<MemoryId>) -> Result<(), VectorError>;
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError>;
+    /// By words: BM25 of the query's terms over the memories' words, best
+    /// first (nothing when the query has no term, or the index no words).
+    async fn search_words(&self, words: Sparse, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError>;
     /// Several searches for one vector, each answer best first; a store that
     /// can runs them in one call.
     async fn search_many(

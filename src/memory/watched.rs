@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use async_trait::async_trait;
 
+use super::lexical::Sparse;
 use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::ids::MemoryId;
 
@@ -51,6 +52,10 @@ impl VectorStore for Watched {
 
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
         self.inner.search(vector, filter, limit).await
+    }
+
+    async fn search_words(&self, words: Sparse, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
+        self.inner.search_words(words, filter, limit).await
     }
 
     async fn search_many(

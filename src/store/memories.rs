@@ -10,7 +10,7 @@ use crate::memory::model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRec
 const COLUMNS: &str = "id, player_id, persona_id, memory_type, content, related_match_id, created_by, metadata, \
                        created_at, importance, pinned, never_recall, recall_count, last_recalled_at, updated_at, \
                        valid_to, superseded_by, strength, decayed_at, last_seen_at, reinforcements, position_key, \
-                       eco, opening";
+                       eco, opening, tags";
 
 /// Filters for a player's memory list (all optional).
 #[derive(Debug, Clone, Default)]
@@ -121,6 +121,16 @@ impl Db {
     }
 
     /// One page of all memories in id order, for rebuilding the vector index.
+    /// Replaces a memory's concept tags (`kibitz memories reindex` retags).
+    pub async fn set_memory_tags(&self, id: MemoryId, tags: &[String]) -> StoreResult<()> {
+        sqlx::query("UPDATE memories SET tags = $1 WHERE id = $2")
+            .bind(tags_json(tags))
+            .bind(id.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     pub async fn memory_page(&self, after: Option<MemoryId>, limit: i64) -> StoreResult<Vec<Memory>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM memories WHERE id > $1 ORDER BY id LIMIT $2"
@@ -193,6 +203,7 @@ fn memory_from_row(r: &AnyRow) -> StoreResult<Memory> {
     let by: String = r.get("created_by");
     let metadata: String = r.get("metadata");
     let reinforcements: String = r.get("reinforcements");
+    let tags: String = r.get("tags");
     let created_at = parse_ts("memories", r.get("created_at"))?;
     Ok(Memory {
         id: parse_id("memories", r.get("id"))?,
@@ -223,7 +234,12 @@ fn memory_from_row(r: &AnyRow) -> StoreResult<Memory> {
             eco: r.get("eco"),
             opening: r.get("opening"),
         }),
+        tags: serde_json::from_str(&tags).map_err(|e| corrupt(e.to_string()))?,
     })
+}
+
+pub(super) fn tags_json(tags: &[String]) -> String {
+    serde_json::to_string(tags).expect("tags serialise")
 }
 
 pub(super) fn reinforcements_json(list: &[Reinforcement]) -> String {
@@ -232,7 +248,7 @@ pub(super) fn reinforcements_json(list: &[Reinforcement]) -> String {
 
 pub(super) async fn insert_memory(conn: &mut AnyConnection, m: &Memory) -> StoreResult<()> {
     sqlx::query(&format!(
-            "INSERT INTO memories ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
+            "INSERT INTO memories ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
         ))
         .bind(m.id.to_string())
         .bind(m.player_id.map(|p| p.to_string()))
@@ -258,6 +274,7 @@ pub(super) async fn insert_memory(conn: &mut AnyConnection, m: &Memory) -> Store
         .bind(m.position.as_ref().map(|p| p.key.clone()))
         .bind(m.position.as_ref().and_then(|p| p.eco.clone()))
         .bind(m.position.as_ref().and_then(|p| p.opening.clone()))
+        .bind(tags_json(&m.tags))
         .execute(&mut *conn)
         .await?;
     Ok(())

@@ -54,7 +54,7 @@ pub(crate) fn trace_statements(script: &mut Script, match_id: MatchId, at: DateT
 
 impl Db {
     /// Replaces a memory's text, keeping the one it had as a version.
-    pub async fn update_memory_content(&self, id: MemoryId, content: &str) -> StoreResult<()> {
+    pub async fn update_memory_content(&self, id: MemoryId, content: &str, tags: &[String]) -> StoreResult<()> {
         let now = ts(Utc::now());
         let mut tx = self.pool.begin().await?;
         sqlx::query(
@@ -66,9 +66,10 @@ impl Db {
         .bind(content)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("UPDATE memories SET content = $1, updated_at = $2 WHERE id = $3")
+        sqlx::query("UPDATE memories SET content = $1, updated_at = $2, tags = $3 WHERE id = $4")
             .bind(content)
             .bind(&now)
+            .bind(super::memories::tags_json(tags))
             .bind(id.to_string())
             .execute(&mut *tx)
             .await?;

@@ -9,23 +9,37 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
 
+pub mod board;
+mod cues;
+mod fuse;
 mod llm;
 pub mod situation;
+
+pub use situation::{Cue, Situation};
 
 use crate::config::{RecallConfig, RoleConfig};
 use crate::ids::MemoryId;
 use crate::llm::ChatModel;
 use crate::memory::embed::QueryLimits;
-use crate::memory::strength;
 use crate::memory::vector::{BoardFilter, SearchFilter};
 use crate::memory::{MemoryError, MemoryService, Recalled, Search, recall_entries};
 use crate::store::RecallEntry;
-use crate::triggers::{GameContext, Trigger, TriggerKind, UserInput};
+use crate::triggers::{GameContext, Trigger};
 
-/// Per-match memory of what was handed over, and when.
+/// Per-match memory of what was handed over, when, and why.
 #[derive(Debug, Default)]
 pub struct RecallState {
-    given: HashMap<MemoryId, DateTime<Utc>>,
+    given: HashMap<MemoryId, (DateTime<Utc>, String)>,
+}
+
+impl RecallState {
+    /// Whether this memory was handed over lately for this very reason: a
+    /// memory comes back within the time-to-live only for a new reason (the
+    /// greeting's "your openings as White", then "your Italian Game" on the
+    /// board), never twice for the same one.
+    fn given_for(&self, id: MemoryId, why: &str) -> bool {
+        self.given.get(&id).is_some_and(|(_, reason)| reason == why)
+    }
 }
 
 #[derive(Clone)]
@@ -56,18 +70,21 @@ impl Subconscious {
         let session = llm::Session {
             model,
             memory: &self.memory,
-            base: self.base_filter(ctx, state, now),
+            base: SearchFilter {
+                exclude_ids: state.given.keys().copied().collect(),
+                ..self.base_filter(ctx, state, now)
+            },
             sampling,
             limit: self.config.limit,
         };
-        let query = query_for(trigger, ctx);
+        let summary = Situation::read(trigger, ctx).summary();
         let situation = format!(
-            "{} at move {}. The situation: {query}",
+            "{} at move {}. The situation: {summary}",
             trigger.kind.as_str(),
             ctx.move_count
         );
         match llm::choose(&session, persona, &situation).await {
-            Ok(Some(chosen)) => Ok(hand_over(chosen, state, &format!("subconscious: {query}"), now)),
+            Ok(Some(chosen)) => Ok(hand_over(chosen, state, &format!("subconscious: {summary}"), now)),
             Ok(None) => self.recall(trigger, ctx, state).await,
             Err(e) => {
                 tracing::warn!("LLM subconscious failed ({e}); the heuristic recalls");
@@ -77,16 +94,17 @@ impl Subconscious {
     }
 
     /// The guard rails every search keeps: this persona, this player (and
-    /// lore), minus what was given recently and what this match just made.
+    /// lore), minus what this match just made. What was given lately is
+    /// dropped after the search (`RecallState::given_for`), or, for the
+    /// model, by the filter.
     fn base_filter(&self, ctx: &GameContext, state: &mut RecallState, now: DateTime<Utc>) -> SearchFilter {
         let given_ttl = Duration::seconds(self.config.given_ttl_secs as i64);
-        state.given.retain(|_, at| now - *at < given_ttl);
+        state.given.retain(|_, (at, _)| now - *at < given_ttl);
         let created_since = now - Duration::seconds(self.config.created_ttl_secs as i64);
         SearchFilter {
             persona_id: Some(ctx.persona_id.clone()),
             player_id: Some(ctx.player_id),
             include_lore: true,
-            exclude_ids: state.given.keys().copied().collect(),
             exclude_created_in_match_since: Some((ctx.match_id, created_since.timestamp())),
             ..SearchFilter::default()
         }
@@ -100,45 +118,83 @@ impl Subconscious {
     ) -> Result<Recall, MemoryError> {
         let now = Utc::now();
         let filter = self.base_filter(ctx, state, now);
+        let situation = Situation::read(trigger, ctx);
+        tracing::debug!(trigger = trigger.kind.as_str(), "situation: {}", situation.summary());
+        let queries = self.queries(&situation);
         let board = ctx.live_board();
-        let mut searches = vec![Search {
-            filter: filter.clone(),
-            limit: self.config.candidates.max(self.config.limit),
-            min_score: self.config.min_score,
-        }];
-        // Memories made at this very position or in this opening come back
-        // whatever the words: the board itself is the reminder.
+        let wide = self.config.candidates.max(self.config.limit);
+        let mut searches: Vec<(String, Search)> = queries
+            .iter()
+            .map(|q| (q.clone(), search(filter.clone(), wide)))
+            .collect();
+        // Memories naming what the moment shows come back whatever their words.
+        let tags = situation.tags();
+        if !tags.is_empty() {
+            let tagged = SearchFilter { tags, ..filter.clone() };
+            searches.push((queries[0].clone(), search(tagged, wide)));
+        }
+        // ... and so do those made at this very position or in this opening.
         let at_board = BoardFilter {
             position_key: board.position_key.clone(),
             eco: board.eco.clone(),
+            line: board.position_key.clone(),
         };
         if !at_board.is_empty() {
-            searches.push(Search {
-                filter: SearchFilter {
-                    board: Some(at_board),
-                    include_lore: false,
-                    ..filter
-                },
-                limit: self.config.limit,
-                min_score: f32::MIN,
-            });
+            let placed = SearchFilter {
+                board: Some(at_board),
+                include_lore: false,
+                ..filter.clone()
+            };
+            searches.push((queries[0].clone(), search(placed, self.config.limit)));
         }
-        let wanted = query_for(trigger, ctx);
-        // Only a chat line's words need the model: every other query is pinned.
-        let query = match &trigger.input {
-            Some(UserInput::Chat { .. }) => {
-                let limits = QueryLimits {
-                    max_backlog: self.config.chat_query_max_backlog,
-                    max_share: self.config.chat_query_model_share,
-                };
-                self.memory.embedder().affordable(&wanted, situation::CHATTING, limits)
+        let mut found = self.memory.search_by(searches).await?;
+        // A chat line is also searched by its words (BM25): names, places, things.
+        let mut words = HashMap::new();
+        if let Some(text) = &situation.chat {
+            for hit in self.memory.search_words(text, filter.clone(), wide).await? {
+                words.insert(hit.memory.id, hit.score);
+                if !found.iter().any(|r| r.memory.id == hit.memory.id) {
+                    found.push(hit);
+                }
             }
-            _ => wanted.as_str(),
+        }
+        let evidence = fuse::Evidence {
+            situation: &situation,
+            board: &board,
+            words: &words,
         };
-        let mut found = self.memory.search_each(query, searches).await?;
-        strength::rank(&mut found, &board, now, &self.config, self.memory.config());
-        found.truncate(self.config.limit);
-        Ok(hand_over(found, state, query, now))
+        let mut chosen = fuse::rank(found, &evidence, now, &self.config, self.memory.config());
+        chosen.retain(|r| !state.given_for(r.memory.id, &r.why));
+        let chosen = fuse::choose(chosen, &self.config);
+        Ok(hand_over(chosen, state, &situation.summary(), now))
+    }
+
+    /// The texts to search by meaning; a chat line's own words only while
+    /// the model can afford them (every other query is pinned).
+    fn queries(&self, situation: &Situation) -> Vec<String> {
+        let wanted = situation.queries();
+        if situation.chat.is_none() {
+            return wanted;
+        }
+        let limits = QueryLimits {
+            max_backlog: self.config.chat_query_max_backlog,
+            max_share: self.config.chat_query_model_share,
+        };
+        let text = &wanted[0];
+        vec![
+            self.memory
+                .embedder()
+                .affordable(text, situation::CHATTING, limits)
+                .to_string(),
+        ]
+    }
+}
+
+fn search(filter: SearchFilter, limit: usize) -> Search {
+    Search {
+        filter,
+        limit,
+        min_score: f32::MIN,
     }
 }
 
@@ -153,7 +209,7 @@ pub struct Recall {
 /// Marks memories as given and says why each one came.
 fn hand_over(found: Vec<Recalled>, state: &mut RecallState, query: &str, now: DateTime<Utc>) -> Recall {
     for r in &found {
-        state.given.insert(r.memory.id, now);
+        state.given.insert(r.memory.id, (now, r.why.clone()));
     }
     Recall {
         log: recall_entries(&found, query),
@@ -161,100 +217,5 @@ fn hand_over(found: Vec<Recalled>, state: &mut RecallState, query: &str, now: Da
     }
 }
 
-/// What to look for, in words: the situation as the persona would think of
-/// it. The words name the kind of moment (a capture, a check, a quiet move,
-/// the stage, the opening family), never the player's name or the exact
-/// move: the filter already keeps to this player, the board search already
-/// finds this very position, and every sentence but a chat line comes from
-/// `situation::vocabulary`, embedded once at start-up.
-pub fn query_for(trigger: &Trigger, ctx: &GameContext) -> String {
-    match (trigger.kind, &trigger.input) {
-        (TriggerKind::BeforeMatch, _) => situation::RETURNING.into(),
-        (TriggerKind::OnUserInput, Some(UserInput::Chat { text })) => format!("The player says: {text}"),
-        (TriggerKind::OnUserInput, Some(UserInput::DrawOffer { .. })) => situation::DRAW_OFFERED.into(),
-        (TriggerKind::OnUserMove, _) => match ctx.last_move() {
-            Some(m) => situation::user_move(m, ctx),
-            None => situation::USER_MOVED.into(),
-        },
-        (TriggerKind::BeforeAgentMove, _) => situation::agent_move(ctx.planned_move.as_ref(), ctx),
-        (TriggerKind::IdleWait, _) => situation::IDLE.into(),
-        (TriggerKind::AfterMatch, _) => situation::MATCH_OVER.into(),
-        (TriggerKind::OnUserInput, None) => situation::SOMETHING.into(),
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ctx(moves: &[&str]) -> GameContext {
-        crate::triggers::test_context(moves, &[])
-    }
-
-    #[test]
-    fn queries_speak_of_what_just_happened() {
-        let chat = Trigger::input(UserInput::Chat {
-            text: "I love the Sicilian".into(),
-        });
-        assert_eq!(query_for(&chat, &ctx(&[])), "The player says: I love the Sicilian");
-        let capture = query_for(&Trigger::new(TriggerKind::OnUserMove), &ctx(&["e4", "d5", "exd5"]));
-        assert_eq!(
-            capture,
-            "The player captured a pawn in the opening of the Scandinavian Defense."
-        );
-        let quiet = query_for(&Trigger::new(TriggerKind::OnUserMove), &ctx(&["e4", "c5", "Nf3"]));
-        assert_eq!(
-            quiet,
-            "The player moved a knight in the opening of the Sicilian Defense."
-        );
-        let first = query_for(&Trigger::new(TriggerKind::BeforeAgentMove), &ctx(&[]));
-        assert_eq!(first, "My move against the player in the opening.");
-        let returning = query_for(&Trigger::new(TriggerKind::BeforeMatch), &ctx(&[]));
-        assert!(returning.contains("previous matches"), "{returning}");
-    }
-
-    #[test]
-    fn queries_recur_across_players_and_exact_moves() {
-        // Two different knight moves by two different players, same stage and
-        // opening: one text, so one embedding.
-        let mut ann = ctx(&["e4", "c5", "Nf3"]);
-        let mut bob = ctx(&["e4", "c5", "Nc3"]);
-        ann.player_name = "Ann".into();
-        bob.player_name = "Bob".into();
-        let trigger = Trigger::new(TriggerKind::OnUserMove);
-        assert_eq!(query_for(&trigger, &ann), query_for(&trigger, &bob));
-        assert!(!query_for(&trigger, &ann).contains("Ann"));
-    }
-
-    #[test]
-    fn every_move_query_is_in_the_vocabulary_embedded_at_start() {
-        use crate::chess::Game;
-        use rand::{Rng, SeedableRng};
-        let vocabulary: std::collections::HashSet<String> = situation::vocabulary().into_iter().collect();
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let mut checked = 0;
-        for _ in 0..40 {
-            let mut game = Game::new(None).unwrap();
-            let mut sans = Vec::new();
-            while game.end().is_none() && sans.len() < 120 {
-                let legal = game.legal_moves();
-                let m = game.parse(&legal[rng.gen_range(0..legal.len())].0).unwrap();
-                let played = game.play(m);
-                sans.push(played.san);
-                let refs: Vec<&str> = sans.iter().map(String::as_str).collect();
-                let mut ctx = ctx(&refs);
-                ctx.planned_move = ctx.last_move().cloned();
-                for kind in [TriggerKind::OnUserMove, TriggerKind::BeforeAgentMove] {
-                    let query = query_for(&Trigger::new(kind), &ctx);
-                    assert!(vocabulary.contains(&query), "not in the vocabulary: {query}");
-                    checked += 1;
-                }
-            }
-        }
-        for kind in [TriggerKind::BeforeMatch, TriggerKind::IdleWait, TriggerKind::AfterMatch] {
-            assert!(vocabulary.contains(&query_for(&Trigger::new(kind), &ctx(&[]))));
-        }
-        assert!(checked > 1000, "{checked}");
-        assert!(vocabulary.len() < 6000, "{}", vocabulary.len());
-    }
-}
+mod tests;

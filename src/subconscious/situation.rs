@@ -1,127 +1,272 @@
-//! The words the subconscious searches by on a move: the kind of move, the
-//! stage of the game and the opening family, from a closed vocabulary. The
-//! vocabulary is small (under 5,000 sentences), so every sentence can be
-//! embedded once at start-up (`vocabulary`) and no move ever waits for the
-//! embedding model.
+//! The situation a trigger fires in, as a club player takes it in: typed
+//! facts read from the board, the odds, the match and its history (the
+//! phase by material, the endgame's kind, imbalances, the opening and who
+//! chose it, what the player's move was and what it left, what the
+//! persona is about to play, a draw offer and the evaluation, the
+//! head-to-head). `cues.rs` turns them into weighted concept cues, which
+//! are what memories are recalled by: their tags, and their phrases from a
+//! closed vocabulary embedded once at start-up (`vocabulary`), so no move
+//! waits for the embedding model; only a chat line's own words need it.
 
+use shakmaty::{Color, Position};
+
+use super::board::{self, Board, EndgameKind, Imbalance, Motif, MoveTrait, Phase};
+use super::cues;
+use crate::chess::odds::MoveClass;
 use crate::chess::openings;
-use crate::triggers::{GameContext, MoveFact};
+use crate::chess::{Game, notation};
+use crate::memory::concepts;
+use crate::triggers::{GameContext, MatchHistory, MoveFact, Trigger, TriggerKind, UserInput};
 
-/// Pieces a move can be made with, and pieces a capture can take.
-const MOVERS: [&str; 6] = ["pawn", "knight", "bishop", "rook", "queen", "king"];
-const CAPTURED: [&str; 5] = ["pawn", "knight", "bishop", "rook", "queen"];
-const STAGES: [&str; 3] = ["opening", "middlegame", "endgame"];
+/// One thing worth remembering by: a concept's tag, how much it matters
+/// now (0..=1), and why, in words for the recall log and the prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cue {
+    pub tag: String,
+    pub weight: f32,
+    pub reason: String,
+}
 
-/// Plies, a rough stage clock: the context holds no material count of both sides.
-const OPENING_PLIES: usize = 20;
-const ENDGAME_PLIES: usize = 70;
+impl Cue {
+    pub fn new(tag: &str, weight: f32, reason: &str) -> Cue {
+        Cue {
+            tag: tag.to_string(),
+            weight,
+            reason: reason.to_string(),
+        }
+    }
 
-/// The fixed sentences of the triggers that are not about a move.
-pub const RETURNING: &str =
-    "The player came back to play again. Our previous matches: how they opened, results, habits.";
-pub const DRAW_OFFERED: &str = "The player offers a draw.";
-pub const IDLE: &str = "The player is taking a long time to move.";
-pub const MATCH_OVER: &str = "The match with the player is over: results and streaks.";
-pub const SOMETHING: &str = "The player did something.";
-pub const USER_MOVED: &str = "The player moved.";
+    pub fn scaled(self, by: f32) -> Cue {
+        Cue {
+            weight: self.weight * by,
+            ..self
+        }
+    }
+}
+
+/// The named opening the game is in, and whose choice it was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpeningSeen {
+    pub eco: String,
+    pub name: String,
+    pub family: String,
+    /// The player picked it (as White, or as Black's answer).
+    pub chosen_by_user: bool,
+}
+
+/// A move and what it was: its kind, the tactic it carries, the engine's verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveSeen {
+    pub san: String,
+    pub traits: Vec<MoveTrait>,
+    pub motifs: Vec<Motif>,
+    pub class: Option<MoveClass>,
+}
+
+/// The board as it stands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardSeen {
+    pub phase: Phase,
+    pub endgame: Option<EndgameKind>,
+    /// The player's material minus the persona's, in pawns.
+    pub user_balance: i32,
+    pub imbalance: Option<Imbalance>,
+    pub user_king_in_centre: bool,
+    /// The tactics the side to move has.
+    pub chances: Vec<Motif>,
+    /// Whether the player is the side to move.
+    pub user_to_move: bool,
+}
+
+/// What the subconscious knows of the moment before it searches.
+#[derive(Debug, Clone)]
+pub struct Situation {
+    pub trigger: TriggerKind,
+    pub user_colour: Color,
+    pub move_number: u32,
+    pub board: Option<BoardSeen>,
+    pub opening: Option<OpeningSeen>,
+    /// The player's move this trigger answers (`on_user_move`).
+    pub user_move: Option<MoveSeen>,
+    /// The persona's chosen move (`before_agent_move`).
+    pub planned: Option<MoveSeen>,
+    /// A draw offer, with the player's winning chances by the last evaluation.
+    pub draw_offer: Option<Option<f64>>,
+    pub history: MatchHistory,
+    /// How the game ended (`after_match`): the termination and whether the player won.
+    pub end: Option<(&'static str, Option<bool>)>,
+    /// A chat line's own words, searched by meaning as they are.
+    pub chat: Option<String>,
+    /// Weighted cues, strongest first, one per tag (`cues::derive`).
+    pub cues: Vec<Cue>,
+}
+
+/// How many cue phrases are searched by meaning (the tags cover the rest).
+const PHRASES: usize = 2;
+
+impl Situation {
+    pub fn read(trigger: &Trigger, ctx: &GameContext) -> Situation {
+        let user_colour = if ctx.user_color == "white" {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let now = Game::new(Some(&ctx.fen)).ok().map(|g| Board {
+            pos: g.position().clone(),
+            user: user_colour,
+        });
+        let chat = match &trigger.input {
+            Some(UserInput::Chat { text }) => Some(text.clone()),
+            _ => None,
+        };
+        let mut s = Situation {
+            trigger: trigger.kind,
+            user_colour,
+            move_number: now.as_ref().map_or(1, |b| b.pos.fullmoves().get()),
+            board: now.as_ref().map(seen),
+            opening: opening(ctx, user_colour),
+            user_move: match trigger.kind {
+                TriggerKind::OnUserMove => ctx.last_move().filter(|m| m.by_user).and_then(|m| move_seen(ctx, m)),
+                _ => None,
+            },
+            planned: match (trigger.kind, &ctx.planned_move, &now) {
+                (TriggerKind::BeforeAgentMove, Some(m), Some(b)) => planned_seen(b, m),
+                _ => None,
+            },
+            draw_offer: matches!(trigger.input, Some(UserInput::DrawOffer { .. }))
+                .then(|| user_win_pct(ctx, user_colour)),
+            history: ctx.history.clone(),
+            end: ctx.end.as_ref().map(|e| (e.termination, e.user_won)),
+            chat,
+            cues: Vec::new(),
+        };
+        s.cues = cues::derive(&s);
+        s
+    }
+
+    /// The tags of every cue, strongest first.
+    pub fn tags(&self) -> Vec<String> {
+        self.cues.iter().map(|c| c.tag.clone()).collect()
+    }
+
+    /// The strongest cue a memory with these tags answers, if any.
+    pub fn best_match(&self, tags: &[String]) -> Option<&Cue> {
+        self.cues.iter().find(|c| tags.contains(&c.tag))
+    }
+
+    /// How well a memory's tags fit: the cues it answers, weighted; a
+    /// second and third cue add less than the first.
+    pub fn tag_score(&self, tags: &[String]) -> f32 {
+        let mut weights: Vec<f32> = self
+            .cues
+            .iter()
+            .filter(|c| tags.contains(&c.tag))
+            .map(|c| c.weight)
+            .collect();
+        weights.sort_by(|a, b| b.total_cmp(a));
+        weights.iter().zip([1.0, 0.5, 0.25]).map(|(w, k)| w * k).sum()
+    }
+
+    /// The sentences to search by meaning: the chat line, or the phrases of
+    /// the strongest cues; a fixed sentence when there is no cue at all.
+    pub fn queries(&self) -> Vec<String> {
+        if let Some(text) = &self.chat {
+            return vec![text.clone()];
+        }
+        let phrases: Vec<String> = self
+            .cues
+            .iter()
+            .filter_map(|c| concepts::concept(&c.tag).map(|c| c.phrase))
+            .take(PHRASES)
+            .map(str::to_string)
+            .collect();
+        if phrases.is_empty() {
+            vec![NOTHING_SPECIAL.to_string()]
+        } else {
+            phrases
+        }
+    }
+
+    /// One line for a model or a log: "you left a knight fork; a rook endgame".
+    pub fn summary(&self) -> String {
+        let reasons: Vec<&str> = self.cues.iter().take(5).map(|c| c.reason.as_str()).collect();
+        match (&self.chat, reasons.is_empty()) {
+            (Some(text), true) => format!("the player says: {text}"),
+            (Some(text), false) => format!("the player says: {text} ({})", reasons.join("; ")),
+            (None, true) => NOTHING_SPECIAL.to_string(),
+            (None, false) => reasons.join("; "),
+        }
+    }
+}
+
+fn seen(b: &Board) -> BoardSeen {
+    BoardSeen {
+        phase: b.phase(),
+        endgame: b.endgame(),
+        user_balance: b.user_balance(),
+        imbalance: b.imbalance(),
+        user_king_in_centre: b.user_king_in_centre(),
+        chances: board::chances(&b.pos),
+        user_to_move: b.pos.turn() == b.user,
+    }
+}
+
+/// The opening the game is in (a game set up from a book position too).
+fn opening(ctx: &GameContext, user: Color) -> Option<OpeningSeen> {
+    let o = ctx.opening_name.as_ref()?;
+    let family = o.family().to_string();
+    let chooser = openings::book().family(&family).map(|f| f.chooser);
+    Some(OpeningSeen {
+        eco: o.eco.clone(),
+        name: o.name.clone(),
+        chosen_by_user: chooser == Some(user),
+        family,
+    })
+}
+
+/// The player's last move, read from the position before it.
+fn move_seen(ctx: &GameContext, m: &MoveFact) -> Option<MoveSeen> {
+    let before = Game::new(Some(&ctx.fen_before_last)).ok()?;
+    let mv = notation::parse_move(before.position(), &m.uci).ok()?;
+    Some(MoveSeen {
+        san: m.san.clone(),
+        traits: board::traits_of(before.position(), mv),
+        motifs: board::motifs_of(before.position(), mv),
+        class: m.odds.map(|o| o.class),
+    })
+}
+
+fn planned_seen(now: &Board, m: &MoveFact) -> Option<MoveSeen> {
+    let mv = notation::parse_move(&now.pos, &m.uci).ok()?;
+    Some(MoveSeen {
+        san: m.san.clone(),
+        traits: board::traits_of(&now.pos, mv),
+        motifs: board::motifs_of(&now.pos, mv),
+        class: m.odds.map(|o| o.class),
+    })
+}
+
+/// The player's winning chances by the last evaluated move, in percent.
+fn user_win_pct(ctx: &GameContext, user: Color) -> Option<f64> {
+    let white = ctx.last_moves.iter().rev().find_map(|m| m.odds)?.white;
+    Some(if user.is_white() { white } else { 100.0 - white })
+}
+
+/// The query of a moment with no cue (a quiet move, say).
+pub const NOTHING_SPECIAL: &str = "A quiet moment in our game.";
 /// A chat line's query when the model is too busy to embed its words.
 pub const CHATTING: &str = "The player is chatting with me.";
 
-pub fn user_move(m: &MoveFact, ctx: &GameContext) -> String {
-    user_sentence(&move_words(m), &setting(ctx))
-}
-
-pub fn agent_move(planned: Option<&MoveFact>, ctx: &GameContext) -> String {
-    agent_sentence(planned.map(move_words).as_deref(), &setting(ctx))
-}
-
-fn user_sentence(words: &str, setting: &str) -> String {
-    format!("The player {words} {setting}.")
-}
-
-fn agent_sentence(words: Option<&str>, setting: &str) -> String {
-    match words {
-        Some(words) => format!("My move against the player: I {words} {setting}."),
-        None => format!("My move against the player {setting}."),
-    }
-}
-
-/// The kind of move, in words: "captured a knight", "castled", "moved a bishop".
-fn move_words(m: &MoveFact) -> String {
-    if let Some(piece) = &m.captured {
-        return format!("captured a {piece}");
-    }
-    if m.check {
-        return "gave check".into();
-    }
-    if m.san.starts_with("O-O") {
-        return "castled".into();
-    }
-    if m.san.contains('=') {
-        return "promoted a pawn".into();
-    }
-    let piece = match m.san.chars().next() {
-        Some('N') => "knight",
-        Some('B') => "bishop",
-        Some('R') => "rook",
-        Some('Q') => "queen",
-        Some('K') => "king",
-        _ => "pawn",
-    };
-    format!("moved a {piece}")
-}
-
-/// The stage of the game and its opening family: "in the middlegame of the Sicilian Defense".
-fn setting(ctx: &GameContext) -> String {
-    let stage = match ctx.move_count {
-        0..OPENING_PLIES => STAGES[0],
-        OPENING_PLIES..ENDGAME_PLIES => STAGES[1],
-        _ => STAGES[2],
-    };
-    setting_words(stage, ctx.opening_name.as_ref().map(|o| o.family()))
-}
-
-fn setting_words(stage: &str, family: Option<&str>) -> String {
-    match family {
-        Some(family) => format!("in the {stage} of the {family}"),
-        None => format!("in the {stage}"),
-    }
-}
-
 /// Where the vocabulary's vectors are kept: beside the model they came from,
-/// so every server and benchmark on that model shares them.
+/// so every start after the first reads them instead of embedding them again.
 pub fn cache_path(models_dir: &std::path::Path) -> std::path::PathBuf {
     models_dir.join("situations.vec")
 }
 
-/// Every sentence a move, a draw offer, an idle wait or a match's start or
-/// end can be searched by (chat lines are the player's own words, not here).
+/// Every sentence a situation can be searched by (chat lines are the
+/// player's own words, not here).
 pub fn vocabulary() -> Vec<String> {
-    let mut words: Vec<String> = MOVERS.iter().map(|p| format!("moved a {p}")).collect();
-    words.extend(CAPTURED.iter().map(|p| format!("captured a {p}")));
-    words.extend(["gave check", "castled", "promoted a pawn"].map(String::from));
-    let families = std::iter::once(None).chain(openings::book().family_names().map(Some));
-    let mut settings = Vec::new();
-    for family in families {
-        settings.extend(STAGES.iter().map(|stage| setting_words(stage, family)));
-    }
-    let mut all: Vec<String> = [
-        RETURNING,
-        DRAW_OFFERED,
-        IDLE,
-        MATCH_OVER,
-        SOMETHING,
-        USER_MOVED,
-        CHATTING,
-    ]
-    .map(String::from)
-    .into();
-    for setting in &settings {
-        all.push(agent_sentence(None, setting));
-        for w in &words {
-            all.push(user_sentence(w, setting));
-            all.push(agent_sentence(Some(w), setting));
-        }
-    }
+    let mut all: Vec<String> = concepts::phrases().map(String::from).collect();
+    all.extend([NOTHING_SPECIAL, CHATTING].map(String::from));
     all
 }

@@ -64,6 +64,9 @@ pub struct GameContext {
     pub started_at: DateTime<Utc>,
     pub now: DateTime<Utc>,
     pub fen: String,
+    /// The position before the last move (the start, before any).
+    #[serde(skip)]
+    pub fen_before_last: String,
     pub move_count: usize,
     pub last_moves: Vec<MoveFact>,
     /// The move the persona is about to play (`before_agent_move` only).
@@ -74,6 +77,9 @@ pub struct GameContext {
     pub history: MatchHistory,
     /// The first moves in numbered SAN.
     pub opening: String,
+    /// Whether the game began at the standard start: only then were its
+    /// first moves an opening the player chose.
+    pub standard_start: bool,
     /// The named opening the game passed through, if any.
     pub opening_name: Option<Opening>,
     /// Zobrist hash of the current position (16 hex digits); None at the
@@ -134,6 +140,10 @@ impl GameContext {
             started_at: parts.started_at,
             now: Utc::now(),
             fen: game.fen(),
+            fen_before_last: match moves.len() {
+                0 | 1 => game.start_fen().to_string(),
+                n => moves[n - 2].fen_after.clone(),
+            },
             move_count: moves.len(),
             last_moves: moves[first..]
                 .iter()
@@ -148,6 +158,7 @@ impl GameContext {
             end: game.end().map(|e| EndFact::new(e, parts.user_color)),
             history: parts.history.clone(),
             opening: opening_line(game),
+            standard_start: game.is_standard_start(),
             opening_name: openings::book().classify(game).cloned(),
             position_key: (!moves.is_empty() || !game.is_standard_start())
                 .then(|| openings::position_key(game.position())),

@@ -321,7 +321,8 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
         MemoryType::GameContext,
         format!("On {date}, {player} played {colour} and {outcome} by {how} {moves}."),
     )];
-    if ctx.move_count >= 2 {
+    // A game set up from a position had no opening of the player's choosing.
+    if ctx.move_count >= 2 && ctx.standard_start {
         out.push((
             MemoryType::PlayerBehavior,
             format!("As {colour}, {player} opened with {}.", ctx.opening),

@@ -4,10 +4,11 @@
 use qdrant_edge::external::ordered_float::OrderedFloat;
 use qdrant_edge::{
     Condition, FieldCondition, Filter, HasIdCondition, JsonPath, Match, NamedQuery, PointId, PointStruct, QueryEnum,
-    Range, ScoredPoint, SearchParams, SearchRequest, VectorInternal, VectorStructInternal, WithPayloadInterface,
-    WithVector,
+    Range, ScoredPoint, SearchParams, SearchRequest, SparseVector, Vector, VectorInternal, VectorStructInternal,
+    Vectors, WithPayloadInterface, WithVector,
 };
 
+use super::super::lexical::{Sparse, TEXT_VECTOR};
 use super::super::vector::{Hit, IndexedMemory, SearchFilter};
 use crate::ids::MemoryId;
 
@@ -46,17 +47,37 @@ pub(super) fn range(field: &str, gte: Option<i64>, lt: Option<i64>) -> Condition
 
 /// The request for one filtered search; None when the filter matches nothing.
 pub(super) fn search_request(vector: &[f32], filter: &SearchFilter, limit: usize) -> Option<SearchRequest> {
+    let query = NamedQuery {
+        query: vector.to_vec().into(),
+        using: None,
+    };
+    request(query, filter, limit)
+}
+
+/// The same by words; None also when the query has no term.
+pub(super) fn words_request(words: Sparse, filter: &SearchFilter, limit: usize) -> Option<SearchRequest> {
+    if words.is_empty() {
+        return None;
+    }
+    let query = NamedQuery {
+        query: VectorInternal::Sparse(SparseVector {
+            indices: words.indices,
+            values: words.values,
+        }),
+        using: Some(TEXT_VECTOR.to_string()),
+    };
+    request(query, filter, limit)
+}
+
+fn request(query: NamedQuery<VectorInternal>, filter: &SearchFilter, limit: usize) -> Option<SearchRequest> {
     // Qdrant reads an empty `should` as "no condition"; we mean "nothing".
     let no_owner = filter.player_id.is_none() && !filter.include_lore;
     let no_place = filter.board.as_ref().is_some_and(|b| b.is_empty());
-    if no_owner || no_place {
+    if no_owner || no_place || limit == 0 {
         return None;
     }
     Some(SearchRequest {
-        query: QueryEnum::Nearest(NamedQuery {
-            query: vector.to_vec().into(),
-            using: None,
-        }),
+        query: QueryEnum::Nearest(query),
         filter: Some(to_filter(filter)),
         // Exact: every search is filtered to one player (+ lore), a small
         // set the payload index enumerates. Approximate search on an
@@ -110,11 +131,14 @@ pub(super) fn to_filter(f: &SearchFilter) -> Filter {
             Match::from(types),
         )));
     }
+    if !f.tags.is_empty() {
+        must.push(Condition::Field(FieldCondition::new_match(
+            key("tags"),
+            Match::from(f.tags.clone()),
+        )));
+    }
     if let Some(board) = &f.board {
-        let places: Vec<Condition> = [("position_key", &board.position_key), ("eco", &board.eco)]
-            .into_iter()
-            .filter_map(|(field, value)| value.clone().map(|v| keyword(field, v)))
-            .collect();
+        let places: Vec<Condition> = board.places().into_iter().map(|(field, v)| keyword(field, v)).collect();
         must.push(Condition::Filter(Filter {
             should: Some(places),
             ..Default::default()
@@ -151,7 +175,19 @@ pub(super) fn to_filter(f: &SearchFilter) -> Filter {
     }
 }
 
-pub(super) fn to_point(m: IndexedMemory) -> qdrant_edge::PointStructPersisted {
+/// A point: its meaning as the unnamed dense vector, its words (if any
+/// survive the stop words) as the sparse one.
+pub(super) fn to_point(m: IndexedMemory, words: bool) -> qdrant_edge::PointStructPersisted {
     let payload = m.payload();
-    PointStruct::new(PointId::Uuid(m.id.0), m.vector, payload).into()
+    let mut vectors = vec![(
+        qdrant_edge::DEFAULT_VECTOR_NAME.to_string(),
+        Vector::new_dense(m.vector),
+    )];
+    if words
+        && !m.text.is_empty()
+        && let Ok(text) = Vector::new_sparse(m.text.indices, m.text.values)
+    {
+        vectors.push((TEXT_VECTOR.to_string(), text));
+    }
+    PointStruct::new(PointId::Uuid(m.id.0), Vectors::new_named(vectors), payload).into()
 }

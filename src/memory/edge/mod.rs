@@ -20,18 +20,20 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use qdrant_edge::{
-    CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, FieldIndexOperations, HnswIndexConfig,
-    Payload, PayloadFieldSchema, PayloadOps, PayloadSchemaType, PointId, PointInsertOperations, PointOperations,
-    ScrollRequest, SearchRequest, SetPayloadOp, UpdateOperation, WithPayloadInterface, WithVector,
+    CreateIndex, Distance, EdgeConfigBuilder, EdgeShard, EdgeSparseVectorParams, EdgeVectorParams,
+    FieldIndexOperations, HnswIndexConfig, Modifier, Payload, PayloadFieldSchema, PayloadOps, PayloadSchemaType,
+    PointId, PointInsertOperations, PointOperations, ScrollRequest, SearchRequest, SetPayloadOp, UpdateOperation,
+    WithPayloadInterface, WithVector,
 };
 use serde_json::json;
 
 use super::embed::DIMENSIONS;
+use super::lexical::{Sparse, TEXT_VECTOR};
 use super::vector::{FieldKind, Hit, INDEXED_FIELDS, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::ids::MemoryId;
 
 mod convert;
-use convert::{dense, hits, key, search_request, to_point};
+use convert::{dense, hits, key, search_request, to_point, words_request};
 
 pub struct EdgeStore {
     /// Shared by searches, writes and the optimiser; qdrant-edge locks
@@ -43,6 +45,10 @@ pub struct EdgeStore {
     /// Set by a write, cleared by the flush that persists it.
     dirty: Arc<AtomicBool>,
     flusher: Option<Flusher>,
+    /// Whether the shard has the words' sparse vector: one made before
+    /// kibitz searched by words has not (a shard cannot add a vector), and
+    /// is searched by meaning, tags and board only until it is made anew.
+    words: bool,
 }
 
 /// The background flush thread; dropping `stop` ends it.
@@ -89,10 +95,16 @@ impl EdgeStore {
                 m: 0,
                 ..HnswIndexConfig::default()
             };
+            // The words' sparse vector is weighted by each term's inverse
+            // document frequency at search time: BM25 (`lexical`).
             let config = EdgeConfigBuilder::new()
                 .vector(
                     qdrant_edge::DEFAULT_VECTOR_NAME,
                     EdgeVectorParams::builder(DIMENSIONS, Distance::Cosine).build(),
+                )
+                .sparse_vector(
+                    TEXT_VECTOR,
+                    EdgeSparseVectorParams::builder().modifier(Modifier::Idf).build(),
                 )
                 .hnsw_config(no_graph)
                 .build();
@@ -110,6 +122,14 @@ impl EdgeStore {
             });
             shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(err)?;
         }
+        let words = shard.config().sparse_vectors.contains_key(TEXT_VECTOR);
+        if !words {
+            tracing::warn!(
+                "the vector index at {} predates recall by words: memories are recalled by meaning, tags and \
+                 board only (stop kibitz, remove that directory and start it again to rebuild it from SQL)",
+                path.display()
+            );
+        }
         let (shard, writer, dirty) = (Arc::new(shard), Arc::default(), Arc::default());
         let flusher = Flusher::start(path, Arc::downgrade(&shard), Arc::clone(&writer), Arc::clone(&dirty))?;
         Ok(EdgeStore {
@@ -118,6 +138,7 @@ impl EdgeStore {
             path: path.to_path_buf(),
             dirty,
             flusher: Some(flusher),
+            words,
         })
     }
 
@@ -244,7 +265,7 @@ impl Drop for EdgeStore {
 #[async_trait]
 impl VectorStore for EdgeStore {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError> {
-        let points: Vec<_> = points.into_iter().map(to_point).collect();
+        let points: Vec<_> = points.into_iter().map(|p| to_point(p, self.words)).collect();
         let op = PointOperations::UpsertPoints(PointInsertOperations::PointsList(points));
         self.write(UpdateOperation::PointOperation(op)).await
     }
@@ -258,6 +279,14 @@ impl VectorStore for EdgeStore {
     async fn search(&self, vector: Vec<f32>, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
         let mut found = self.search_many(vector, vec![(filter, limit)]).await?;
         Ok(found.pop().unwrap_or_default())
+    }
+
+    async fn search_words(&self, words: Sparse, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
+        let Some(request) = words_request(words, &filter, limit).filter(|_| self.words) else {
+            return Ok(Vec::new());
+        };
+        self.with_shard(Access::Quick, move |s| Ok(hits(s.search(request).map_err(err)?)))
+            .await
     }
 
     /// All in one call, on the caller's thread: a recall's searches are

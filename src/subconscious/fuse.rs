@@ -1,0 +1,122 @@
+//! How the subconscious chooses among what its searches found. Every
+//! candidate scores the weight of the situation's cues it answers (by its
+//! concept tags) plus its best similarity to the situation's queries; then
+//! importance, strength, recency and the board (`strength::rank`). Only
+//! memories with evidence are handed over: a cue answered, the same board,
+//! or a close enough meaning. The persona's lore takes at most one slot
+//! when the player has a memory that fits.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+
+use super::situation::Situation;
+use crate::chess::openings;
+use crate::config::{MemoryConfig, RecallConfig};
+use crate::ids::MemoryId;
+use crate::memory::Recalled;
+use crate::memory::strength::{self, LiveBoard};
+
+/// Why a memory came when no cue and no board brought it: its meaning.
+pub const BY_MEANING: &str = "it came to mind";
+pub const BY_WORDS: &str = "what you said";
+
+/// What a candidate can be recalled by, beside its similarity.
+pub struct Evidence<'a> {
+    pub situation: &'a Situation,
+    pub board: &'a LiveBoard,
+    /// BM25 of the chat line's words over each memory's words.
+    pub words: &'a HashMap<MemoryId, f32>,
+}
+
+/// The candidates with evidence, scored and sorted best first, each with
+/// the reason it came.
+pub fn rank(
+    mut found: Vec<Recalled>,
+    evidence: &Evidence<'_>,
+    now: DateTime<Utc>,
+    recall: &RecallConfig,
+    memory: &MemoryConfig,
+) -> Vec<Recalled> {
+    let (situation, board) = (evidence.situation, evidence.board);
+    let words = |r: &Recalled| evidence.words.get(&r.memory.id).copied().unwrap_or(0.0);
+    let min_similarity = match situation.chat {
+        Some(_) => recall.chat_min_similarity,
+        None => recall.cue_min_similarity,
+    };
+    for r in &found {
+        tracing::trace!(similarity = r.similarity, words = words(r), tags = ?r.memory.tags, "found: {}", r.memory.content);
+    }
+    let standout = standing_out(&found, recall);
+    found.retain(|r| {
+        let cues = situation.tag_score(&r.memory.tags);
+        let placed = strength::board_match(&r.memory, board, recall).is_some() || on_its_line(r, situation, board);
+        // Shared words count when the meaning is close too: "a long shift"
+        // and "night shifts", not "a long day" and "a long think".
+        let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
+        let meant = r.similarity >= min_similarity || (situation.chat.is_some() && standout == Some(r.memory.id));
+        cues >= recall.tag_gate || placed || worded || meant
+    });
+    for r in &mut found {
+        let worded = (words(r) / recall.word_min_score).min(2.0) * recall.word_weight;
+        r.score = situation.tag_score(&r.memory.tags) + r.similarity + worded;
+        r.why = match situation.best_match(&r.memory.tags) {
+            Some(cue) => cue.reason.clone(),
+            None if situation.chat.is_some() => BY_WORDS.to_string(),
+            None => BY_MEANING.to_string(),
+        };
+        if on_its_line(r, situation, board) {
+            r.score += recall.same_opening_boost;
+            r.why = "you are on a line you played before".to_string();
+        }
+    }
+    // The board's reason ("we reached this exact position") wins over a cue's.
+    strength::rank(&mut found, board, now, recall, memory);
+    for r in &found {
+        tracing::debug!(
+            score = r.score,
+            similarity = r.similarity,
+            tags = ?r.memory.tags,
+            why = r.why,
+            "candidate: {}",
+            r.memory.content
+        );
+    }
+    found
+}
+
+/// The memory whose meaning stands clear of every other's (the tea when
+/// the player makes a hot drink), if one does.
+fn standing_out(found: &[Recalled], recall: &RecallConfig) -> Option<MemoryId> {
+    let mut by_meaning: Vec<&Recalled> = found.iter().collect();
+    by_meaning.sort_by(|a, b| b.similarity.total_cmp(&a.similarity));
+    let (best, next) = (by_meaning.first()?, by_meaning.get(1).map_or(0.0, |r| r.similarity));
+    (best.similarity >= recall.standout_similarity && best.similarity - next >= recall.standout_margin)
+        .then_some(best.memory.id)
+}
+
+/// Whether the game stands on the line of moves the memory gives, played
+/// by the player with the colour they have now.
+fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
+    let Some(key) = &board.position_key else { return false };
+    let other_colour = if situation.user_colour.is_white() {
+        "as_black"
+    } else {
+        "as_white"
+    };
+    !r.memory.tags.iter().any(|t| t == other_colour) && openings::line_keys(&r.memory.content).contains(key)
+}
+
+/// The best few of the ranked candidates, lore taking at most one slot
+/// when the player has a memory among them.
+pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig) -> Vec<Recalled> {
+    let mine = ranked.iter().any(|r| r.memory.player_id.is_some());
+    let mut lore = 0;
+    ranked.retain(|r| {
+        let is_lore = r.memory.player_id.is_none();
+        lore += usize::from(is_lore);
+        !(is_lore && mine && lore > 1)
+    });
+    ranked.truncate(recall.limit);
+    ranked
+}

@@ -1,0 +1,114 @@
+//! Situations read from real positions: the cues a moment gives, and the
+//! words it is searched by, which must all be in the vocabulary embedded at start.
+
+use super::board::{Motif, MoveTrait, Phase};
+use super::*;
+use crate::chess::Game;
+use crate::triggers::{MoveFact, TriggerKind, UserInput};
+
+fn ctx(moves: &[&str]) -> GameContext {
+    crate::triggers::test_context(moves, &[])
+}
+
+fn tags(s: &Situation) -> Vec<String> {
+    s.tags()
+}
+
+#[test]
+fn the_players_opening_is_their_choice_and_a_cue() {
+    let s = Situation::read(
+        &Trigger::new(TriggerKind::OnUserMove),
+        &ctx(&["e4", "e5", "Nf3", "Nc6", "Bc4"]),
+    );
+    let opening = s.opening.as_ref().expect("the Italian");
+    assert_eq!(opening.family, "Italian Game");
+    assert!(opening.chosen_by_user, "White chose the Italian");
+    assert_eq!(tags(&s)[0], "opening:italian-game", "{:?}", s.cues);
+    assert!(tags(&s).contains(&"as_white".to_string()));
+}
+
+#[test]
+fn a_move_is_read_for_what_it_is_and_what_it_leaves() {
+    // 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6?? 4. Qxf7#: before White's mate, Black's
+    // last move left a mate in one.
+    let s = Situation::read(
+        &Trigger::new(TriggerKind::OnUserMove),
+        &crate::triggers::test_context(&["e4", "e5", "Qh5", "Nc6", "Bc4"], &[]),
+    );
+    assert!(
+        s.user_move.as_ref().is_some_and(|m| m.traits.is_empty()),
+        "{:?}",
+        s.user_move
+    );
+    let mut ctx = ctx(&["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6"]);
+    ctx.planned_move = Some(fact(&ctx, "Qxf7#"));
+    let s = Situation::read(&Trigger::new(TriggerKind::BeforeAgentMove), &ctx);
+    let planned = s.planned.as_ref().expect("the planned move is read");
+    assert!(
+        planned.motifs.contains(&Motif::Mate { back_rank: false }),
+        "{planned:?}"
+    );
+    assert!(planned.traits.contains(&MoveTrait::Check));
+    assert_eq!(s.cues[0].tag, "mate");
+    assert_eq!(s.board.as_ref().map(|b| b.phase), Some(Phase::Opening));
+}
+
+fn fact(ctx: &GameContext, san: &str) -> MoveFact {
+    let mut game = Game::new(Some(&ctx.fen)).unwrap();
+    let m = game.parse(san).unwrap();
+    let played = game.play(m);
+    MoveFact::new(ctx.move_count + 1, &played, shakmaty::Color::White)
+}
+
+#[test]
+fn queries_recur_across_players_and_exact_moves() {
+    // Two different knight moves by two different players: one text, so one embedding.
+    let mut ann = ctx(&["e4", "c5", "Nf3"]);
+    let mut bob = ctx(&["e4", "c5", "Nc3"]);
+    ann.player_name = "Ann".into();
+    bob.player_name = "Bob".into();
+    let trigger = Trigger::new(TriggerKind::OnUserMove);
+    let (a, b) = (Situation::read(&trigger, &ann), Situation::read(&trigger, &bob));
+    assert_eq!(a.queries(), b.queries());
+    assert!(a.queries().iter().all(|q| !q.contains("Ann")));
+    let chat = Trigger::input(UserInput::Chat {
+        text: "I love the Sicilian".into(),
+    });
+    let s = Situation::read(&chat, &ctx(&[]));
+    assert_eq!(s.queries(), ["I love the Sicilian"]);
+    assert!(tags(&s).contains(&"opening:sicilian-defense".to_string()));
+}
+
+#[test]
+fn every_query_but_a_chat_is_in_the_vocabulary_embedded_at_start() {
+    use rand::{Rng, SeedableRng};
+    let vocabulary: std::collections::HashSet<String> = situation::vocabulary().into_iter().collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let mut checked = 0;
+    for _ in 0..25 {
+        let mut game = Game::new(None).unwrap();
+        let mut sans = Vec::new();
+        while game.end().is_none() && sans.len() < 120 {
+            let legal = game.legal_moves();
+            let m = game.parse(&legal[rng.gen_range(0..legal.len())].0).unwrap();
+            sans.push(game.play(m).san);
+            let refs: Vec<&str> = sans.iter().map(String::as_str).collect();
+            let mut ctx = ctx(&refs);
+            ctx.planned_move = ctx.last_move().cloned();
+            for kind in [
+                TriggerKind::BeforeMatch,
+                TriggerKind::OnUserMove,
+                TriggerKind::BeforeAgentMove,
+                TriggerKind::IdleWait,
+                TriggerKind::AfterMatch,
+            ] {
+                for query in Situation::read(&Trigger::new(kind), &ctx).queries() {
+                    assert!(vocabulary.contains(&query), "not in the vocabulary: {query}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+    assert!(vocabulary.len() < 200, "{}", vocabulary.len());
+}
