@@ -81,5 +81,12 @@ function item(m, reload) {
     el("p", { class: "content" }, m.content),
     el("p", { class: "meta" }, `${m.memory_type.replaceAll("_", " ")} · ${m.persona_id} · ${m.created_at.slice(0, 10)}`,
       m.pinned ? " · pinned" : "", m.never_recall ? " · never recalled" : ""),
-    actions, why);
+    tagLine(m.tags || []), actions, why);
+}
+
+// The concepts a memory is recalled by ("fork", "rook endgame", "Italian Game").
+function tagLine(tags) {
+  if (!tags.length) return el("p", { class: "tags", hidden: true });
+  const label = (t) => t.replace(/^opening:/, "").replaceAll(/[-_]/g, " ");
+  return el("p", { class: "tags", "aria-label": "recalled by" }, ...tags.map((t) => el("span", { class: "tag" }, label(t))));
 }
