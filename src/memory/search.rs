@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use super::lexical;
 use super::service::MemoryService;
 use super::vector::{Hit, SearchFilter};
-use super::{MemoryError, Recalled, Search};
+use super::{Memory, MemoryError, Recalled, Search};
 use crate::ids::MemoryId;
 
 impl MemoryService {
@@ -79,27 +79,35 @@ impl MemoryService {
 
     /// One SQL read for every search's hits; each memory once, at its best score.
     async fn merge(&self, searches: Vec<(Vec<Hit>, bool)>) -> Result<Vec<Recalled>, MemoryError> {
-        let all: Vec<Hit> = searches.iter().flat_map(|(hits, _)| hits.iter().cloned()).collect();
-        let rows: HashMap<MemoryId, Recalled> = self
-            .rows_in_hit_order(&all)
+        // Searches find the same memories: each row is read once.
+        let mut ids: Vec<MemoryId> = searches
+            .iter()
+            .flat_map(|(hits, _)| hits.iter().map(|h| h.id))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let rows: HashMap<MemoryId, Memory> = self
+            .db()
+            .memories_by_ids(&ids)
             .await?
             .into_iter()
-            .map(|r| (r.memory.id, r))
+            .map(|m| (m.id, m))
             .collect();
         let mut merged: Vec<Recalled> = Vec::new();
         for (hits, include_unrecallable) in &searches {
             for hit in hits {
                 let Some(row) = rows.get(&hit.id) else { continue };
-                if !(*include_unrecallable || row.memory.recallable()) {
+                if !(*include_unrecallable || row.recallable()) {
                     continue;
                 }
                 match merged.iter_mut().find(|m| m.memory.id == hit.id) {
                     Some(m) if hit.score > m.similarity => (m.similarity, m.score) = (hit.score, hit.score),
                     Some(_) => {}
                     None => merged.push(Recalled {
+                        memory: row.clone(),
                         similarity: hit.score,
                         score: hit.score,
-                        ..row.clone()
+                        why: String::new(),
                     }),
                 }
             }

@@ -120,7 +120,6 @@ impl Db {
         rows.iter().map(memory_from_row).collect()
     }
 
-    /// One page of all memories in id order, for rebuilding the vector index.
     /// Replaces a memory's concept tags (`kibitz memories reindex` retags).
     pub async fn set_memory_tags(&self, id: MemoryId, tags: &[String]) -> StoreResult<()> {
         sqlx::query("UPDATE memories SET tags = $1 WHERE id = $2")
@@ -131,6 +130,7 @@ impl Db {
         Ok(())
     }
 
+    /// One page of all memories in id order, for rebuilding the vector index.
     pub async fn memory_page(&self, after: Option<MemoryId>, limit: i64) -> StoreResult<Vec<Memory>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM memories WHERE id > $1 ORDER BY id LIMIT $2"

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
+use super::board::Phase;
 use super::situation::Situation;
 use crate::chess::openings;
 use crate::config::{MemoryConfig, RecallConfig};
@@ -48,9 +49,14 @@ pub fn rank(
         tracing::trace!(similarity = r.similarity, words = words(r), tags = ?r.memory.tags, "found: {}", r.memory.content);
     }
     let standout = standing_out(&found, recall);
+    let lined: Vec<MemoryId> = found
+        .iter()
+        .filter(|r| on_its_line(r, situation, board))
+        .map(|r| r.memory.id)
+        .collect();
     found.retain(|r| {
         let cues = situation.tag_score(&r.memory.tags);
-        let placed = strength::board_match(&r.memory, board, recall).is_some() || on_its_line(r, situation, board);
+        let placed = strength::board_match(&r.memory, board, recall).is_some() || lined.contains(&r.memory.id);
         // Shared words count when the meaning is close too: "a long shift"
         // and "night shifts", not "a long day" and "a long think".
         let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
@@ -65,7 +71,7 @@ pub fn rank(
             None if situation.chat.is_some() => BY_WORDS.to_string(),
             None => BY_MEANING.to_string(),
         };
-        if on_its_line(r, situation, board) {
+        if lined.contains(&r.memory.id) {
             r.score += recall.same_opening_boost;
             r.why = "you are on a line you played before".to_string();
         }
@@ -99,6 +105,10 @@ fn standing_out(found: &[Recalled], recall: &RecallConfig) -> Option<MemoryId> {
 /// by the player with the colour they have now.
 fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
     let Some(key) = &board.position_key else { return false };
+    // Lines are openings: past the book's depth no memory's line reaches.
+    if situation.board.as_ref().is_some_and(|b| b.phase != Phase::Opening) {
+        return false;
+    }
     let other_colour = if situation.user_colour.is_white() {
         "as_black"
     } else {

@@ -125,10 +125,19 @@ impl Subconscious {
         let wide = self.config.candidates.max(self.config.limit);
         let mut searches: Vec<(String, Search)> = queries
             .iter()
-            .map(|q| (q.clone(), search(filter.clone(), wide)))
+            .map(|q| {
+                let by_meaning = Search {
+                    min_score: self.meaning_floor(&situation),
+                    ..search(filter.clone(), wide)
+                };
+                (q.clone(), by_meaning)
+            })
             .collect();
         // Memories naming what the moment shows come back whatever their words.
-        let tags = situation.tags();
+        // Only cues strong enough to bring a memory alone: the setting's
+        // weak ones ("the middlegame") only add to what was found otherwise,
+        // and reading their every match would cost each routine move a read.
+        let tags = situation.tags_from(self.config.tag_gate);
         if !tags.is_empty() {
             let tagged = SearchFilter { tags, ..filter.clone() };
             searches.push((queries[0].clone(), search(tagged, wide)));
@@ -187,6 +196,21 @@ impl Subconscious {
                 .affordable(text, situation::CHATTING, limits)
                 .to_string(),
         ]
+    }
+}
+
+impl Subconscious {
+    /// Below this similarity a memory found by meaning alone could never be
+    /// handed over (`fuse::rank`), so its row is not even read: cues need
+    /// `cue_min_similarity`; a chat line's best match must stand
+    /// `standout_margin` clear of the next, so nothing under
+    /// `standout_similarity - standout_margin` can change that either.
+    fn meaning_floor(&self, situation: &Situation) -> f32 {
+        let c = &self.config;
+        match situation.chat {
+            Some(_) => (c.standout_similarity - c.standout_margin).min(c.worded_min_similarity),
+            None => c.cue_min_similarity,
+        }
     }
 }
 

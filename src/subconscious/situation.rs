@@ -72,7 +72,8 @@ pub struct BoardSeen {
     pub user_balance: i32,
     pub imbalance: Option<Imbalance>,
     pub user_king_in_centre: bool,
-    /// The tactics the side to move has.
+    /// The tactics the side to move has (read at `on_user_move` and
+    /// `before_agent_move` only).
     pub chances: Vec<Motif>,
     /// Whether the player is the side to move.
     pub user_to_move: bool,
@@ -102,7 +103,7 @@ pub struct Situation {
 }
 
 /// How many cue phrases are searched by meaning (the tags cover the rest).
-const PHRASES: usize = 2;
+const PHRASES: usize = 1;
 
 impl Situation {
     pub fn read(trigger: &Trigger, ctx: &GameContext) -> Situation {
@@ -119,11 +120,13 @@ impl Situation {
             Some(UserInput::Chat { text }) => Some(text.clone()),
             _ => None,
         };
+        // Tactics are looked for only where a move is the moment.
+        let tactics = matches!(trigger.kind, TriggerKind::OnUserMove | TriggerKind::BeforeAgentMove);
         let mut s = Situation {
             trigger: trigger.kind,
             user_colour,
             move_number: now.as_ref().map_or(1, |b| b.pos.fullmoves().get()),
-            board: now.as_ref().map(seen),
+            board: now.as_ref().map(|b| seen(b, tactics)),
             opening: opening(ctx, user_colour),
             user_move: match trigger.kind {
                 TriggerKind::OnUserMove => ctx.last_move().filter(|m| m.by_user).and_then(|m| move_seen(ctx, m)),
@@ -146,7 +149,16 @@ impl Situation {
 
     /// The tags of every cue, strongest first.
     pub fn tags(&self) -> Vec<String> {
-        self.cues.iter().map(|c| c.tag.clone()).collect()
+        self.tags_from(f32::MIN)
+    }
+
+    /// The tags of the cues weighing at least `weight`.
+    pub fn tags_from(&self, weight: f32) -> Vec<String> {
+        self.cues
+            .iter()
+            .filter(|c| c.weight >= weight)
+            .map(|c| c.tag.clone())
+            .collect()
     }
 
     /// The strongest cue a memory with these tags answers, if any.
@@ -199,14 +211,14 @@ impl Situation {
     }
 }
 
-fn seen(b: &Board) -> BoardSeen {
+fn seen(b: &Board, tactics: bool) -> BoardSeen {
     BoardSeen {
         phase: b.phase(),
         endgame: b.endgame(),
         user_balance: b.user_balance(),
         imbalance: b.imbalance(),
         user_king_in_centre: b.user_king_in_centre(),
-        chances: board::chances(&b.pos),
+        chances: if tactics { board::chances(&b.pos) } else { Vec::new() },
         user_to_move: b.pos.turn() == b.user,
     }
 }
