@@ -1,24 +1,24 @@
 //! `kibitz bench memory`: embedding throughput and latency, filtered vector
-//! search latency and recall@10 at several sizes, and retrieval quality on a
-//! labelled set. Figures are printed and written as JSON, never asserted.
+//! search latency and recall@10 at several sizes, and the write policy on
+//! labelled pairs (retrieval quality is `kibitz bench recall`, played
+//! through a live server). Figures are printed and written as JSON, never
+//! asserted.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
 use chrono::Utc;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use serde::Deserialize;
 use serde_json::json;
 
-use kibitz::config::{Config, MemoryConfig, RecallConfig};
-use kibitz::ids::{MatchId, MemoryId, PlayerId};
+use kibitz::config::Config;
+use kibitz::ids::{MemoryId, PlayerId};
 use kibitz::memory::edge::EdgeStore;
 use kibitz::memory::embed::{DIMENSIONS, Embedder};
 use kibitz::memory::vector::{IndexedMemory, SearchFilter, VectorStore};
-use kibitz::memory::{CreatedBy, MemoryService, MemoryType, NewMemory};
+use kibitz::memory::MemoryType;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
@@ -77,7 +77,7 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-recall.json")]
         json: PathBuf,
     },
-    /// Embedding, vector search and retrieval quality.
+    /// Embedding, vector search and the write policy (recall quality: `bench recall`).
     Memory {
         /// Stored-memory counts for the search benchmark.
         #[arg(long, value_delimiter = ',', default_value = "10000,100000,1000000")]
@@ -85,9 +85,6 @@ enum BenchWhat {
         /// Searches timed per size.
         #[arg(long, default_value_t = 300)]
         queries: usize,
-        /// Labelled retrieval set.
-        #[arg(long, default_value = "bench/recall_set.json")]
-        set: PathBuf,
         /// Labelled pairs for the write policy (duplicate / contradicts / unrelated).
         #[arg(long, default_value = "bench/write_policy.json")]
         pairs: PathBuf,
@@ -122,7 +119,6 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     let BenchWhat::Memory {
         sizes,
         queries,
-        set,
         pairs,
         optimize,
         json: out,
@@ -137,12 +133,11 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     for size in sizes {
         search.push(bench_search(size, queries, optimize).await?);
     }
-    let quality = bench_quality(config, &embedder, &set).await?;
+    println!("retrieval quality: `kibitz bench recall` plays labelled moments through a live server");
     let report = json!({
         "at": Utc::now(),
         "embedding": embedding,
         "search": search,
-        "retrieval": quality,
         "write_policy": write_policy,
     });
     write_figures(&out, &report)?;
@@ -371,130 +366,6 @@ fn exact_top10(stored: &[Stored], ids: &[MemoryId], query: &[f32], player: usize
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0));
     scored.into_iter().take(10).map(|(_, id)| id).collect()
-}
-
-#[derive(Deserialize)]
-struct LabelledSet {
-    player: String,
-    persona: String,
-    memories: Vec<LabelledMemory>,
-    cases: Vec<Case>,
-}
-
-#[derive(Deserialize)]
-struct LabelledMemory {
-    key: String,
-    #[serde(rename = "type")]
-    memory_type: MemoryType,
-    content: String,
-}
-
-#[derive(Deserialize)]
-struct Case {
-    trigger: String,
-    text: Option<String>,
-    expect: Vec<String>,
-}
-
-async fn bench_quality(config: &Config, embedder: &Embedder, set: &Path) -> anyhow::Result<serde_json::Value> {
-    let text = std::fs::read_to_string(set).with_context(|| format!("reading {}", set.display()))?;
-    let set: LabelledSet = serde_json::from_str(&text).with_context(|| format!("parsing {}", set.display()))?;
-    let dir = tempfile::tempdir()?;
-    let db = kibitz::store::Db::connect(&format!("sqlite://{}", dir.path().join("bench.db").display())).await?;
-    let index = Arc::new(EdgeStore::open(&dir.path().join("vectors"))?);
-    let memory = MemoryService::new(db.clone(), embedder.clone(), index, MemoryConfig::default());
-    let personas = kibitz::personas::load_dir(&config.personas_dir)?;
-    memory.sync_lore(&personas).await?;
-    let player = db.create_player(&set.player, "bench-token-hash").await?;
-    let mut keys = std::collections::HashMap::new();
-    for m in &set.memories {
-        let new = NewMemory {
-            player_id: player.id,
-            persona_id: set.persona.clone(),
-            memory_type: m.memory_type,
-            content: m.content.clone(),
-            related_match_id: None,
-            created_by: CreatedBy::MainAgent,
-            metadata: json!({}),
-            importance: 0.5,
-            position: None,
-        };
-        let saved = memory.save(new).await?;
-        if saved.reinforced {
-            eprintln!("note: labelled memory '{}' reinforced an earlier one", m.key);
-        }
-        keys.insert(saved.memory.id, m.key.clone());
-    }
-    let match_id = MatchId::new();
-    let new_match = kibitz::store::NewMatch {
-        id: match_id,
-        player_id: player.id,
-        persona_id: set.persona.clone(),
-        user_color: "white",
-        start_fen: kibitz::chess::Game::new(None).unwrap().start_fen().to_string(),
-        emotion: "calm".into(),
-        utc_offset_minutes: None,
-    };
-    db.insert_match(&new_match).await?;
-    score_cases(&set, &memory, &keys, match_id, player.id).await
-}
-
-async fn score_cases(
-    set: &LabelledSet,
-    memory: &MemoryService,
-    keys: &std::collections::HashMap<MemoryId, String>,
-    match_id: MatchId,
-    player: PlayerId,
-) -> anyhow::Result<serde_json::Value> {
-    use kibitz::triggers::{ContextParts, GameContext, MatchHistory, Trigger, TriggerKind, UserInput};
-    let subconscious = kibitz::subconscious::Subconscious::new(
-        memory.clone(),
-        RecallConfig {
-            limit: 3,
-            // Quality, not load: every chat is searched by its own words.
-            chat_query_model_share: 1.0,
-            ..RecallConfig::default()
-        },
-    );
-    let history = MatchHistory::default();
-    let game = kibitz::chess::Game::new(None).unwrap();
-    let (mut precision, mut recall) = (0.0, 0.0);
-    for case in &set.cases {
-        let trigger = match (case.trigger.as_str(), &case.text) {
-            ("chat", Some(text)) => Trigger::input(UserInput::Chat { text: text.clone() }),
-            ("after_match", _) => Trigger::new(TriggerKind::AfterMatch),
-            _ => Trigger::new(TriggerKind::BeforeMatch),
-        };
-        let parts = ContextParts {
-            match_id,
-            player_id: player,
-            player_name: &set.player,
-            persona_id: &set.persona,
-            persona_elo: 1500,
-            user_color: shakmaty::Color::White,
-            started_at: Utc::now(),
-            history: &history,
-            odds: &[],
-        };
-        let ctx = GameContext::build(parts, &game);
-        let mut state = kibitz::subconscious::RecallState::default();
-        let found = subconscious.recall(&trigger, &ctx, &mut state).await?.memories;
-        let got: Vec<&String> = found.iter().filter_map(|r| keys.get(&r.memory.id)).collect();
-        let right = got.iter().filter(|k| case.expect.contains(k)).count() as f64;
-        precision += if found.is_empty() {
-            0.0
-        } else {
-            right / found.len() as f64
-        };
-        recall += right / case.expect.len().min(3) as f64;
-    }
-    let n = set.cases.len() as f64;
-    let (p, r) = (precision / n, recall / n);
-    println!(
-        "retrieval on {} labelled cases: precision@3 {p:.3}, recall@3 {r:.3}",
-        set.cases.len()
-    );
-    Ok(json!({ "cases": set.cases.len(), "precision_at_3": p, "recall_at_3": r }))
 }
 
 /// Writes a benchmark's figures as pretty JSON (making its folder) and says where.

@@ -260,6 +260,11 @@ pub const CONCEPTS: &[Concept] = &[
     c("as_white", "What the player opens with as White.", &["as white"]),
     c("as_black", "How the player answers as Black.", &["as black"]),
     c(
+        "personal",
+        "What the player told me about their life: work, family, home.",
+        &["told me", "my wife", "my husband", "my family", "my job"],
+    ),
+    c(
         "mood",
         "How the player felt: upset, thrilled, frustrated.",
         &[
@@ -322,6 +327,7 @@ pub fn memory_tags(content: &str, memory_type: MemoryType, opening: Option<&str>
         MemoryType::GameContext => &["result"],
         MemoryType::Streak => &["streak", "result"],
         MemoryType::Emotional => &["mood"],
+        MemoryType::PlayerObservation | MemoryType::PersonalNote => &["personal"],
         _ => &[],
     };
     for tag in by_type {
@@ -406,6 +412,16 @@ mod tests {
     }
 
     #[test]
+    fn a_memorys_type_says_what_it_is_about() {
+        let said = memory_tags("Ann told me: \"I teach maths\"", MemoryType::PlayerObservation, None);
+        assert!(said.contains(&"personal".to_string()), "{said:?}");
+        let game = memory_tags("On 2 May, Ann played White and lost.", MemoryType::GameContext, None);
+        assert!(game.contains(&"result".to_string()), "{game:?}");
+        let run = memory_tags("Ann has lost 2 matches in a row against me.", MemoryType::Streak, None);
+        assert!(run.starts_with(&["streak".to_string()]), "{run:?}");
+    }
+
+    #[test]
     fn words_match_on_their_boundaries_only() {
         assert!(
             tags("She pinched a pawn").iter().all(|t| t != "pin"),
@@ -414,7 +430,11 @@ mod tests {
         );
         assert!(tags("I mated him").contains(&"mate".to_string()));
         assert!(!tags("my classmate taught me").contains(&"mate".to_string()));
-        assert!(tags("Ann told me: \"my grandmother taught me chess in Lisbon\"").is_empty());
+        // A remark about her life names no chess concept.
+        assert_eq!(
+            tags("Ann told me: \"my grandmother taught me chess in Lisbon\""),
+            ["personal"]
+        );
     }
 
     #[test]

@@ -35,10 +35,12 @@ pub fn derive(s: &Situation) -> Vec<Cue> {
 
 fn returning(s: &Situation) -> Vec<Cue> {
     let h = &s.history;
+    // Whoever sits down, the persona remembers what they said of themselves.
+    let personal = Cue::new("personal", 0.6, "what you told me about yourself");
     if h.played == 0 {
-        return Vec::new();
+        return vec![personal];
     }
-    let mut cues = vec![Cue::new("result", 1.0, "how our last games went")];
+    let mut cues = vec![personal, Cue::new("result", 1.0, "how our last games went")];
     match &h.streak {
         Some((run, n)) if *n >= 2 => {
             let words = run.replace('_', " ");

@@ -20,6 +20,8 @@ use crate::memory::{MemoryService, MemoryType, Recalled};
 /// Model turns before it must have provided.
 const MAX_ROUNDS: usize = 4;
 const RESULTS_PER_SEARCH: usize = 6;
+/// Tags one search may ask for.
+const MAX_TAGS: usize = 8;
 
 #[derive(Deserialize)]
 struct SearchArgs {
@@ -31,6 +33,10 @@ struct SearchArgs {
     after: Option<String>,
     #[serde(default)]
     before: Option<String>,
+    /// Concept tags ("fork", "rook_endgame", "opening:sicilian-defense"):
+    /// only memories naming one of them.
+    #[serde(default)]
+    tags: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -104,8 +110,15 @@ async fn search(s: &Session<'_>, call: &ToolCall, seen: &mut HashMap<String, Rec
             .and_then(|d| d.and_hms_opt(0, 0, 0))
             .map(|t| t.and_utc().timestamp())
     };
+    let tags = args
+        .tags
+        .iter()
+        .take(MAX_TAGS)
+        .map(|t| t.trim().to_lowercase())
+        .collect();
     let filter = SearchFilter {
         types: args.types,
+        tags,
         created_after: day(&args.after),
         created_before: day(&args.before),
         ..s.base.clone()
@@ -116,10 +129,11 @@ async fn search(s: &Session<'_>, call: &ToolCall, seen: &mut HashMap<String, Rec
             .into_iter()
             .map(|r| {
                 let line = format!(
-                    "{} | {} | {} | {}",
+                    "{} | {} | {} | {} | {}",
                     r.memory.id,
                     r.memory.memory_type.as_str(),
                     r.memory.created_at.format("%Y-%m-%d"),
+                    r.memory.tags.join(", "),
                     r.memory.content
                 );
                 seen.insert(r.memory.id.to_string(), r);
@@ -153,14 +167,22 @@ fn provided(call: &ToolCall, seen: &mut HashMap<String, Recalled>, limit: usize)
 
 fn tools() -> Vec<Tool> {
     let types: Vec<&str> = MemoryType::ALL.iter().map(|t| t.as_str()).collect();
+    let concepts: Vec<&str> = crate::memory::concepts::CONCEPTS.iter().map(|c| c.tag).collect();
+    let tag_help = format!(
+        "memories naming any of these concepts: {}, or an opening as opening:<family>, e.g. opening:sicilian-defense",
+        concepts.join(", ")
+    );
     vec![
         Tool {
             name: "search_memories".into(),
-            description: "Search memories by meaning, optionally by type and date (YYYY-MM-DD).".into(),
+            description: "Search memories by meaning, optionally by concept tags, type and date (YYYY-MM-DD). \
+                          Each result: id | type | date | tags | text."
+                .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
                     "query": {"type": "string"},
+                    "tags": {"type": "array", "items": {"type": "string"}, "description": tag_help},
                     "types": {"type": "array", "items": {"type": "string", "enum": types}},
                     "after": {"type": "string"},
                     "before": {"type": "string"}

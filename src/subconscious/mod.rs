@@ -77,11 +77,13 @@ impl Subconscious {
             sampling,
             limit: self.config.limit,
         };
-        let summary = Situation::read(trigger, ctx).summary();
+        let read = Situation::read(trigger, ctx);
+        let summary = read.summary();
         let situation = format!(
-            "{} at move {}. The situation: {summary}",
+            "{} at move {}. The situation: {summary}. Concepts it shows (search by these tags): {}",
             trigger.kind.as_str(),
-            ctx.move_count
+            ctx.move_count,
+            read.tags().join(", ")
         );
         match llm::choose(&session, persona, &situation).await {
             Ok(Some(chosen)) => Ok(hand_over(chosen, state, &format!("subconscious: {summary}"), now)),
