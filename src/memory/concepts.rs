@@ -319,8 +319,9 @@ pub fn tags_in(text: &str) -> Vec<String> {
 }
 
 /// A memory's tags: from its words, its type (a game's record is about a
-/// result, a streak about results in a row, an emotion about a mood), and
-/// the opening of the board it was made at, if any.
+/// result, a streak about results in a row, an emotion about a mood, what
+/// the player said of themselves about their life), and, for a memory
+/// about the game, the opening of the board it was made at, if any.
 pub fn memory_tags(content: &str, memory_type: MemoryType, opening: Option<&str>) -> Vec<String> {
     let mut tags = tags_in(content);
     let by_type: &[&str] = match memory_type {
@@ -330,6 +331,12 @@ pub fn memory_tags(content: &str, memory_type: MemoryType, opening: Option<&str>
         MemoryType::PlayerObservation | MemoryType::PersonalNote => &["personal"],
         _ => &[],
     };
+    // A remark made during the opening is not about the opening.
+    let about_the_game = matches!(
+        memory_type,
+        MemoryType::PlayerBehavior | MemoryType::GameContext | MemoryType::Pattern
+    );
+    let opening = opening.filter(|_| about_the_game);
     for tag in by_type {
         push_unique(&mut tags, tag.to_string());
     }
@@ -409,6 +416,18 @@ mod tests {
             "{sicilian:?}"
         );
         assert!(tags("Chen walked into a pin against his king.").contains(&"pin".to_string()));
+    }
+
+    #[test]
+    fn a_remark_made_in_an_opening_is_not_about_it() {
+        let said = memory_tags(
+            "Ann told me: \"long shift tonight\"",
+            MemoryType::PlayerObservation,
+            Some("Italian Game"),
+        );
+        assert_eq!(said, ["personal"]);
+        let played = memory_tags("Ann sacrificed early.", MemoryType::Pattern, Some("Italian Game"));
+        assert!(played.contains(&"opening:italian-game".to_string()), "{played:?}");
     }
 
     #[test]

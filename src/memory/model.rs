@@ -151,7 +151,7 @@ impl Memory {
     /// until a player is set), no match, importance 0.5, never recalled.
     pub fn new(persona_id: &str, memory_type: MemoryType, content: &str, created_by: CreatedBy) -> Memory {
         let now = Utc::now();
-        Memory {
+        let mut memory = Memory {
             id: MemoryId::new(),
             player_id: None,
             persona_id: persona_id.to_string(),
@@ -174,14 +174,20 @@ impl Memory {
             last_seen_at: now,
             reinforcements: Vec::new(),
             position: None,
-            tags: super::concepts::memory_tags(content, memory_type, None),
-        }
+            tags: Vec::new(),
+        };
+        memory.retag();
+        memory
     }
 
     /// Tags from the words and the board it was made at.
     pub fn retag(&mut self) {
         let opening = self.position.as_ref().and_then(|p| p.opening.as_deref());
         self.tags = super::concepts::memory_tags(&self.content, self.memory_type, opening);
+        // The persona's own lore is not something the player told.
+        if self.created_by == CreatedBy::PersonaLore {
+            self.tags.retain(|t| t != "personal");
+        }
     }
 
     /// Whether the subconscious may offer it.
