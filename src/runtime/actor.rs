@@ -100,6 +100,11 @@ pub struct MatchActor {
     /// player-observation memory); the scripted brain notes one remark at
     /// most every few minutes.
     pub(super) remark_noted_at: Option<DateTime<Utc>>,
+    /// When the player was last put to move (the match's start or load, or
+    /// the persona's last move), and how long they thought over their last
+    /// move: a long think or an instant move is part of the moment.
+    pub(super) to_move_since: DateTime<Utc>,
+    pub(super) last_think: Option<chrono::Duration>,
     /// Chooses the persona's moves; one decision at a time (this actor).
     pub(super) brain: Box<dyn MoveBrain>,
     /// The main agent's session on the language models (failover state,
@@ -276,7 +281,9 @@ impl MatchActor {
             return Err(RuntimeError::NotYourTurn);
         }
         let m = self.game.parse(text)?;
+        let thought = Utc::now() - self.to_move_since;
         let played = self.game.play(m);
+        self.last_think = Some(thought);
         // An engine's reply is searched now: the search scores the user's
         // move too, so its odds cost no search of their own.
         let reply = self.decide_reply_at_once().await;
@@ -432,6 +439,7 @@ impl MatchActor {
         };
         let mut ctx = GameContext::build(parts, &self.game);
         ctx.remark_noted_at = self.remark_noted_at;
+        ctx.user_think_secs = self.last_think.map(|d| d.num_milliseconds() as f64 / 1000.0);
         ctx.player_local_time = self.utc_offset_minutes.map(|m| {
             let local = ctx.now + chrono::Duration::minutes(i64::from(m));
             format!("{} (UTC{:+03}:{:02})", local.format("%A %H:%M"), m / 60, (m % 60).abs())

@@ -299,6 +299,8 @@ impl Runtime {
             done: false,
             odds,
             remark_noted_at: None,
+            to_move_since: chrono::Utc::now(),
+            last_think: None,
             brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
             agent_llm: self.svc.llm.as_ref().map(|pool| {
                 let sampling = persona.llm.sampling(self.svc.config.llm.main);

@@ -82,6 +82,7 @@ impl MatchActor {
             .await?;
         let played = self.game.play(m);
         self.emit_move(&played, "persona", known, events).await?;
+        self.to_move_since = chrono::Utc::now();
         if self.finish_if_over(events).await? {
             return Ok(());
         }

@@ -88,6 +88,7 @@ fn user_moved(s: &Situation) -> Vec<Cue> {
         if matches!(m.class, Some(MoveClass::Blunder | MoveClass::Mistake)) {
             cues.push(Cue::new("blunder", 0.8, "that move was a mistake"));
         }
+        cues.extend(m.think_secs.and_then(thinking));
     }
     if let Some(b) = &s.board {
         if b.user_king_in_centre {
@@ -106,6 +107,27 @@ fn user_moved(s: &Situation) -> Vec<Cue> {
     cues.extend(setting(s, 1.0));
     cues
 }
+
+/// A long think is a moment of its own; an instant move only colours one.
+fn thinking(secs: f64) -> Option<Cue> {
+    if secs >= LONG_THINK_SECS {
+        let minutes = (secs / 60.0).round().max(1.0);
+        let words = if minutes < 2.0 {
+            "a minute".to_string()
+        } else {
+            format!("{minutes} minutes")
+        };
+        Some(Cue::new("thinking_time", 0.9, &format!("you thought for {words}")))
+    } else if secs < INSTANT_SECS {
+        Some(Cue::new("thinking_time", 0.3, "you moved at once"))
+    } else {
+        None
+    }
+}
+
+/// Seconds: a think this long is one a club player notices; a move this quick is instant.
+const LONG_THINK_SECS: f64 = 90.0;
+const INSTANT_SECS: f64 = 2.0;
 
 fn about_to_move(s: &Situation) -> Vec<Cue> {
     let mut cues: Vec<Cue> = opening(s, 0.6);

@@ -58,6 +58,8 @@ pub struct OpeningSeen {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MoveSeen {
     pub san: String,
+    /// How long the player thought over it (their moves only), in seconds.
+    pub think_secs: Option<f64>,
     pub traits: Vec<MoveTrait>,
     pub motifs: Vec<Motif>,
     pub class: Option<MoveClass>,
@@ -242,6 +244,7 @@ fn move_seen(ctx: &GameContext, m: &MoveFact) -> Option<MoveSeen> {
     let mv = notation::parse_move(before.position(), &m.uci).ok()?;
     Some(MoveSeen {
         san: m.san.clone(),
+        think_secs: ctx.user_think_secs,
         traits: board::traits_of(before.position(), mv),
         motifs: board::motifs_of(before.position(), mv),
         class: m.odds.map(|o| o.class),
@@ -252,6 +255,7 @@ fn planned_seen(now: &Board, m: &MoveFact) -> Option<MoveSeen> {
     let mv = notation::parse_move(&now.pos, &m.uci).ok()?;
     Some(MoveSeen {
         san: m.san.clone(),
+        think_secs: None,
         traits: board::traits_of(&now.pos, mv),
         motifs: board::motifs_of(&now.pos, mv),
         class: m.odds.map(|o| o.class),

@@ -112,3 +112,30 @@ fn every_query_but_a_chat_is_in_the_vocabulary_embedded_at_start() {
     assert!(checked > 1000, "{checked}");
     assert!(vocabulary.len() < 200, "{}", vocabulary.len());
 }
+
+#[test]
+fn a_long_think_is_part_of_the_moment() {
+    let mut long = ctx(&["e4", "e5", "Nf3"]);
+    long.user_think_secs = Some(300.0);
+    let s = Situation::read(&Trigger::new(TriggerKind::OnUserMove), &long);
+    let think = s
+        .cues
+        .iter()
+        .find(|c| c.tag == "thinking_time")
+        .expect("a long think is a cue");
+    assert_eq!(think.reason, "you thought for 5 minutes");
+    assert!(think.weight >= 0.5, "strong enough to bring a memory alone");
+    let mut quick = long.clone();
+    quick.user_think_secs = Some(0.5);
+    let s = Situation::read(&Trigger::new(TriggerKind::OnUserMove), &quick);
+    let think = s
+        .cues
+        .iter()
+        .find(|c| c.tag == "thinking_time")
+        .expect("an instant move colours the moment");
+    assert!(think.weight < 0.5, "too weak to bring a memory alone");
+    let mut normal = long;
+    normal.user_think_secs = Some(20.0);
+    let s = Situation::read(&Trigger::new(TriggerKind::OnUserMove), &normal);
+    assert!(s.cues.iter().all(|c| c.tag != "thinking_time"));
+}

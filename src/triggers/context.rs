@@ -89,6 +89,9 @@ pub struct GameContext {
     pub player_local_time: Option<String>,
     /// When this match last noted something the player said, if it has.
     pub remark_noted_at: Option<DateTime<Utc>>,
+    /// How long the player thought over their last move, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_think_secs: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -164,6 +167,7 @@ impl GameContext {
                 .then(|| openings::position_key(game.position())),
             player_local_time: None,
             remark_noted_at: None,
+            user_think_secs: None,
         }
     }
 
