@@ -3,22 +3,16 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::repo;
+use common::kibitz_in;
 
 #[test]
 fn a_small_live_load_loses_nothing_and_keeps_to_its_own_data_dir() {
     let cwd = tempfile::tempdir().unwrap();
     let report = cwd.path().join("live.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+    let out = kibitz_in(cwd.path())
         .args(["bench", "live", "--matches", "4", "--seconds", "6"])
         .args(["--engine-nodes", "200", "--eval-nodes", "200", "--json"])
         .arg(&report)
-        .env("KIBITZ_MODELS_DIR", repo().join("models"))
-        .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
-        .env("RUST_LOG", "error")
-        .current_dir(cwd.path())
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

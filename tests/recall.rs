@@ -8,24 +8,18 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::repo;
+use common::{kibitz_in, repo};
 use serde_json::Value;
 
 #[test]
 fn realistic_moments_recall_the_memory_that_matters() {
     let cwd = tempfile::tempdir().unwrap();
     let report = cwd.path().join("recall.json");
-    let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+    let out = kibitz_in(cwd.path())
         .args(["bench", "recall", "--set"])
         .arg(repo().join("tests/data/recall_moments.json"))
         .arg("--json")
         .arg(&report)
-        .env("KIBITZ_MODELS_DIR", repo().join("models"))
-        .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
-        .env("RUST_LOG", "error")
-        .current_dir(cwd.path())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -72,6 +72,17 @@ pub async fn postgres_database(admin: &str) -> String {
 /// listener is closed; two servers of one test binary then raced for it,
 /// the loser exited ("Address already in use"), and its test, whose health
 /// check the winner had answered, talked to the other test's server.
+/// The binary, run in `cwd` with the repository's models and personas and
+/// quiet logs: a bench that starts a server of its own on a temp data dir.
+pub fn kibitz_in(cwd: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_kibitz"));
+    cmd.env("KIBITZ_MODELS_DIR", repo().join("models"))
+        .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
+        .env("RUST_LOG", "error")
+        .current_dir(cwd);
+    cmd
+}
+
 pub fn free_port() -> u16 {
     static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
     loop {
