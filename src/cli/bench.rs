@@ -15,10 +15,10 @@ use serde_json::json;
 
 use kibitz::config::Config;
 use kibitz::ids::{MemoryId, PlayerId};
+use kibitz::memory::MemoryType;
 use kibitz::memory::edge::EdgeStore;
 use kibitz::memory::embed::{DIMENSIONS, Embedder};
 use kibitz::memory::vector::{IndexedMemory, SearchFilter, VectorStore};
-use kibitz::memory::MemoryType;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
