@@ -131,6 +131,12 @@ pub struct MemoryConfig {
     /// The scripted brain (no language model) notes at most one thing the
     /// player says per match this often; a model judges for itself.
     pub remark_gap_secs: u64,
+    /// A memory also takes the (at most two) concepts whose phrase its
+    /// meaning is at least this close to (cosine); 1: by words only. On the
+    /// recall set's 45 memories the right concept sits at 0.50-0.69 and
+    /// wrong ones reach 0.53 ("castles queenside" -> promotion): 0.6 adds
+    /// only right ones, a net under the rules for paraphrases.
+    pub concept_min_similarity: f32,
 }
 
 impl Default for MemoryConfig {
@@ -144,6 +150,7 @@ impl Default for MemoryConfig {
             high_importance: 0.8,
             consolidate_cron: "0 30 3 * * *".into(),
             remark_gap_secs: 120,
+            concept_min_similarity: 0.6,
         }
     }
 }

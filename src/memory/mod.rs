@@ -15,6 +15,7 @@ mod review;
 mod search;
 mod service;
 pub mod strength;
+mod tagging;
 pub mod vector;
 pub mod watched;
 

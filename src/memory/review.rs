@@ -49,7 +49,8 @@ impl MemoryService {
         self.index().writable().await?;
         let mut memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
         memory.content = content.to_string();
-        memory.retag();
+        let vector = self.embedder().embed_one(content).await?;
+        self.tag(&mut memory, &vector).await?;
         self.db().update_memory_content(id, content, &memory.tags).await?;
         let memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
         self.index_memories(std::slice::from_ref(&memory)).await?;

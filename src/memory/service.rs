@@ -153,10 +153,10 @@ impl MemoryService {
             position: new.position,
             ..Memory::new(&new.persona_id, new.memory_type, &content, new.created_by)
         };
-        memory.retag();
         // Nothing reaches SQL if the index cannot take it too.
         self.index.writable().await?;
         let vector = self.embedder.embed_one(&memory.content).await?;
+        self.tag(&mut memory, &vector).await?;
         let mut duplicate = None;
         let mut superseded = Vec::new();
         for (older, similarity) in self.similar_current(&memory, vector.clone()).await? {
@@ -355,17 +355,8 @@ impl MemoryService {
             let mut page = self.db.memory_page(after, 256).await?;
             let Some(last) = page.last() else { break };
             after = Some(last.id);
-            // Tags follow the vocabulary: memories made before it, or
-            // before it grew, are tagged anew.
-            for m in &mut page {
-                let before = m.tags.clone();
-                m.retag();
-                if m.tags != before {
-                    self.db.set_memory_tags(m.id, &m.tags).await?;
-                }
-            }
             in_sql.extend(page.iter().map(|m| m.id));
-            self.index_memories(&page).await?;
+            self.retag_and_index(&mut page).await?;
             done += page.len() as u64;
             progress(done, total);
         }
