@@ -29,7 +29,8 @@ pub enum ConfigError {
 pub struct RecallConfig {
     /// At most this many memories per trigger.
     pub limit: usize,
-    /// Memories below this cosine similarity are not offered.
+    /// No memory is offered on its meaning alone below this cosine
+    /// similarity (tags, the board or shared words may still bring it).
     pub min_score: f32,
     /// A memory given to the main agent is not given again within this time.
     pub given_ttl_secs: u64,

@@ -60,7 +60,8 @@ pub fn rank(
         // Shared words count when the meaning is close too: "a long shift"
         // and "night shifts", not "a long day" and "a long think".
         let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
-        let meant = r.similarity >= min_similarity || (situation.chat.is_some() && standout == Some(r.memory.id));
+        let close = r.similarity >= min_similarity || (situation.chat.is_some() && standout == Some(r.memory.id));
+        let meant = close && r.similarity >= recall.min_score;
         cues >= recall.tag_gate || placed || worded || meant
     });
     for r in &mut found {
