@@ -237,6 +237,34 @@ async fn check_group_commit(db: &Db) {
     assert!(matches!(refused, Err(StoreError::EarlierWriteFailed)), "{refused:?}");
     db.resume_writes(ids[0]);
     event(ids[0], 41, 41).await.unwrap();
+    // A move keeps how long its side took over it.
+    let row = NewEvent {
+        match_id: ids[0],
+        seq: 42,
+        kind: "move",
+        payload: &payload,
+        at: Utc::now(),
+    };
+    let write = DomainWrite::Move {
+        ply: 1,
+        uci: "e2e4".into(),
+        san: "e4".into(),
+        side: "user".into(),
+        fen_after: "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+        odds: None,
+        think_ms: Some(312_000),
+    };
+    db.queue_event(row, write, Box::new(|| ()))
+        .await
+        .unwrap()
+        .committed()
+        .await
+        .unwrap();
+    let moves = db.moves(ids[0]).await.unwrap();
+    assert_eq!(
+        moves.iter().map(|m| (m.san.as_str(), m.think_ms)).collect::<Vec<_>>(),
+        [("e4", Some(312_000))]
+    );
     // A trigger's recalls: each logged with its own score and reason, each
     // memory's count bumped once, in the trigger log's commit.
     let recalled: Vec<Memory> = ["likes the Sicilian", "blunders when short of time"]

@@ -100,9 +100,10 @@ pub struct MatchActor {
     /// player-observation memory); the scripted brain notes one remark at
     /// most every few minutes.
     pub(super) remark_noted_at: Option<DateTime<Utc>>,
-    /// When the player was last put to move (the match's start or load, or
-    /// the persona's last move), and how long they thought over their last
-    /// move: a long think or an instant move is part of the moment.
+    /// When the side to move got the move (the match's start or load, or
+    /// the last move), and how long the player thought over their last
+    /// move: a long think or an instant move is part of the moment, and
+    /// every move's time is stored with it.
     pub(super) to_move_since: DateTime<Utc>,
     pub(super) last_think: Option<chrono::Duration>,
     /// Chooses the persona's moves; one decision at a time (this actor).
@@ -281,7 +282,7 @@ impl MatchActor {
             return Err(RuntimeError::NotYourTurn);
         }
         let m = self.game.parse(text)?;
-        let thought = Utc::now() - self.to_move_since;
+        let thought = self.clock_move();
         let played = self.game.play(m);
         self.last_think = Some(thought);
         // An engine's reply is searched now: the search scores the user's
@@ -294,7 +295,7 @@ impl MatchActor {
                 _ => None,
             },
         };
-        self.emit_move(&played, "user", known, events).await?;
+        self.emit_move(&played, "user", known, thought, events).await?;
         self.idle.reset();
         self.idle.cancel().await;
         if self.draw_offer.is_some() {
@@ -373,6 +374,7 @@ impl MatchActor {
         played: &PlayedMove,
         side: &str,
         known: KnownScores,
+        took: chrono::Duration,
         events: &mut Events,
     ) -> Result<(), RuntimeError> {
         let ply = self.game.moves().len();
@@ -390,9 +392,18 @@ impl MatchActor {
             side: side.into(),
             fen_after: played.fen_after.clone(),
             odds,
+            think_ms: Some(took.num_milliseconds()),
         };
         events.push(self.emitter.emit("move", data, write).await?);
         Ok(())
+    }
+
+    /// How long the side to move took: the clock restarts for the other side.
+    pub(super) fn clock_move(&mut self) -> chrono::Duration {
+        let now = Utc::now();
+        let took = now - self.to_move_since;
+        self.to_move_since = now;
+        took
     }
 
     /// Fires one trigger through subconscious, brain and executor.

@@ -80,9 +80,9 @@ impl MatchActor {
         let fact = MoveFact::new(self.game.moves().len() + 1, &preview.play(m), self.user_color);
         self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events)
             .await?;
+        let took = self.clock_move();
         let played = self.game.play(m);
-        self.emit_move(&played, "persona", known, events).await?;
-        self.to_move_since = chrono::Utc::now();
+        self.emit_move(&played, "persona", known, took, events).await?;
         if self.finish_if_over(events).await? {
             return Ok(());
         }

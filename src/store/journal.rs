@@ -32,6 +32,8 @@ pub enum DomainWrite {
         side: String,
         fen_after: String,
         odds: Option<MoveOdds>,
+        /// How long the side to move took over it.
+        think_ms: Option<i64>,
     },
     Message {
         sender: String,
@@ -277,11 +279,12 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
             side,
             fen_after,
             odds,
+            think_ms,
         } => {
             script
                 .statement(
                     "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
-                     created_at) VALUES ",
+                     think_ms, created_at) VALUES ",
                 )
                 .row([
                     Arg::text(mid),
@@ -292,6 +295,7 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
                     Arg::text(fen_after.as_str()),
                     Arg::opt_real(odds.map(|o| o.white)),
                     Arg::opt_real(odds.map(|o| o.delta)),
+                    Arg::opt_int(*think_ms),
                     Arg::text(ts(at)),
                 ]);
         }

@@ -45,6 +45,8 @@ pub struct MoveRow {
     pub win_pct_white: Option<f64>,
     /// What the move changed for its player, in win% points.
     pub win_pct_delta: Option<f64>,
+    /// How long its side took over it (none for moves stored before).
+    pub think_ms: Option<i64>,
     pub created_at: DateTime<Utc>,
 }
 
@@ -138,7 +140,7 @@ impl Db {
 
     pub async fn moves(&self, id: MatchId) -> StoreResult<Vec<MoveRow>> {
         let rows = sqlx::query(
-            "SELECT ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, created_at FROM moves WHERE match_id = $1 ORDER BY ply",
+            "SELECT ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, think_ms, created_at FROM moves WHERE match_id = $1 ORDER BY ply",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)
@@ -153,6 +155,7 @@ impl Db {
                     fen_after: r.get("fen_after"),
                     win_pct_white: r.get("win_pct_white"),
                     win_pct_delta: r.get("win_pct_delta"),
+                    think_ms: r.get("think_ms"),
                     created_at: parse_ts("moves", r.get("created_at"))?,
                 })
             })
