@@ -26,7 +26,7 @@ fn realistic_moments_recall_the_memory_that_matters() {
     let figures: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(figures["overall"]["cross_player_hits"], 0, "{figures}");
     let cases = figures["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 6);
+    assert_eq!(cases.len(), 7);
     let mut misses = Vec::new();
     for case in cases {
         let recalled: Vec<&str> = case["recalled"]

@@ -200,15 +200,30 @@ impl OpeningBook {
 
     /// The most specific named opening the game passed through.
     pub fn classify(&self, game: &Game) -> Option<&Opening> {
+        self.passed(game).pop()
+    }
+
+    /// The most specific family `side` chose in this game: as Black after
+    /// `1. e4 c5 2. Nf3 d6 3. Bc4` that is the Sicilian, whatever White
+    /// played next.
+    pub fn chosen_by(&self, game: &Game, side: Color) -> Option<&Family> {
+        self.passed(game)
+            .into_iter()
+            .filter_map(|o| self.family(o.family()))
+            .rfind(|f| f.chooser == side)
+    }
+
+    /// The named openings along the game's first moves, in order.
+    fn passed(&self, game: &Game) -> Vec<&Opening> {
         // A game set up from a book position is in that opening too.
         let mut pos = game.start_position().clone();
-        let mut found = self.at(&pos);
+        let mut found: Vec<&Opening> = self.at(&pos).into_iter().collect();
         for played in game.moves().iter().take(MAX_BOOK_PLIES) {
             let Some(m) = played.uci.parse::<UciMove>().ok().and_then(|u| u.to_move(&pos).ok()) else {
                 break;
             };
             pos.play_unchecked(m);
-            found = self.at(&pos).or(found);
+            found.extend(self.at(&pos));
         }
         found
     }
@@ -431,6 +446,19 @@ mod tests {
         assert_eq!(slot("Ruy Lopez"), (Color::White, "e4"));
         assert_eq!(slot("London"), (Color::White, "d4"));
         assert_eq!(slot("King's Indian Defense"), (Color::Black, "d4"));
+    }
+
+    #[test]
+    fn tells_the_family_each_side_chose() {
+        let g = game("e4 c5 Nf3 d6 Bb5+");
+        let chosen = |side| book().chosen_by(&g, side).map(|f| f.name.as_str());
+        assert_eq!(chosen(Color::Black), Some("Sicilian Defense"));
+        assert_eq!(chosen(Color::White), None, "White chose no family of its own here");
+        let italian = game("e4 e5 Nf3 Nc6 Bc4 Bc5");
+        assert_eq!(
+            book().chosen_by(&italian, Color::White).map(|f| f.name.as_str()),
+            Some("Italian Game")
+        );
     }
 
     #[test]

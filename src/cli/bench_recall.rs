@@ -21,7 +21,7 @@ use kibitz::ids::{MemoryId, PlayerId};
 use kibitz::memory::{CreatedBy, MemoryType, NewMemory, PositionTag};
 use kibitz::runtime::Runtime;
 
-use super::recall_set::{self, CaseScore, Ledger, Moment, MomentSet, PastResult, Profile, Step};
+use super::recall_set::{self, CaseScore, Ledger, Moment, MomentSet, PastMatch, PastResult, Profile, Step};
 
 /// Idle delays run at this share of the personas' own (30-60 s: 1.5-3 s).
 const IDLE_SCALE: f64 = 0.05;
@@ -147,7 +147,7 @@ impl Bench {
             player,
         };
         for past in &profile.history {
-            client.past_match(&profile.persona, *past).await?;
+            client.past_match(&profile.persona, past).await?;
         }
         client.forget_everything().await?;
         self.store_memories(tag, player, profile).await?;
@@ -269,7 +269,11 @@ impl Client<'_> {
         Ok(created["state"]["id"].as_str().context("match id")?.to_string())
     }
 
-    async fn past_match(&self, persona: &str, result: PastResult) -> anyhow::Result<()> {
+    async fn past_match(&self, persona: &str, past: &PastMatch) -> anyhow::Result<()> {
+        let result = match past {
+            PastMatch::Result(result) => *result,
+            PastMatch::Opened { opened, color } => return self.past_opening(persona, opened, color).await,
+        };
         let finish = match result {
             PastResult::Lost => None,
             PastResult::Won => Some(MATE_IN_ONE),
@@ -280,6 +284,22 @@ impl Client<'_> {
             Some((_, mv)) => self.step(&id, &Step::Move(mv.into())).await,
             None => self.step(&id, &Step::Resign).await,
         }
+    }
+
+    /// A game in which the player played these moves (the persona's
+    /// replies are its own), then resigned.
+    async fn past_opening(&self, persona: &str, moves: &str, color: &str) -> anyhow::Result<()> {
+        let id = self.new_match(persona, color, None).await?;
+        if color == "black" {
+            self.wait_for_turn(&id).await?;
+        }
+        for san in moves.split_whitespace() {
+            self.step(&id, &Step::Move(san.into()))
+                .await
+                .with_context(|| format!("playing {san} of {moves}"))?;
+            self.wait_for_turn(&id).await?;
+        }
+        self.step(&id, &Step::Resign).await
     }
 
     /// Forgets what the product noted during the earlier matches, so the
@@ -321,6 +341,19 @@ impl Client<'_> {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         bail!("no {kind} trigger within 30 s")
+    }
+
+    /// Until the persona has answered: the player is to move, or the game is over.
+    async fn wait_for_turn(&self, id: &str) -> anyhow::Result<()> {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(30) {
+            let state = self.get(&format!("/api/matches/{id}")).await?;
+            if state["status"] != "active" || state["your_turn"] == true {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        bail!("the persona did not move within 30 s")
     }
 
     async fn triggers(&self, id: &str) -> anyhow::Result<Vec<Value>> {

@@ -20,15 +20,26 @@ pub struct MomentSet {
     pub cases: Vec<Moment>,
 }
 
-/// A player, the persona they play, the results of their earlier matches
-/// with it (oldest first) and what the persona remembers of them.
+/// A player, the persona they play, their earlier matches with it (oldest
+/// first) and what the persona remembers of them.
 #[derive(Debug, Deserialize)]
 pub struct Profile {
     pub name: String,
     pub persona: String,
     #[serde(default)]
-    pub history: Vec<PastResult>,
+    pub history: Vec<PastMatch>,
     pub memories: Vec<LabelledMemory>,
+}
+
+/// An earlier match: a bare result ("won": a set mate in one, "drew": bare
+/// kings, "lost": resigned at the start), or a game from the start in which
+/// the player, with `color`, played `opened` (their moves, SAN, whatever the
+/// persona answers), then resigned.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum PastMatch {
+    Result(PastResult),
+    Opened { opened: String, color: String },
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]

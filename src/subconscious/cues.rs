@@ -50,7 +50,28 @@ fn returning(s: &Situation) -> Vec<Cue> {
     }
     cues.push(colour(s, 0.9));
     cues.push(Cue::new("opening", 0.4, "what you like to open with"));
+    cues.extend(usual_openings(s));
     cues
+}
+
+/// The families the player keeps choosing with this colour: a memory of
+/// their Sicilian matters when they sit down as Black again.
+fn usual_openings(s: &Situation) -> impl Iterator<Item = Cue> + '_ {
+    let side = if s.user_colour.is_white() { "White" } else { "Black" };
+    s.history.usual_openings.iter().take(2).map(move |u| {
+        let (weight, reason) = if u.games >= 2 {
+            (
+                0.9,
+                format!(
+                    "your usual {} as {side} ({} of your last {} games)",
+                    u.family, u.games, u.of
+                ),
+            )
+        } else {
+            (0.7, format!("the {} you chose as {side} before", u.family))
+        };
+        Cue::new(&opening_tag(&u.family), weight, &reason)
+    })
 }
 
 fn colour(s: &Situation, weight: f32) -> Cue {

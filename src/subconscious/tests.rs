@@ -139,3 +139,38 @@ fn a_long_think_is_part_of_the_moment() {
     let s = Situation::read(&Trigger::new(TriggerKind::OnUserMove), &normal);
     assert!(s.cues.iter().all(|c| c.tag != "thinking_time"));
 }
+
+#[test]
+fn a_returning_player_is_met_with_their_usual_openings() {
+    use crate::triggers::UsualOpening;
+    let mut back = ctx(&[]);
+    back.history.played = 4;
+    back.history.usual_openings = vec![
+        UsualOpening {
+            family: "Italian Game".into(),
+            games: 3,
+            of: 4,
+        },
+        UsualOpening {
+            family: "London System".into(),
+            games: 1,
+            of: 4,
+        },
+    ];
+    let s = Situation::read(&Trigger::new(TriggerKind::BeforeMatch), &back);
+    let cue = |tag: &str| s.cues.iter().find(|c| c.tag == tag).cloned();
+    let italian = cue("opening:italian-game").expect("the usual opening is a cue");
+    assert_eq!(
+        italian.reason,
+        "your usual Italian Game as White (3 of your last 4 games)"
+    );
+    assert!(italian.weight >= 0.5, "strong enough to bring a memory alone");
+    let london = cue("opening:london-system").expect("a second one, weaker");
+    assert!(london.weight < italian.weight);
+    let first = Situation::read(&Trigger::new(TriggerKind::BeforeMatch), &ctx(&[]));
+    assert!(
+        !first.tags().iter().any(|t| t.starts_with("opening:")),
+        "{:?}",
+        first.cues
+    );
+}

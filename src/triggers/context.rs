@@ -51,6 +51,39 @@ pub struct MatchHistory {
     pub draws: u32,
     /// "user_won", "user_lost" or "drew", with how many in a row.
     pub streak: Option<(String, u32)>,
+    /// The families the player chose in their latest games with this
+    /// match's colour, most often first.
+    pub usual_openings: Vec<UsualOpening>,
+}
+
+/// An opening family the player chose in `games` of their last `of` games
+/// (from the start position) with one colour.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UsualOpening {
+    pub family: String,
+    pub games: u32,
+    pub of: u32,
+}
+
+impl UsualOpening {
+    /// Counts the family chosen in each game (none: the player chose none
+    /// the book names), most often first, ties by the latest game.
+    pub fn count(chosen: &[Option<String>]) -> Vec<UsualOpening> {
+        let mut counted: Vec<UsualOpening> = Vec::new();
+        for family in chosen.iter().flatten() {
+            match counted.iter_mut().find(|u| &u.family == family) {
+                Some(u) => u.games += 1,
+                None => counted.push(UsualOpening {
+                    family: family.clone(),
+                    games: 1,
+                    of: chosen.len() as u32,
+                }),
+            }
+        }
+        // Stable: among equals, the one met first (the latest game) leads.
+        counted.sort_by_key(|u| std::cmp::Reverse(u.games));
+        counted
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -229,6 +262,7 @@ impl MatchHistory {
             user_losses: user_results.iter().filter(|r| **r == Some(false)).count() as u32,
             draws: user_results.iter().filter(|r| r.is_none()).count() as u32,
             streak,
+            usual_openings: Vec::new(),
         }
     }
 }
@@ -259,6 +293,20 @@ pub fn test_context(sans: &[&str], odds: &[Option<MoveOdds>]) -> GameContext {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn usual_openings_are_counted_most_often_first() {
+        let chosen = |f: &[Option<&str>]| f.iter().map(|o| o.map(String::from)).collect::<Vec<_>>();
+        let usual = UsualOpening::count(&chosen(&[
+            Some("French Defense"),
+            Some("Sicilian Defense"),
+            None,
+            Some("Sicilian Defense"),
+        ]));
+        let seen: Vec<(&str, u32, u32)> = usual.iter().map(|u| (u.family.as_str(), u.games, u.of)).collect();
+        assert_eq!(seen, [("Sicilian Defense", 2, 4), ("French Defense", 1, 4)]);
+        assert!(UsualOpening::count(&[]).is_empty());
+    }
 
     #[test]
     fn streak_counts_the_newest_run() {

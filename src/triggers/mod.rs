@@ -8,7 +8,7 @@ use serde::Serialize;
 
 #[cfg(test)]
 pub use context::test_context;
-pub use context::{ContextParts, EndFact, GameContext, MatchHistory, MoveFact};
+pub use context::{ContextParts, EndFact, GameContext, MatchHistory, MoveFact, UsualOpening};
 pub use pipeline::{MatchSide, Phases, Pipeline, TriggerOutcome};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
