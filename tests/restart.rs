@@ -138,3 +138,85 @@ async fn a_deleted_vector_index_is_rebuilt_from_sql_at_start() {
             .is_empty()
     );
 }
+
+/// A shard laid out before recall by words (no sparse vector) whose points
+/// are all there: the counts agree with SQL, yet its points lack words,
+/// tags and lines. The shard is made anew and filled from SQL, old
+/// memories tagged on the way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_laid_out_before_words_and_tags_is_rebuilt_at_start() {
+    use qdrant_edge::{
+        Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, PointId, PointInsertOperations, PointOperations,
+        PointStruct, UpdateOperation, Vector, Vectors,
+    };
+    use sqlx::Row;
+
+    let mut server = Server::start_capturing_log(&[]).await;
+    let player = server.new_player("Olu").await;
+    let (m, _) = server.new_match(&player, "viktor", "white").await;
+    let chat = json!({ "text": "I learned chess from my uncle in Lagos" });
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+    assert!(server.stop().success());
+
+    // As an older kibitz left them: no tags in SQL, a dense-only shard.
+    let sql = server.sql().await;
+    sqlx::query("UPDATE memories SET tags = '[]'")
+        .execute(&sql)
+        .await
+        .unwrap();
+    let ids: Vec<String> = sqlx::query("SELECT id FROM memories")
+        .fetch_all(&sql)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get("id"))
+        .collect();
+    sql.close().await;
+    let vectors = server.data_path().join("vectors");
+    std::fs::remove_dir_all(&vectors).unwrap();
+    std::fs::create_dir_all(&vectors).unwrap();
+    let config = EdgeConfigBuilder::new()
+        .vector(
+            qdrant_edge::DEFAULT_VECTOR_NAME,
+            EdgeVectorParams::builder(384, Distance::Cosine).build(),
+        )
+        .build();
+    let old = EdgeShard::new(&vectors, config).unwrap();
+    let points = ids
+        .iter()
+        .map(|id| {
+            let id = PointId::Uuid(id.parse().unwrap());
+            let dense = vec![(
+                qdrant_edge::DEFAULT_VECTOR_NAME.to_string(),
+                Vector::new_dense(vec![0.05; 384]),
+            )];
+            PointStruct::new(id, Vectors::new_named(dense), json!({})).into()
+        })
+        .collect();
+    let op = PointOperations::UpsertPoints(PointInsertOperations::PointsList(points));
+    old.update(UpdateOperation::PointOperation(op)).unwrap();
+    old.flush();
+    drop(old);
+
+    let before = server.log_text().len();
+    server.launch().await;
+    let log = server.log_text()[before..].to_string();
+    assert!(
+        log.contains("predates recall by words and tags: rebuilding it from SQL"),
+        "{log}"
+    );
+    let memories = server.memories(&player).await;
+    let told = memories
+        .iter()
+        .find(|m| m["memory_type"] == "player_observation")
+        .expect("the chat line was remembered");
+    assert!(
+        told["tags"].as_array().unwrap().iter().any(|t| t == "personal"),
+        "tagged again: {told}"
+    );
+    let path = format!("/api/players/{player}/memories/search?q=uncle%20in%20Lagos&limit=1");
+    let (status, found) = server.get_as(&path, &server.token(&player)).await;
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(found[0]["memory"]["id"], told["id"], "indexed again with its meaning");
+}

@@ -24,10 +24,6 @@ use crate::ids::MemoryId;
 pub struct QdrantStore {
     client: Qdrant,
     collection: String,
-    /// Whether the collection has the words' sparse vector: one created
-    /// before kibitz searched by words has not, and is searched by meaning
-    /// only until it is made anew (Qdrant 1.14 cannot add a vector).
-    words: bool,
 }
 
 fn err(e: impl std::fmt::Display) -> VectorError {
@@ -44,27 +40,14 @@ impl QdrantStore {
             .build()
             .map_err(err)?;
         if !client.collection_exists(collection).await.map_err(err)? {
-            let vectors = VectorParamsBuilder::new(DIMENSIONS as u64, Distance::Cosine);
-            let mut sparse = SparseVectorsConfigBuilder::default();
-            sparse.add_named_vector_params(
-                TEXT_VECTOR,
-                SparseVectorParamsBuilder::default().modifier(Modifier::Idf),
-            );
-            let create = CreateCollectionBuilder::new(collection)
-                .vectors_config(vectors)
-                .sparse_vectors_config(sparse);
-            client.create_collection(create).await.map_err(err)?;
-        }
-        let info = client.collection_info(collection).await.map_err(err)?;
-        let words = info
-            .result
-            .and_then(|i| i.config?.params?.sparse_vectors_config)
-            .is_some_and(|c| c.map.contains_key(TEXT_VECTOR));
-        if !words {
-            tracing::warn!(
-                "Qdrant collection {collection} has no '{TEXT_VECTOR}' sparse vector: memories are recalled by \
-                 meaning and tags only (drop the collection and run `kibitz memories reindex` to add it)"
-            );
+            create_collection(&client, collection).await?;
+        } else if !has_words(&client, collection).await? {
+            // A collection cannot add a vector: made anew, empty, it is
+            // filled from SQL (the truth) by the start-up check, with the
+            // tags and lines its points lacked too.
+            tracing::warn!("Qdrant collection {collection} predates recall by words and tags: rebuilding it from SQL");
+            client.delete_collection(collection).await.map_err(err)?;
+            create_collection(&client, collection).await?;
         }
         for (field, kind) in INDEXED_FIELDS {
             let kind = match kind {
@@ -78,7 +61,6 @@ impl QdrantStore {
         Ok(QdrantStore {
             client,
             collection: collection.to_string(),
-            words,
         })
     }
 
@@ -87,6 +69,29 @@ impl QdrantStore {
             ids: ids.iter().map(|id| PointId::from(id.to_string())).collect(),
         }
     }
+}
+
+/// Meaning as the unnamed dense vector, words as the sparse one (BM25).
+async fn create_collection(client: &Qdrant, collection: &str) -> Result<(), VectorError> {
+    let vectors = VectorParamsBuilder::new(DIMENSIONS as u64, Distance::Cosine);
+    let mut sparse = SparseVectorsConfigBuilder::default();
+    sparse.add_named_vector_params(
+        TEXT_VECTOR,
+        SparseVectorParamsBuilder::default().modifier(Modifier::Idf),
+    );
+    let create = CreateCollectionBuilder::new(collection)
+        .vectors_config(vectors)
+        .sparse_vectors_config(sparse);
+    client.create_collection(create).await.map_err(err)?;
+    Ok(())
+}
+
+async fn has_words(client: &Qdrant, collection: &str) -> Result<bool, VectorError> {
+    let info = client.collection_info(collection).await.map_err(err)?;
+    Ok(info
+        .result
+        .and_then(|i| i.config?.params?.sparse_vectors_config)
+        .is_some_and(|c| c.map.contains_key(TEXT_VECTOR)))
 }
 
 fn keyword(field: &str, value: String) -> Condition {
@@ -151,12 +156,12 @@ fn to_filter(f: &SearchFilter) -> Filter {
     }
 }
 
-/// A point: meaning as the unnamed dense vector, words (when the collection
-/// has them and stop words leave any) as the sparse one.
-fn to_point(m: IndexedMemory, words: bool) -> PointStruct {
+/// A point: meaning as the unnamed dense vector, words (when stop words
+/// leave any) as the sparse one.
+fn to_point(m: IndexedMemory) -> PointStruct {
     let payload = Payload::try_from(m.payload()).expect("a JSON object is a payload");
     let mut vectors = NamedVectors::default().add_vector("", qdrant_client::qdrant::Vector::new_dense(m.vector));
-    if words && !m.text.is_empty() {
+    if !m.text.is_empty() {
         vectors = vectors.add_vector(
             TEXT_VECTOR,
             qdrant_client::qdrant::Vector::new_sparse(m.text.indices, m.text.values),
@@ -188,7 +193,7 @@ fn hits(found: Vec<ScoredPoint>) -> Vec<Hit> {
 #[async_trait]
 impl VectorStore for QdrantStore {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError> {
-        let points: Vec<PointStruct> = points.into_iter().map(|p| to_point(p, self.words)).collect();
+        let points: Vec<PointStruct> = points.into_iter().map(to_point).collect();
         let request = UpsertPointsBuilder::new(&self.collection, points).wait(true);
         self.client.upsert_points(request).await.map_err(err)?;
         Ok(())
@@ -212,7 +217,7 @@ impl VectorStore for QdrantStore {
     }
 
     async fn search_words(&self, words: Sparse, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
-        if !self.words || words.is_empty() || matches_nothing(&filter, limit) {
+        if words.is_empty() || matches_nothing(&filter, limit) {
             return Ok(Vec::new());
         }
         let request = SearchPointsBuilder::new(&self.collection, words.values, limit as u64)

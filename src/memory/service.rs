@@ -294,7 +294,11 @@ impl MemoryService {
                 }
             }
             fixed.indexed += missing.len();
-            self.index_memories(&missing).await?;
+            // Tagged anew as they go in: an index rebuilt for a new layout
+            // (`EdgeStore::open`) also brings old memories' tags up to date.
+            if !missing.is_empty() {
+                self.retag_and_index(&mut missing).await?;
+            }
             done += 1000;
             progress(done.min(total), total);
         }

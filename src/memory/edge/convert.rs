@@ -177,14 +177,13 @@ pub(super) fn to_filter(f: &SearchFilter) -> Filter {
 
 /// A point: its meaning as the unnamed dense vector, its words (if any
 /// survive the stop words) as the sparse one.
-pub(super) fn to_point(m: IndexedMemory, words: bool) -> qdrant_edge::PointStructPersisted {
+pub(super) fn to_point(m: IndexedMemory) -> qdrant_edge::PointStructPersisted {
     let payload = m.payload();
     let mut vectors = vec![(
         qdrant_edge::DEFAULT_VECTOR_NAME.to_string(),
         Vector::new_dense(m.vector),
     )];
-    if words
-        && !m.text.is_empty()
+    if !m.text.is_empty()
         && let Ok(text) = Vector::new_sparse(m.text.indices, m.text.values)
     {
         vectors.push((TEXT_VECTOR.to_string(), text));

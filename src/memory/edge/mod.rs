@@ -45,10 +45,6 @@ pub struct EdgeStore {
     /// Set by a write, cleared by the flush that persists it.
     dirty: Arc<AtomicBool>,
     flusher: Option<Flusher>,
-    /// Whether the shard has the words' sparse vector: one made before
-    /// kibitz searched by words has not (a shard cannot add a vector), and
-    /// is searched by meaning, tags and board only until it is made anew.
-    words: bool,
 }
 
 /// The background flush thread; dropping `stop` ends it.
@@ -83,32 +79,23 @@ fn err(e: impl std::fmt::Display) -> VectorError {
 
 impl EdgeStore {
     /// Opens the shard at `path`, creating it (with payload indexes) if new.
+    /// A shard made before kibitz recalled by words lacks their sparse
+    /// vector, which a shard cannot add: it is removed and made anew, empty,
+    /// and the start-up check against SQL (the truth) indexes every memory
+    /// into it again, with the tags and lines its points lacked too.
     pub fn open(path: &Path) -> Result<EdgeStore, VectorError> {
-        std::fs::create_dir_all(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
-        let shard = if path.join("edge_config.json").exists() {
-            EdgeShard::load(path, None).map_err(err)?
-        } else {
-            // No HNSW graph (m = 0): searches are exact over one player's
-            // memories (see `search`), so optimising only merges segments
-            // instead of spending minutes and gigabytes on a graph at 1M.
-            let no_graph = HnswIndexConfig {
-                m: 0,
-                ..HnswIndexConfig::default()
-            };
-            // The words' sparse vector is weighted by each term's inverse
-            // document frequency at search time: BM25 (`lexical`).
-            let config = EdgeConfigBuilder::new()
-                .vector(
-                    qdrant_edge::DEFAULT_VECTOR_NAME,
-                    EdgeVectorParams::builder(DIMENSIONS, Distance::Cosine).build(),
-                )
-                .sparse_vector(
-                    TEXT_VECTOR,
-                    EdgeSparseVectorParams::builder().modifier(Modifier::Idf).build(),
-                )
-                .hnsw_config(no_graph)
-                .build();
-            EdgeShard::new(path, config).map_err(err)?
+        let shard = match EdgeStore::load(path)? {
+            Some(shard) if shard.config().sparse_vectors.contains_key(TEXT_VECTOR) => shard,
+            Some(old) => {
+                tracing::warn!(
+                    "the vector index at {} predates recall by words and tags: rebuilding it from SQL",
+                    path.display()
+                );
+                drop(old);
+                std::fs::remove_dir_all(path).map_err(|e| err(format!("removing {}: {e}", path.display())))?;
+                EdgeStore::create(path)?
+            }
+            None => EdgeStore::create(path)?,
         };
         for (field, kind) in INDEXED_FIELDS {
             let kind = match kind {
@@ -122,14 +109,6 @@ impl EdgeStore {
             });
             shard.update(UpdateOperation::FieldIndexOperation(op)).map_err(err)?;
         }
-        let words = shard.config().sparse_vectors.contains_key(TEXT_VECTOR);
-        if !words {
-            tracing::warn!(
-                "the vector index at {} predates recall by words: memories are recalled by meaning, tags and \
-                 board only (stop kibitz, remove that directory and start it again to rebuild it from SQL)",
-                path.display()
-            );
-        }
         let (shard, writer, dirty) = (Arc::new(shard), Arc::default(), Arc::default());
         let flusher = Flusher::start(path, Arc::downgrade(&shard), Arc::clone(&writer), Arc::clone(&dirty))?;
         Ok(EdgeStore {
@@ -138,8 +117,39 @@ impl EdgeStore {
             path: path.to_path_buf(),
             dirty,
             flusher: Some(flusher),
-            words,
         })
+    }
+
+    fn load(path: &Path) -> Result<Option<EdgeShard>, VectorError> {
+        if !path.join("edge_config.json").exists() {
+            return Ok(None);
+        }
+        EdgeShard::load(path, None).map(Some).map_err(err)
+    }
+
+    fn create(path: &Path) -> Result<EdgeShard, VectorError> {
+        std::fs::create_dir_all(path).map_err(|e| err(format!("{}: {e}", path.display())))?;
+        // No HNSW graph (m = 0): searches are exact over one player's
+        // memories (see `search`), so optimising only merges segments
+        // instead of spending minutes and gigabytes on a graph at 1M.
+        let no_graph = HnswIndexConfig {
+            m: 0,
+            ..HnswIndexConfig::default()
+        };
+        // The words' sparse vector is weighted by each term's inverse
+        // document frequency at search time: BM25 (`lexical`).
+        let config = EdgeConfigBuilder::new()
+            .vector(
+                qdrant_edge::DEFAULT_VECTOR_NAME,
+                EdgeVectorParams::builder(DIMENSIONS, Distance::Cosine).build(),
+            )
+            .sparse_vector(
+                TEXT_VECTOR,
+                EdgeSparseVectorParams::builder().modifier(Modifier::Idf).build(),
+            )
+            .hnsw_config(no_graph)
+            .build();
+        EdgeShard::new(path, config).map_err(err)
     }
 
     pub fn path(&self) -> &Path {
@@ -265,7 +275,7 @@ impl Drop for EdgeStore {
 #[async_trait]
 impl VectorStore for EdgeStore {
     async fn upsert(&self, points: Vec<IndexedMemory>) -> Result<(), VectorError> {
-        let points: Vec<_> = points.into_iter().map(|p| to_point(p, self.words)).collect();
+        let points: Vec<_> = points.into_iter().map(to_point).collect();
         let op = PointOperations::UpsertPoints(PointInsertOperations::PointsList(points));
         self.write(UpdateOperation::PointOperation(op)).await
     }
@@ -282,7 +292,7 @@ impl VectorStore for EdgeStore {
     }
 
     async fn search_words(&self, words: Sparse, filter: SearchFilter, limit: usize) -> Result<Vec<Hit>, VectorError> {
-        let Some(request) = words_request(words, &filter, limit).filter(|_| self.words) else {
+        let Some(request) = words_request(words, &filter, limit) else {
             return Ok(Vec::new());
         };
         self.with_shard(Access::Quick, move |s| Ok(hits(s.search(request).map_err(err)?)))
