@@ -11,6 +11,7 @@ pub mod chess;
 pub mod config;
 pub mod events;
 pub mod ids;
+pub mod listen;
 pub mod llm;
 pub mod memory;
 pub mod moves;

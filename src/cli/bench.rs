@@ -77,6 +77,17 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-recall.json")]
         json: PathBuf,
     },
+    /// Listening: intent accuracy and what is remembered, on labelled chat lines.
+    Chat {
+        /// Labelled chat lines (text, intent, remember, fact).
+        #[arg(long, default_value = "bench/chat_lines.json")]
+        set: PathBuf,
+        /// Print each fact kept or labelled.
+        #[arg(long)]
+        verbose: bool,
+        #[arg(long, default_value = "bench/last-chat.json")]
+        json: PathBuf,
+    },
     /// Embedding, vector search and the write policy (recall quality: `bench recall`).
     Memory {
         /// Stored-memory counts for the search benchmark.
@@ -112,6 +123,9 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     }
     if let BenchWhat::Recall { set, only, json } = &args.what {
         return super::bench_recall::run(config, set, only.as_deref(), json).await;
+    }
+    if let BenchWhat::Chat { set, verbose, json } = &args.what {
+        return super::bench_chat::run(config, set, json, *verbose).await;
     }
     if let BenchWhat::Prompt { tokenizer_url, json } = &args.what {
         return super::bench_prompt::run(config, tokenizer_url.as_deref(), json).await;

@@ -1,6 +1,7 @@
 //! The non-server commands, printed for people.
 
 pub mod bench;
+mod bench_chat;
 mod bench_erasure;
 mod bench_live;
 mod bench_policy;

@@ -1,0 +1,137 @@
+//! `kibitz bench chat`: how well the persona listens, on a labelled set of
+//! chat lines (`bench/chat_lines.json`), through the code a live match
+//! uses: the line embedded as its recall embeds it, then `Listener::hear`.
+//! Prints intent accuracy (overall and per intent), whether each line was
+//! remembered (precision and recall against the labels) and the time
+//! beyond the embedding; writes the figures as JSON. Never asserts.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+use chrono::Utc;
+use serde::Deserialize;
+use serde_json::json;
+
+use kibitz::config::Config;
+use kibitz::listen::{Intent, Listener};
+use kibitz::memory::embed::Embedder;
+
+/// The player's name in the set's facts.
+const PLAYER: &str = "Sam";
+
+#[derive(Deserialize)]
+struct ChatSet {
+    lines: Vec<LabelledLine>,
+}
+
+#[derive(Deserialize)]
+struct LabelledLine {
+    text: String,
+    intent: String,
+    remember: bool,
+    #[serde(default)]
+    fact: Option<String>,
+}
+
+/// Tallies of one run.
+#[derive(Default)]
+struct Tally {
+    right: usize,
+    per_intent: BTreeMap<String, (usize, usize)>,
+    remembered_right: usize,
+    remembered: usize,
+    worth: usize,
+    hear_us: Vec<f64>,
+    misses: Vec<String>,
+}
+
+pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(set).with_context(|| format!("reading {}", set.display()))?;
+    let set: ChatSet = serde_json::from_str(&text).with_context(|| format!("parsing {}", set.display()))?;
+    for l in &set.lines {
+        anyhow::ensure!(
+            Intent::parse(&l.intent).is_some(),
+            "unknown intent {} ({})",
+            l.intent,
+            l.text
+        );
+    }
+    let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
+    let started = Instant::now();
+    let listener = Listener::new(embedder.embed(Listener::example_texts()).await?);
+    eprintln!(
+        "chat: {} example lines embedded in {:.1} s",
+        Listener::example_texts().len(),
+        started.elapsed().as_secs_f64()
+    );
+    let mut t = Tally::default();
+    for (n, line) in set.lines.iter().enumerate() {
+        let vector = embedder.embed_one(&line.text).await?;
+        let at = Instant::now();
+        let heard = listener.hear(&line.text, Some(&vector), PLAYER);
+        t.hear_us.push(at.elapsed().as_secs_f64() * 1e6);
+        let got = heard.intent.as_str();
+        let entry = t.per_intent.entry(line.intent.clone()).or_default();
+        entry.1 += 1;
+        if got == line.intent {
+            t.right += 1;
+            entry.0 += 1;
+        } else {
+            t.misses
+                .push(format!("{:<55} {got} (wanted {})", line.text, line.intent));
+        }
+        let kept = !heard.facts.is_empty();
+        t.remembered += usize::from(kept);
+        t.worth += usize::from(line.remember);
+        t.remembered_right += usize::from(kept && line.remember);
+        if verbose && (kept || line.remember) {
+            let wanted = line.fact.as_deref().map(|f| f.replace("{p}", PLAYER));
+            eprintln!("fact {n:>3}: {:?}  (labelled {:?})", heard.facts, wanted);
+        }
+    }
+    report(&t, set.lines.len(), json_out)
+}
+
+fn report(t: &Tally, total: usize, json_out: &Path) -> anyhow::Result<()> {
+    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let accuracy = ratio(t.right, total);
+    let precision = ratio(t.remembered_right, t.remembered);
+    let recall = ratio(t.remembered_right, t.worth);
+    let mut us = t.hear_us.clone();
+    us.sort_by(f64::total_cmp);
+    let pct = |p: f64| {
+        us.get(((us.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    for miss in &t.misses {
+        println!("miss: {miss}");
+    }
+    println!("intent              right  lines");
+    for (intent, (right, lines)) in &t.per_intent {
+        println!("{intent:<18} {right:>6} {lines:>6}");
+    }
+    println!("intent accuracy {accuracy:.3} ({} of {total})", t.right);
+    println!(
+        "remembered: precision {precision:.3} ({} of {} kept), recall {recall:.3} ({} of {} worth it)",
+        t.remembered_right, t.remembered, t.remembered_right, t.worth
+    );
+    println!(
+        "listening beyond the embedding: p50 {:.3} ms, p99 {:.3} ms",
+        pct(0.5) / 1000.0,
+        pct(0.99) / 1000.0
+    );
+    let per_intent: BTreeMap<_, _> = t
+        .per_intent
+        .iter()
+        .map(|(k, (r, n))| (k.clone(), json!({ "right": r, "lines": n })))
+        .collect();
+    let figures = json!({
+        "at": Utc::now(), "lines": total, "intent_accuracy": accuracy, "per_intent": per_intent,
+        "remember_precision": precision, "remember_recall": recall,
+        "hear_p50_ms": pct(0.5) / 1000.0, "hear_p99_ms": pct(0.99) / 1000.0,
+    });
+    super::bench::write_figures(json_out, &figures)
+}

@@ -1,0 +1,317 @@
+//! The plain words of a chat line: it is cut into clauses, and each clause
+//! is read by rules for the intents its words make plain ("draw?", "thanks",
+//! "do you remember me"). A rule's weight says how sure it is: a strong one
+//! decides, a weak one only leans the nearest-neighbour vote.
+
+use super::intent::Intent;
+use super::words::*;
+
+/// A rule this sure decides without the vote.
+pub const DECIDES: f32 = 0.75;
+
+/// One clause of a line: its words, lower-cased and padded with spaces
+/// ("␠i'm new here␠"), its original text, and whether it asks.
+#[derive(Debug, Clone)]
+pub struct Clause {
+    pub text: String,
+    pub padded: String,
+    pub question: bool,
+    /// Index of the sentence it belongs to.
+    pub sentence: usize,
+}
+
+impl Clause {
+    pub fn has(&self, phrase: &str) -> bool {
+        self.padded.contains(&format!(" {phrase} "))
+    }
+
+    pub fn has_any_of(&self, phrases: &[&str]) -> bool {
+        self.has_any(phrases)
+    }
+
+    fn has_any(&self, phrases: &[&str]) -> bool {
+        phrases.iter().any(|p| self.has(p))
+    }
+
+    fn starts_with_any(&self, phrases: &[&str]) -> bool {
+        phrases.iter().any(|p| self.padded.starts_with(&format!(" {p} ")))
+    }
+
+    pub fn words(&self) -> impl Iterator<Item = &str> {
+        self.padded.split_whitespace()
+    }
+
+    /// The clause speaks of the player: "I", "my", "me".
+    pub fn first_person(&self) -> bool {
+        self.starts_with_any(FIRST_PERSON) || self.has_any(&["i", "i'm", "my", "me", "i've", "i'd"])
+    }
+
+    /// The player is the clause's subject ("I ...", "as Black I ...") or
+    /// owns it ("my favourite opening is ...", "blitz is my time control").
+    pub fn player_is_subject(&self) -> bool {
+        self.has_any(&["i", "i'm", "im", "i've", "i'd", "my"])
+    }
+}
+
+const FIRST_PERSON: &[&str] = &["i", "i'm", "im", "i've", "i'd", "my", "me", "i'll"];
+
+/// Cuts a line into clauses at sentence ends, semicolons and commas.
+pub fn clauses(line: &str) -> Vec<Clause> {
+    let mut out = Vec::new();
+    let mut sentence = 0;
+    let mut current = String::new();
+    let flush = |current: &mut String, out: &mut Vec<Clause>, question: bool, sentence: usize| {
+        let text = current.trim().to_string();
+        current.clear();
+        if text.chars().any(char::is_alphanumeric) {
+            out.push(Clause {
+                padded: format!(" {} ", normalise(&text)),
+                text,
+                question,
+                sentence,
+            });
+        }
+    };
+    for c in line.chars() {
+        match c {
+            '.' | '!' | '?' | ';' | '\n' => {
+                flush(&mut current, &mut out, c == '?', sentence);
+                if c != ';' {
+                    sentence += 1;
+                }
+            }
+            ',' => flush(&mut current, &mut out, false, sentence),
+            _ => current.push(c),
+        }
+    }
+    flush(&mut current, &mut out, false, sentence);
+    // A question mark asks for the whole sentence: "why, was that bad?";
+    // so does a sentence opening as questions do ("what did I miss there").
+    let asked: Vec<usize> = out
+        .iter()
+        .filter(|c| c.question || opens_a_question(c))
+        .map(|c| c.sentence)
+        .collect();
+    for c in &mut out {
+        c.question |= asked.contains(&c.sentence);
+    }
+    out
+}
+
+/// "what ...", "did I ...", "should I ...": a question without its mark.
+fn opens_a_question(c: &Clause) -> bool {
+    const OPENERS: &[&str] = &[
+        "what", "whats", "what's", "why", "how", "who", "whom", "where", "when", "which", "is", "are", "am", "do",
+        "does", "did", "can", "could", "should", "would", "will", "was", "were", "have", "has", "u", "r",
+    ];
+    let mut words = c.words();
+    let first = words.next().unwrap_or("");
+    // "do you", "is it", "can I": an auxiliary must meet a subject.
+    let second = words.next().unwrap_or("");
+    let wh = matches!(
+        first,
+        "what" | "whats" | "what's" | "why" | "how" | "who" | "whom" | "where" | "when" | "which"
+    );
+    let aux_subject = [
+        "i", "you", "u", "we", "it", "this", "that", "my", "your", "the", "there", "he", "she",
+    ]
+    .contains(&second);
+    OPENERS.contains(&first) && (wh || aux_subject)
+}
+
+/// Lower case, curly apostrophes straight, anything but letters, digits,
+/// apostrophes, '+', '#' and '-' a space.
+pub fn normalise(text: &str) -> String {
+    let mapped: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| match c {
+            '’' | '‘' | '`' => '\'',
+            c if c.is_alphanumeric() || matches!(c, '\'' | '+' | '#' | '-') => c,
+            _ => ' ',
+        })
+        .collect();
+    mapped.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The intents a clause's words make plain, with how sure each rule is.
+pub fn read(c: &Clause) -> Vec<(Intent, f32)> {
+    let mut found = Vec::new();
+    let mut add = |intent, weight| found.push((intent, weight));
+    if c.has_any(TAKEBACK) {
+        add(Intent::TakebackRequest, 1.0);
+    }
+    let about_a_draw = c.has_any(&[
+        "is it a draw",
+        "is this a draw",
+        "is this drawn",
+        "is it drawn",
+        "dead draw",
+    ]);
+    if !about_a_draw && (c.has("draw") || c.has_any(&["split the point", "call it a day", "peace"])) {
+        let asked = c.question || c.has_any(&["offer", "agree", "call it", "want", "accept", "take a", "shall we"]);
+        add(Intent::DrawRequest, if asked { 1.0 } else { 0.4 });
+    }
+    if c.has_any(MEMORY) {
+        add(
+            Intent::AsksMemory,
+            if c.question || c.has("tell me") { 1.0 } else { 0.7 },
+        );
+    }
+    if let Some(w) = position(c) {
+        add(Intent::AsksPosition, w);
+    }
+    if let Some(w) = about_persona(c) {
+        add(Intent::AsksPersona, w);
+    }
+    if c.starts_with_any(GREETINGS) || c.has_any(&["nice to meet you", "how are you", "glhf", "gl hf"]) {
+        add(Intent::Greeting, if c.words().count() <= 6 { 1.0 } else { 0.7 });
+    }
+    let glad_to_see = c.has_any(&["nice to see you", "good to see you", "great to see you"]);
+    if glad_to_see {
+        add(Intent::Greeting, 0.9);
+    }
+    if c.has_any(FAREWELLS) && !glad_to_see {
+        add(Intent::Farewell, 0.9);
+    }
+    if c.has_any(THANKS) {
+        add(Intent::Thanks, 0.9);
+    }
+    if c.has_any(COMPLIMENTS) {
+        add(Intent::Compliment, 0.8);
+    } else if c.has_any(&["wow", "whoa", "nice", "cool"]) {
+        add(Intent::Compliment, 0.5);
+    }
+    if c.has_any(TRASH) {
+        add(Intent::TrashTalk, 0.8);
+    }
+    if c.has_any(APOLOGY) {
+        add(Intent::Apology, 0.85);
+    }
+    if !c.question && c.first_person() {
+        // Said to the persona ("my grandma plays better than you"), it is
+        // less about the player than about the persona.
+        let to_you = c.has_any(&["you", "your", "you're"]);
+        if preference(c) {
+            add(Intent::Preference, if to_you { 0.6 } else { 0.9 });
+        } else if c.has_any(LIFE) && !to_you {
+            add(Intent::SelfDisclosure, 0.85);
+        } else {
+            add(Intent::SelfDisclosure, 0.5);
+        }
+    }
+    found
+}
+
+fn preference(c: &Clause) -> bool {
+    let likes = c.has_any(LIKES);
+    let chess = c.has_any(CHESS_TASTES) || !crate::chess::openings::book().named(&c.text).is_empty();
+    likes && chess
+}
+
+/// About the board: who is better, why a move, was it a blunder.
+fn position(c: &Clause) -> Option<f32> {
+    let plain = [
+        "am i winning",
+        "am i losing",
+        "am i better",
+        "am i worse",
+        "who's better",
+        "who is better",
+        "who's winning",
+        "who is winning",
+        "eval",
+        "evaluation",
+        "best move",
+        "is it lost",
+        "is this lost",
+        "is it winning",
+        "is this winning",
+        "is it a draw",
+        "is this a draw",
+        "is it drawn",
+        "is this drawn",
+        "good move",
+        "bad move",
+        "blunder",
+        "blundered",
+        "mistake",
+        "threat",
+        "threatening",
+        "your plan",
+        "hanging",
+        "what should i",
+        "how do i",
+        "position",
+        "still in it",
+        "any chance",
+        "was that good",
+        "was that bad",
+        "inaccuracy",
+        "good for me",
+        "bad for me",
+        "should i",
+        "trade",
+        "exchange",
+        "castle",
+        "what did i miss",
+        "did i miss",
+    ];
+    let why_move = c.has("why") && (c.words().any(is_san) || c.has_any(&["that move", "this move", "did you", "not"]));
+    match (c.has_any(&plain) || why_move, c.question) {
+        (true, true) => Some(1.0),
+        (true, false) => Some(0.45),
+        _ => None,
+    }
+}
+
+/// A question put to the persona about itself.
+fn about_persona(c: &Clause) -> Option<f32> {
+    let specific = [
+        "about yourself",
+        "where are you from",
+        "where did you learn",
+        "who taught you",
+        "how long have you",
+        "your favourite",
+        "your favorite",
+        "your rating",
+        "your elo",
+        "are you always",
+        "do you play",
+        "do you like",
+        "do you enjoy",
+        "what do you do",
+        "are you a",
+        "are you an",
+        "are you human",
+        "are you a bot",
+        "your name",
+        "your style",
+        "how old are you",
+    ];
+    if c.has_any(&specific) && (c.question || c.has("tell me")) {
+        return Some(0.9);
+    }
+    let to_you = c.has_any(&["you", "your", "yourself", "you're"]);
+    (c.question && to_you).then_some(0.6)
+}
+
+/// "Nf6", "exd5", "O-O", "e4", "Qxf7#": a move in SAN.
+pub fn is_san(word: &str) -> bool {
+    let w = word.trim_end_matches(['+', '#', '?', '!']);
+    if matches!(w, "o-o" | "o-o-o" | "0-0" | "0-0-0") {
+        return true;
+    }
+    let b = w.as_bytes();
+    let square = |s: &[u8]| s.len() == 2 && (b'a'..=b'h').contains(&s[0]) && (b'1'..=b'8').contains(&s[1]);
+    match b.len() {
+        2 => square(b),
+        3..=6 => {
+            let piece = matches!(b[0], b'n' | b'b' | b'r' | b'q' | b'k');
+            let pawn_capture = (b'a'..=b'h').contains(&b[0]) && b[1] == b'x';
+            (piece || pawn_capture) && square(&b[b.len() - 2..])
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,105 @@
+//! Intents and facts on lines a club player types (rules only: the vote by
+//! meaning needs the model and is measured by `kibitz bench chat`).
+
+use super::*;
+
+fn heard(line: &str) -> Heard {
+    Listener::default().hear(line, None, "Newcomer")
+}
+
+#[test]
+fn plain_words_decide_the_intent() {
+    let cases = [
+        ("Hi! I'm new here, I learned chess from my dad.", Intent::SelfDisclosure),
+        (
+            "Wow, that was a sharp move. Are you always this aggressive?",
+            Intent::AsksPersona,
+        ),
+        (
+            "I love the Italian game, it's my favourite opening.",
+            Intent::Preference,
+        ),
+        ("Do you remember me?", Intent::AsksMemory),
+        ("Hello! Do you remember me?", Intent::AsksMemory),
+        ("What did I play last time?", Intent::AsksMemory),
+        ("why Nf6?", Intent::AsksPosition),
+        ("was that a blunder?", Intent::AsksPosition),
+        ("am I winning?", Intent::AsksPosition),
+        ("draw?", Intent::DrawRequest),
+        ("oops misclick, can I take that back", Intent::TakebackRequest),
+        ("thanks!", Intent::Thanks),
+        ("gg wp", Intent::Compliment),
+        ("is that all you've got?", Intent::TrashTalk),
+        ("sorry, long day at work", Intent::Apology),
+        ("bye, see you next week", Intent::Farewell),
+        ("hey there", Intent::Greeting),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .map(|(line, want)| (line, want, heard(line).intent))
+        .filter(|(_, want, got)| *want != got)
+        .map(|(line, want, got)| format!("{line}: {got}, not {want}"))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn facts_are_kept_in_the_third_person_and_pleasantries_are_not() {
+    assert_eq!(
+        heard("Hi! I'm new here, I learned chess from my dad.").facts,
+        ["Newcomer learned chess from their dad."]
+    );
+    assert_eq!(
+        heard("I love the Italian game, it's my favourite opening.").facts,
+        ["Newcomer loves the Italian game, it's their favourite opening."]
+    );
+    assert_eq!(
+        heard("I work as a nurse on nights").facts,
+        ["Newcomer works as a nurse on nights."]
+    );
+    assert_eq!(heard("My wife teaches maths").facts, ["Newcomer's wife teaches maths."]);
+    assert_eq!(heard("I'm a retired postman").facts, ["Newcomer is a retired postman."]);
+    assert_eq!(
+        heard("I always play the London").facts,
+        ["Newcomer always plays the London."]
+    );
+    for nothing in [
+        "Do you remember me?",
+        "Hello! Do you remember me?",
+        "I'm so tired tonight",
+        "I think I'm lost here",
+        "I'm new here",
+        "thanks, I'm fine",
+        "I'll take the pawn",
+        "I'm Newcomer",
+        "e4",
+    ] {
+        assert!(heard(nothing).facts.is_empty(), "{nothing}: {:?}", heard(nothing).facts);
+    }
+}
+
+#[test]
+fn verbs_follow_their_new_subject() {
+    assert_eq!(third_person("I study physics", "Bo"), "Bo studies physics");
+    assert_eq!(third_person("I watch every game", "Bo"), "Bo watches every game");
+    assert_eq!(third_person("I don't like blitz", "Bo"), "Bo doesn't like blitz");
+    assert_eq!(third_person("I grew up in Lagos", "Bo"), "Bo grew up in Lagos");
+    assert_eq!(
+        third_person("My sister and I play on Sundays", "Bo"),
+        "Bo's sister and Bo play on Sundays"
+    );
+    assert_eq!(
+        third_person("I've played for ten years", "Bo"),
+        "Bo has played for ten years"
+    );
+}
+
+#[test]
+fn moves_in_san_are_recognised() {
+    for san in ["nf6", "e4", "exd5", "o-o", "qxf7#", "bb5+"] {
+        assert!(rules::is_san(san), "{san}");
+    }
+    for word in ["hello", "i", "e9", "night"] {
+        assert!(!rules::is_san(word), "{word}");
+    }
+}
