@@ -45,9 +45,6 @@ pub struct MemoryConfig {
     pub high_importance: f32,
     /// When the consolidation job runs (6-field cron, UTC); it also runs after every match.
     pub consolidate_cron: String,
-    /// The scripted brain (no language model) notes at most one thing the
-    /// player says per match this often; a model judges for itself.
-    pub remark_gap_secs: u64,
     /// A memory also takes the (at most two) concepts whose phrase its
     /// meaning is at least this close to (cosine); 1: by words only. On the
     /// recall set's 45 memories the right concept sits at 0.50-0.69 and
@@ -66,7 +63,6 @@ impl Default for MemoryConfig {
             decay_floor: 0.5,
             high_importance: 0.8,
             consolidate_cron: "0 30 3 * * *".into(),
-            remark_gap_secs: 120,
             concept_min_similarity: 0.6,
         }
     }
@@ -289,7 +285,6 @@ impl Config {
             recall: file.recall.unwrap_or_default(),
             memory: MemoryConfig {
                 consolidate_cron: env("KIBITZ_CONSOLIDATE_CRON").unwrap_or(memory.consolidate_cron),
-                remark_gap_secs: parse_env(&env, "KIBITZ_REMARK_GAP_SECS")?.unwrap_or(memory.remark_gap_secs),
                 ..memory
             },
             llm: {
@@ -444,7 +439,7 @@ mod tests {
         assert!(err.to_string().contains("colour"), "{err}");
         let err = Config::from_toml("[recall]\nchat_query_model_share = 1.5", |_| None).unwrap_err();
         assert!(err.to_string().contains("recall.chat_query_model_share"), "{err}");
-        let err = Config::from_toml("", |k| (k == "KIBITZ_REMARK_GAP_SECS").then(|| "-1".into())).unwrap_err();
-        assert!(err.to_string().contains("KIBITZ_REMARK_GAP_SECS"), "{err}");
+        let err = Config::from_toml("", |k| (k == "KIBITZ_MEMORY_WRITES_PER_MINUTE").then(|| "-1".into())).unwrap_err();
+        assert!(err.to_string().contains("KIBITZ_MEMORY_WRITES_PER_MINUTE"), "{err}");
     }
 }

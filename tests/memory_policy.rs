@@ -330,27 +330,46 @@ async fn a_games_end_after_a_restart_embeds_only_what_it_saves() {
     assert_eq!(runs, saved as u64, "{saved} memories saved in {runs} model runs");
 }
 
-/// With no language model, a match notes one remark per `remark_gap_secs`:
-/// the second line within the gap is answered, not remembered.
+/// With no language model, what a player tells of themselves is kept as a
+/// fact in the third person, every time, and pleasantries and questions
+/// never: the listener decides, not a clock.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_match_notes_one_remark_per_gap() {
-    let server = Server::start_with(&[("KIBITZ_REMARK_GAP_SECS", "3600")]).await;
+async fn facts_are_remembered_and_pleasantries_are_not() {
+    let server = Server::start().await;
     let pat = server.new_player("Pat").await;
     let (m, _) = server.new_match(&pat, "pip", "white").await;
     let noted = |events: &[Value]| events.iter().filter(|e| e["type"] == "memory_saved").count();
+    for pleasantry in [
+        "Hello! Do you remember me?",
+        "Do you remember me?",
+        "thanks!",
+        "nice move",
+    ] {
+        let events = chat(&server, &m, pleasantry).await;
+        assert_eq!(noted(&events), 0, "{pleasantry}: {events:?}");
+        assert!(
+            events.iter().any(|e| e["type"] == "message"),
+            "{pleasantry} is answered"
+        );
+    }
     assert_eq!(
         noted(&chat(&server, &m, "I teach maths at the village school").await),
         1
     );
-    let second = chat(&server, &m, "My daughter plays in the county league").await;
-    assert_eq!(noted(&second), 0, "{second:?}");
-    assert!(
-        second.iter().any(|e| e["type"] == "message"),
-        "still answered: {second:?}"
+    assert_eq!(
+        noted(&chat(&server, &m, "My daughter plays in the county league").await),
+        1
     );
     let remembered = own(&server, &pat, "").await;
-    assert_eq!(mentioning(&remembered, "county league").len(), 0, "{remembered:?}");
-    assert_eq!(mentioning(&remembered, "village school").len(), 1, "{remembered:?}");
+    let texts = |words: &str| -> Vec<String> {
+        mentioning(&remembered, words)
+            .iter()
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(texts("village school"), ["Pat teaches maths at the village school."]);
+    assert_eq!(texts("county league"), ["Pat's daughter plays in the county league."]);
+    assert!(mentioning(&remembered, "remember").is_empty(), "{remembered:?}");
 }
 
 /// The model runs a resignation causes: from an idle embedder (start-up

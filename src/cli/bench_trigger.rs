@@ -120,7 +120,8 @@ async fn bench_size(config: &Config, size: usize, fires: usize) -> anyhow::Resul
         db: db.clone(),
         memory: memory.clone(),
         subconscious: Subconscious::new(memory.clone(), config.recall.clone()),
-        brain: Arc::new(ScriptedBrain::default()),
+        listener: Default::default(),
+        brain: Arc::new(ScriptedBrain),
         sampling: config.llm.main,
         sub_sampling: config.llm.subconscious,
     };

@@ -36,6 +36,15 @@ pub struct Heard {
     pub by: &'static str,
 }
 
+/// Where the examples' vectors are kept: beside the model that made them.
+pub fn cache_path(models_dir: &std::path::Path) -> std::path::PathBuf {
+    models_dir.join("intents.vec")
+}
+
+/// The listener a server shares: rules only until the examples' vectors
+/// are ready (embedded in the background at start, or read from the cache).
+pub type SharedListener = std::sync::Arc<std::sync::OnceLock<Listener>>;
+
 /// The example lines' vectors, embedded once at start (`examples`).
 #[derive(Debug, Clone, Default)]
 pub struct Listener {

@@ -158,11 +158,19 @@ pub fn read(c: &Clause) -> Vec<(Intent, f32)> {
             if c.question || c.has("tell me") { 1.0 } else { 0.7 },
         );
     }
-    if let Some(w) = position(c) {
+    let board = position(c);
+    if let Some(w) = board {
         add(Intent::AsksPosition, w);
     }
-    if let Some(w) = about_persona(c) {
+    let persona = about_persona(c);
+    if let Some(w) = persona {
         add(Intent::AsksPersona, w);
+    }
+    // "Who taught me chess?", "what's my job?": a question about the player
+    // is one about what the persona remembers of them.
+    let about_me = c.question && c.has_any(&["me", "my"]) && !c.has("tell me");
+    if about_me && board.is_none() && persona.is_none_or(|w| w < 0.9) && !c.has_any(TAKEBACK) {
+        add(Intent::AsksMemory, 0.8);
     }
     if c.starts_with_any(GREETINGS) || c.has_any(&["nice to meet you", "how are you", "glhf", "gl hf"]) {
         add(Intent::Greeting, if c.words().count() <= 6 { 1.0 } else { 0.7 });

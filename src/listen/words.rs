@@ -210,7 +210,8 @@ pub(super) const APOLOGY: &[&str] = &[
     "not my day",
     "brain is fried",
     "half asleep",
-    "asleep",
+    "falling asleep",
+    "fall asleep",
     "pardon",
     "excuse the",
 ];

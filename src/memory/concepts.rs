@@ -336,7 +336,9 @@ pub fn memory_tags(content: &str, memory_type: MemoryType, opening: Option<&str>
         memory_type,
         MemoryType::PlayerBehavior | MemoryType::GameContext | MemoryType::Pattern
     );
-    let opening = opening.filter(|_| about_the_game);
+    // One that names an opening itself ("loves the Italian") is about that one.
+    let names_one = tags.iter().any(|t| t.starts_with("opening:"));
+    let opening = opening.filter(|_| about_the_game && !names_one);
     for tag in by_type {
         push_unique(&mut tags, tag.to_string());
     }

@@ -24,7 +24,9 @@ pub enum PersonaError {
     Duplicate { path: PathBuf, id: String },
 }
 
-const PLACEHOLDERS: [&str; 6] = ["player", "persona", "move", "piece", "result", "memory"];
+const PLACEHOLDERS: [&str; 8] = [
+    "player", "persona", "move", "piece", "result", "memory", "answer", "echo",
+];
 const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// Loads every `*.toml` in `dir`, sorted by file name.
@@ -125,12 +127,37 @@ fn validate(p: &Persona) -> Result<(), Problem> {
     }
     validate_idle(p)?;
     validate_lines(p)?;
+    validate_chat(p)?;
     for (event, mood) in p.moods.all() {
         if !p.emotions.iter().any(|e| e == mood) {
             return bad(
                 &format!("moods.{event}"),
                 format!("'{mood}' is not one of the declared emotions"),
             );
+        }
+    }
+    Ok(())
+}
+
+/// `[chat]` keys are intents; an intent that asks must be answered
+/// ({answer}) and one that tells must be heard ({echo}).
+fn validate_chat(p: &Persona) -> Result<(), Problem> {
+    use crate::listen::Intent;
+    for (key, lines) in &p.chat {
+        let field = format!("chat.{key}");
+        let Some(intent) = Intent::parse(key) else {
+            let names: Vec<&str> = Intent::ALL.iter().map(|i| i.as_str()).collect();
+            return Err((field, format!("is not an intent (one of: {})", names.join(", "))));
+        };
+        let needed = match intent {
+            Intent::AsksMemory | Intent::AsksPersona | Intent::AsksPosition | Intent::DrawRequest => Some("{answer}"),
+            Intent::SelfDisclosure | Intent::Preference => Some("{echo}"),
+            _ => None,
+        };
+        if let Some(needed) = needed
+            && let Some(i) = lines.iter().position(|l| !l.text.contains(needed))
+        {
+            return Err((format!("{field}[{i}].text"), format!("must say {needed}")));
         }
     }
     Ok(())
@@ -155,8 +182,12 @@ fn validate_idle(p: &Persona) -> Result<(), Problem> {
 }
 
 fn validate_lines(p: &Persona) -> Result<(), Problem> {
-    for (event, lines) in p.lines.all() {
-        let field = format!("lines.{event}");
+    let events = p.lines.all().map(|(event, lines)| (format!("lines.{event}"), lines));
+    let chat = p
+        .chat
+        .iter()
+        .map(|(intent, lines)| (format!("chat.{intent}"), lines.as_slice()));
+    for (field, lines) in events.into_iter().chain(chat) {
         if lines.is_empty() {
             return Err((field, "give at least one line".into()));
         }
@@ -194,12 +225,37 @@ fn check_placeholders(text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::personas::Line;
 
     #[test]
     fn placeholders_are_checked() {
         assert!(check_placeholders("Hello {player}, {move}!").is_ok());
         assert!(check_placeholders("Hello {name}").unwrap_err().contains("{name}"));
         assert!(check_placeholders("Hello {player").is_err());
+    }
+
+    #[test]
+    fn chat_lines_are_keyed_by_intent_and_answer_what_they_are_asked() {
+        let mut pip = load_dir(&crate::personas::shipped_dir())
+            .unwrap()
+            .into_iter()
+            .find(|p| p.id == "pip")
+            .unwrap();
+        assert!(validate(&pip).is_ok());
+        let line = |text: &str| Line {
+            text: text.into(),
+            tone: pip.tones[0].clone(),
+        };
+        pip.chat.insert("gossip".into(), vec![line("Psst!")]);
+        let (field, problem) = validate(&pip).unwrap_err();
+        assert_eq!(field, "chat.gossip");
+        assert!(problem.contains("asks_memory"), "{problem}");
+        pip.chat.remove("gossip");
+        pip.chat
+            .insert("asks_memory".into(), vec![line("I remember everything!")]);
+        assert_eq!(validate(&pip).unwrap_err().0, "chat.asks_memory[0].text");
+        pip.chat.insert("asks_memory".into(), vec![]);
+        assert_eq!(validate(&pip).unwrap_err().0, "chat.asks_memory");
     }
 
     #[test]

@@ -31,6 +31,12 @@ pub struct Persona {
     /// Shared, read-only memories every player may hear about.
     pub lore: Vec<String>,
     pub lines: Lines,
+    /// Its words per chat intent (`listen::Intent` names: `asks_memory`,
+    /// `compliment`, ...), optional: an intent it does not word gets a
+    /// plain line. Besides {player} and {persona}: {answer} (what is known
+    /// that answers a question) and {echo} (what the player told, said back).
+    #[serde(default)]
+    pub chat: std::collections::BTreeMap<String, Vec<Line>>,
     pub moods: Moods,
 }
 

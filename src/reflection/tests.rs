@@ -41,6 +41,7 @@ fn the_worst_swings_are_the_key_moments_and_the_summary_states_facts() {
         draws: 0,
         streak: Some(("user_lost".into(), 2)),
         usual_openings: Vec::new(),
+        last_game: None,
     };
     let facts = MatchFacts {
         persona_name: "Pip",

@@ -96,10 +96,8 @@ pub struct MatchActor {
     pub(super) done: bool,
     /// Per ply: the engine's odds after the move (None where it had no time).
     pub(super) odds: Vec<Option<MoveOdds>>,
-    /// When this match last noted something the player said (a
-    /// player-observation memory); the scripted brain notes one remark at
-    /// most every few minutes.
-    pub(super) remark_noted_at: Option<DateTime<Utc>>,
+    /// The persona's latest messages in this match (`GameContext::said`).
+    pub(super) said: Vec<String>,
     /// When the side to move got the move (the match's start or load, or
     /// the last move), and how long the player thought over their last
     /// move: a long think or an instant move is part of the moment, and
@@ -429,9 +427,14 @@ impl MatchActor {
         if let Some(emotion) = outcome.emotion {
             self.emotion = emotion;
         }
-        if outcome.noted_remark {
-            self.remark_noted_at = Some(ctx.now);
-        }
+        let spoken = outcome
+            .events
+            .iter()
+            .filter(|e| e.kind == "message" && e.data["sender"] == "persona")
+            .filter_map(|e| e.data["content"].as_str());
+        self.said.extend(spoken.map(str::to_string));
+        let over = self.said.len().saturating_sub(crate::triggers::SAID_KEPT);
+        self.said.drain(..over);
         events.extend(outcome.events);
         Ok(())
     }
@@ -449,7 +452,7 @@ impl MatchActor {
             odds: &self.odds,
         };
         let mut ctx = GameContext::build(parts, &self.game);
-        ctx.remark_noted_at = self.remark_noted_at;
+        ctx.said = self.said.clone();
         ctx.user_think_secs = self.last_think.map(|d| d.num_milliseconds() as f64 / 1000.0);
         ctx.player_local_time = self.utc_offset_minutes.map(|m| {
             let local = ctx.now + chrono::Duration::minutes(i64::from(m));

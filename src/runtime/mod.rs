@@ -4,6 +4,7 @@
 
 mod actor;
 mod error;
+mod history;
 mod idle;
 mod marker;
 mod odds;
@@ -298,7 +299,7 @@ impl Runtime {
             inbox: inbox.downgrade(),
             done: false,
             odds,
-            remark_noted_at: None,
+            said: Vec::new(),
             to_move_since: chrono::Utc::now(),
             last_think: None,
             brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),

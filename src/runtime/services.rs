@@ -13,6 +13,7 @@ use crate::agent::{LlmAgent, ScriptedBrain};
 use crate::chess::engine::{self, Engine};
 use crate::config::Config;
 use crate::config::redact::redact_url;
+use crate::listen;
 use crate::llm::LlmPool;
 use crate::memory::Scope;
 use crate::memory::edge::EdgeStore;
@@ -85,6 +86,8 @@ impl Services {
         let db = Db::connect(&config.database_url).await?;
         let memory = open_memory(&config, db.clone(), &personas, (unclean, &marker)).await?;
         pin_situations(&memory, &config.models_dir);
+        let listener = listen::SharedListener::default();
+        pin_intents(&memory, &config.models_dir, &listener);
         let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
         let analyst = match config.eval_deep_nodes {
             0 => None,
@@ -116,9 +119,10 @@ impl Services {
             db: db.clone(),
             memory: memory.clone(),
             subconscious: Subconscious::new(memory.clone(), config.recall.clone()),
+            listener,
             brain: match &llm {
                 Some(_) => Arc::new(LlmAgent::new()),
-                None => Arc::new(ScriptedBrain::with_remark_gap(config.memory.remark_gap_secs)),
+                None => Arc::new(ScriptedBrain),
             },
             sampling: config.llm.main,
             sub_sampling: config.llm.subconscious,
@@ -171,6 +175,26 @@ impl MemoryOnly {
             _data_lock: data_lock,
         })
     }
+}
+
+/// Embeds the listener's example lines in the background (or loads them
+/// from beside the model); chat lines are read by rules alone until then.
+fn pin_intents(memory: &MemoryService, models_dir: &Path, listener: &listen::SharedListener) {
+    let (memory, cache, listener) = (memory.clone(), listen::cache_path(models_dir), listener.clone());
+    tokio::spawn(async move {
+        let texts = listen::Listener::example_texts();
+        let pinned = memory.pin_queries(texts.clone(), &cache).await;
+        match pinned.map_err(|e| e.to_string()) {
+            // Pinned: these come from the memo, without a model run.
+            Ok(_) => match memory.embedder().embed_memoized(texts).await {
+                Ok(vectors) => {
+                    let _ = listener.set(listen::Listener::new(vectors));
+                }
+                Err(e) => tracing::warn!("chat intents by rules only: {e}"),
+            },
+            Err(e) => tracing::warn!("chat intents by rules only: {e}"),
+        }
+    });
 }
 
 /// Embeds the subconscious's situation sentences in the background (or

@@ -9,21 +9,16 @@ use super::actor::MatchActor;
 use super::error::RuntimeError;
 use super::odds::KnownScores;
 use super::timing::Phase;
-use crate::chess::openings::book;
-use crate::chess::{Game, GameEnd};
+use crate::chess::GameEnd;
 use crate::events::MatchEvent;
 use crate::memory::Scope;
 use crate::moves::{Driven, decide_move};
-use crate::store::{DomainWrite, MatchRow};
-use crate::triggers::{MatchHistory, MoveFact, Trigger, TriggerKind, UsualOpening};
+use crate::store::DomainWrite;
+use crate::triggers::{MoveFact, Trigger, TriggerKind};
 
 /// Twenty moves each without a capture or pawn move, material level: the
 /// persona proposes a draw.
 const DRAW_OFFER_HALFMOVES: u32 = 40;
-
-/// How many of the player's latest games with this match's colour tell
-/// their usual openings.
-const USUAL_OPENING_GAMES: usize = 10;
 
 type Events = Vec<MatchEvent>;
 
@@ -151,48 +146,6 @@ impl MatchActor {
             }
         });
         Ok(())
-    }
-
-    pub(super) async fn load_history(&self) -> Result<MatchHistory, RuntimeError> {
-        let rows = self
-            .svc
-            .db
-            .finished_matches(self.player.id, &self.persona.id, 50)
-            .await?;
-        let results: Vec<Option<bool>> = rows
-            .iter()
-            .map(|r| match r.result.as_deref() {
-                Some("1-0") => Some(r.user_color == "white"),
-                Some("0-1") => Some(r.user_color == "black"),
-                _ => None,
-            })
-            .collect();
-        Ok(MatchHistory {
-            usual_openings: self.usual_openings(&rows).await?,
-            ..MatchHistory::from_results(&results)
-        })
-    }
-
-    /// The families the player chose in their latest games (from the start
-    /// position) with the colour they have now.
-    async fn usual_openings(&self, finished: &[MatchRow]) -> Result<Vec<UsualOpening>, RuntimeError> {
-        let colour = if self.user_color.is_white() { "white" } else { "black" };
-        let mut chosen = Vec::new();
-        for row in finished
-            .iter()
-            .filter(|r| r.user_color == colour)
-            .take(USUAL_OPENING_GAMES)
-        {
-            let ucis: Vec<String> = self.svc.db.moves(row.id).await?.into_iter().map(|m| m.uci).collect();
-            match Game::replay(&row.start_fen, &ucis) {
-                Ok(game) if game.is_standard_start() => {
-                    chosen.push(book().chosen_by(&game, self.user_color).map(|f| f.name.clone()));
-                }
-                Ok(_) => {}
-                Err(e) => tracing::warn!(match_id = %row.id, "a stored game does not replay: {e}"),
-            }
-        }
-        Ok(UsualOpening::count(&chosen))
     }
 
     /// Arms the next idle_wait if the user is to move and nudges remain.

@@ -18,7 +18,7 @@ pub fn derive(s: &Situation) -> Vec<Cue> {
     let mut cues = match s.trigger {
         TriggerKind::BeforeMatch => returning(s),
         TriggerKind::OnUserInput => match (&s.chat, s.draw_offer) {
-            (Some(text), _) => said(text),
+            (Some(text), _) => asked(s).unwrap_or_default().into_iter().chain(said(text)).collect(),
             (None, Some(win_pct)) => draw_offer(s, win_pct),
             (None, None) => Vec::new(),
         },
@@ -80,6 +80,21 @@ fn colour(s: &Situation, weight: f32) -> Cue {
     } else {
         Cue::new("as_black", weight, "your defences as Black")
     }
+}
+
+/// A question about the two of them ("do you remember me?", "what did I
+/// play last time?") is answered from what a greeting recalls.
+/// Asked for, a memory may come again although the greeting gave it.
+fn asked(s: &Situation) -> Option<Vec<Cue>> {
+    (s.intent? == crate::listen::Intent::AsksMemory).then(|| {
+        let mut cues = returning(s);
+        // Each question is a reason of its own: asked twice, told twice.
+        let question: String = s.chat.as_deref().unwrap_or_default().chars().take(60).collect();
+        for c in &mut cues {
+            c.reason = format!("you asked \"{question}\": {}", c.reason);
+        }
+        cues
+    })
 }
 
 fn said(text: &str) -> Vec<Cue> {

@@ -40,6 +40,11 @@ impl RecallState {
     fn given_for(&self, id: MemoryId, why: &str) -> bool {
         self.given.get(&id).is_some_and(|(_, reason)| reason == why)
     }
+
+    /// Whether this memory was handed over lately at all.
+    fn given(&self, id: MemoryId) -> bool {
+        self.given.contains_key(&id)
+    }
 }
 
 #[derive(Clone)]
@@ -175,7 +180,11 @@ impl Subconscious {
             words: &words,
         };
         let mut chosen = fuse::rank(found, &evidence, now, &self.config, self.memory.config());
-        chosen.retain(|r| !state.given_for(r.memory.id, &r.why));
+        // The persona's lore is told once in a while, not again for each new
+        // reason: the player's own memories come back when the moment changes.
+        let lore = |r: &Recalled| r.memory.player_id.is_none();
+        let told = |r: &Recalled| state.given_for(r.memory.id, &r.why) || (lore(r) && state.given(r.memory.id));
+        chosen.retain(|r| !told(r));
         let chosen = fuse::choose(chosen, &self.config);
         Ok(hand_over(chosen, state, &situation.summary(), now))
     }
@@ -187,10 +196,7 @@ impl Subconscious {
         if situation.chat.is_none() {
             return wanted;
         }
-        let limits = QueryLimits {
-            max_backlog: self.config.chat_query_max_backlog,
-            max_share: self.config.chat_query_model_share,
-        };
+        let limits = self.query_limits();
         let text = &wanted[0];
         vec![
             self.memory
@@ -202,6 +208,14 @@ impl Subconscious {
 }
 
 impl Subconscious {
+    /// When a chat line's own words may run the model (`recall.chat_query_*`).
+    pub fn query_limits(&self) -> QueryLimits {
+        QueryLimits {
+            max_backlog: self.config.chat_query_max_backlog,
+            max_share: self.config.chat_query_model_share,
+        }
+    }
+
     /// Below this similarity a memory found by meaning alone could never be
     /// handed over (`fuse::rank`), so its row is not even read: cues need
     /// `cue_min_similarity`; a chat line's best match must stand

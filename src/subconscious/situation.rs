@@ -100,6 +100,8 @@ pub struct Situation {
     pub end: Option<(&'static str, Option<bool>)>,
     /// A chat line's own words, searched by meaning as they are.
     pub chat: Option<String>,
+    /// What the chat line is for, as the listener heard it.
+    pub intent: Option<crate::listen::Intent>,
     /// Weighted cues, strongest first, one per tag (`cues::derive`).
     pub cues: Vec<Cue>,
 }
@@ -143,6 +145,7 @@ impl Situation {
             history: ctx.history.clone(),
             end: ctx.end.as_ref().map(|e| (e.termination, e.user_won)),
             chat,
+            intent: trigger.heard.as_ref().map(|h| h.intent),
             cues: Vec::new(),
         };
         s.cues = cues::derive(&s);

@@ -54,6 +54,22 @@ pub struct MatchHistory {
     /// The families the player chose in their latest games with this
     /// match's colour, most often first.
     pub usual_openings: Vec<UsualOpening>,
+    /// The latest of those games.
+    pub last_game: Option<LastGame>,
+}
+
+/// The player's latest finished game with this persona.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct LastGame {
+    pub user_color: String,
+    /// The named opening it passed through, from the start position only.
+    pub opening: Option<String>,
+    /// Some(true): the player won; None: a draw.
+    pub user_won: Option<bool>,
+    /// "checkmate", "resignation", ...
+    pub termination: String,
+    /// Full moves played.
+    pub moves: usize,
 }
 
 /// An opening family the player chose in `games` of their last `of` games
@@ -120,12 +136,17 @@ pub struct GameContext {
     pub position_key: Option<String>,
     /// The player's local weekday and time, when their client gave its offset.
     pub player_local_time: Option<String>,
-    /// When this match last noted something the player said, if it has.
-    pub remark_noted_at: Option<DateTime<Utc>>,
     /// How long the player thought over their last move, in seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub user_think_secs: Option<f64>,
+    /// What the persona said in this match so far, oldest first (the
+    /// latest `SAID_KEPT`): a line is not said twice while others remain.
+    #[serde(skip)]
+    pub said: Vec<String>,
 }
+
+/// How many of the persona's latest messages a match keeps to avoid repeats.
+pub const SAID_KEPT: usize = 64;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct EndFact {
@@ -199,7 +220,7 @@ impl GameContext {
             position_key: (!moves.is_empty() || !game.is_standard_start())
                 .then(|| openings::position_key(game.position())),
             player_local_time: None,
-            remark_noted_at: None,
+            said: Vec::new(),
             user_think_secs: None,
         }
     }
@@ -263,6 +284,7 @@ impl MatchHistory {
             draws: user_results.iter().filter(|r| r.is_none()).count() as u32,
             streak,
             usual_openings: Vec::new(),
+            last_game: None,
         }
     }
 }

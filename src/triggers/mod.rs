@@ -8,7 +8,7 @@ use serde::Serialize;
 
 #[cfg(test)]
 pub use context::test_context;
-pub use context::{ContextParts, EndFact, GameContext, MatchHistory, MoveFact, UsualOpening};
+pub use context::{ContextParts, EndFact, GameContext, LastGame, MatchHistory, MoveFact, SAID_KEPT, UsualOpening};
 pub use pipeline::{MatchSide, Phases, Pipeline, TriggerOutcome};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -53,6 +53,9 @@ pub struct Trigger {
     /// memory made now is made from them, and forgetting it forgets them.
     #[serde(skip)]
     pub words_seq: Option<i64>,
+    /// What the listener heard in a chat line (set by the pipeline).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heard: Option<crate::listen::Heard>,
 }
 
 impl Trigger {
@@ -62,6 +65,7 @@ impl Trigger {
             input: None,
             nudge: 0,
             words_seq: None,
+            heard: None,
         }
     }
 
@@ -71,6 +75,7 @@ impl Trigger {
             input: Some(input),
             nudge: 0,
             words_seq: None,
+            heard: None,
         }
     }
 
@@ -88,6 +93,7 @@ impl Trigger {
             input: None,
             nudge,
             words_seq: None,
+            heard: None,
         }
     }
 }

@@ -8,15 +8,16 @@ use std::time::Instant;
 use chrono::Utc;
 use serde_json::json;
 
-use super::{GameContext, Trigger};
-use crate::actions::{self, Action, Decision, ExecContext};
+use super::{GameContext, Trigger, UserInput};
+use crate::actions::{self, Decision, ExecContext};
 use crate::agent::{Brain, BrainInput};
 use crate::config::RoleConfig;
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MemoryId;
+use crate::listen::{Heard, Listener, SharedListener};
 use crate::llm::ChatModel;
+use crate::memory::MemoryService;
 use crate::memory::Recalled;
-use crate::memory::{MemoryService, MemoryType};
 use crate::personas::Persona;
 use crate::store::{Db, DomainWrite, StoreError, Trace, TriggerLogEntry};
 use crate::subconscious::{Recall, RecallState, Subconscious};
@@ -26,6 +27,8 @@ pub struct Pipeline {
     pub db: Db,
     pub memory: MemoryService,
     pub subconscious: Subconscious,
+    /// Reads a chat line's intent and facts before anything recalls or speaks.
+    pub listener: SharedListener,
     pub brain: Arc<dyn Brain>,
     /// Sampling for the main agent's LLM calls.
     pub sampling: RoleConfig,
@@ -38,9 +41,6 @@ pub struct TriggerOutcome {
     pub events: Vec<MatchEvent>,
     /// The persona's emotion after this trigger, if it changed.
     pub emotion: Option<String>,
-    /// A player-observation memory was saved: the player said something
-    /// worth noting (the scripted brain notes one per few minutes).
-    pub noted_remark: bool,
     /// Where the time went, for benchmarks and the admin status.
     pub phases: Phases,
 }
@@ -81,10 +81,11 @@ pub struct MatchSide<'a> {
 impl Pipeline {
     pub async fn fire(
         &self,
-        trigger: Trigger,
+        mut trigger: Trigger,
         ctx: &GameContext,
         side: MatchSide<'_>,
     ) -> Result<TriggerOutcome, StoreError> {
+        trigger.heard = self.hear(&trigger, ctx).await;
         let started = Instant::now();
         let fired_at = Utc::now();
         let kind = trigger.kind.as_str();
@@ -143,24 +144,15 @@ impl Pipeline {
         };
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
         phases.actions = split();
-        let noted_remark = executed.iter().any(|e| {
-            e.skipped.is_none()
-                && matches!(
-                    e.action,
-                    Action::SaveMemory {
-                        memory_type: MemoryType::PlayerObservation,
-                        ..
-                    }
-                )
-        });
-
         let emotion = events
             .iter()
             .rev()
             .find(|e| e.kind == "emotion")
             .and_then(|e| e.data["emotion"].as_str())
             .map(str::to_string);
-        let log = json!({ "brain": self.brain.name(), "thinking": thinking, "executed": executed });
+        let log = json!({
+            "brain": self.brain.name(), "thinking": thinking, "heard": trigger.heard, "executed": executed,
+        });
         let turn = (events[0].seq, side.emitter.last_seq());
         let entry = TriggerLogEntry {
             match_id: side.emitter.match_id(),
@@ -181,9 +173,29 @@ impl Pipeline {
         Ok(TriggerOutcome {
             events,
             emotion,
-            noted_remark,
             phases,
         })
+    }
+}
+
+impl Pipeline {
+    /// A chat line's intent and facts: by its words, and by its meaning when
+    /// the model can afford the line (its recall then finds the vector in
+    /// the memo; under load, rules alone decide).
+    async fn hear(&self, trigger: &Trigger, ctx: &GameContext) -> Option<Heard> {
+        let Some(UserInput::Chat { text }) = &trigger.input else {
+            return None;
+        };
+        let embedder = self.memory.embedder();
+        let limits = self.subconscious.query_limits();
+        let affordable = embedder.affordable(text, crate::subconscious::situation::CHATTING, limits) == text;
+        let vector = match affordable {
+            true => embedder.embed_one(text).await.ok(),
+            false => None,
+        };
+        let rules_only = Listener::default();
+        let listener = self.listener.get().unwrap_or(&rules_only);
+        Some(listener.hear(text, vector.as_deref(), &ctx.player_name))
     }
 }
 

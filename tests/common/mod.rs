@@ -146,9 +146,6 @@ impl Server {
             .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
             .env("KIBITZ_WEB_DIR", repo().join("web/dist"))
             .env("KIBITZ_ENGINE_MOVETIME_MS", "30")
-            // Tests chat several times in a row and check what became of
-            // each remark; the default gap has its own unit test.
-            .env("KIBITZ_REMARK_GAP_SECS", "0")
             // Only the LLM a test names: never a developer's local Ollama.
             .env("KIBITZ_LLM_DETECT_OLLAMA", "false")
             .env_remove("KIBITZ_LLM_URL")

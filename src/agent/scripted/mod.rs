@@ -10,35 +10,9 @@ use crate::memory::{MemoryType, Recalled};
 use crate::personas::{Line, LineEvent, Persona};
 use crate::triggers::{GameContext, MoveFact, TriggerKind, UserInput};
 
-/// A chat message this long (in words) is worth remembering.
-const MEMORABLE_CHAT_WORDS: usize = 3;
-const CHAT_EXCERPT_CHARS: usize = 160;
-/// A recalled memory this similar to what the user said gets mentioned.
-const MENTION_SCORE: f32 = 0.5;
-
-pub struct ScriptedBrain {
-    /// One remark noted per match at most this often (`memory.remark_gap_secs`).
-    /// With no model to judge what matters, noting every line would bury the
-    /// few that do among pleasantries (in the review page and in recall), and
-    /// each costs a model run: a chatty player's every ten seconds was most
-    /// of the model's time.
-    remark_gap: chrono::TimeDelta,
-}
-
-impl Default for ScriptedBrain {
-    fn default() -> Self {
-        ScriptedBrain::with_remark_gap(crate::config::MemoryConfig::default().remark_gap_secs)
-    }
-}
-
-impl ScriptedBrain {
-    pub fn with_remark_gap(secs: u64) -> ScriptedBrain {
-        let secs = i64::try_from(secs).unwrap_or(i64::MAX);
-        ScriptedBrain {
-            remark_gap: chrono::TimeDelta::try_seconds(secs).unwrap_or(chrono::TimeDelta::MAX),
-        }
-    }
-}
+/// Says persona lines filled with true facts; needs no model.
+#[derive(Default)]
+pub struct ScriptedBrain;
 
 #[async_trait]
 impl Brain for ScriptedBrain {
@@ -53,7 +27,7 @@ impl Brain for ScriptedBrain {
             TriggerKind::BeforeAgentMove => before_agent_move(&input),
             TriggerKind::IdleWait => idle(&input),
             // A chat reply brings up related memories itself.
-            TriggerKind::OnUserInput => return Ok(on_user_input(&input, self.remark_gap)),
+            TriggerKind::OnUserInput => return Ok(on_user_input(&input)),
             TriggerKind::AfterMatch => after_match(&input),
         };
         if let Some(reminder) = board_reminder(&input) {
@@ -64,14 +38,26 @@ impl Brain for ScriptedBrain {
     }
 }
 
-/// The board itself reminded the persona of something: say so.
+/// The board itself reminded the persona of something: say so (but not
+/// what the greeting already told).
 fn board_reminder(input: &BrainInput<'_>) -> Option<Action> {
-    let r = input.memories.iter().find(|r| !r.why.is_empty())?;
+    let greeted = (input.trigger.kind == TriggerKind::BeforeMatch)
+        .then(|| greeting_memory(input))
+        .flatten()
+        .map(|r| r.memory.id);
+    let r = input
+        .memories
+        .iter()
+        .find(|r| !r.why.is_empty() && Some(r.memory.id) != greeted)?;
     Some(Action::say(reminder(r), &input.persona.tones[0]))
 }
 
 /// "That reminds me, <why>: “<memory>”".
 fn reminder(r: &Recalled) -> String {
+    // The persona's own lore is no reminder of the player.
+    if r.memory.created_by == crate::memory::CreatedBy::PersonaLore {
+        return format!("Speaking of which: {}", quoted(&r.memory.content));
+    }
     match r.why.as_str() {
         "" => format!("That reminds me: {}", quoted(&r.memory.content)),
         why => format!("That reminds me, {why}: {}", quoted(&r.memory.content)),
@@ -116,17 +102,80 @@ impl Speaker<'_> {
 
     fn nth_line(&self, event: LineEvent, n: usize, fill: &Fill<'_>) -> Action {
         let lines: &[Line] = self.persona.lines.for_event(event);
-        let line = &lines[n % lines.len()];
-        let text = line
-            .text
+        let pick = self.fresh(lines, n);
+        let line = &lines[pick];
+        Action::say(self.render(&line.text, fill, &[]), &line.tone)
+    }
+
+    /// One of `lines` with these placeholders filled besides the usual ones.
+    fn pick_from(&self, lines: &[Line], extra: &[(&str, &str)]) -> Action {
+        let line = &lines[self.fresh(lines, self.seed as usize)];
+        Action::say(self.render(&line.text, &Fill::default(), extra), &line.tone)
+    }
+
+    fn render(&self, text: &str, fill: &Fill<'_>, extra: &[(&str, &str)]) -> String {
+        let mut text = text
             .replace("{player}", &self.ctx.player_name)
             .replace("{persona}", &self.persona.name)
             .replace("{move}", fill.mv)
             .replace("{piece}", fill.piece)
             .replace("{result}", fill.result)
             .replace("{memory}", &quoted(fill.memory));
-        Action::say(text, &line.tone)
+        for (key, value) in extra {
+            // "{echo}. Noted!" opens with what the player said: capitalised.
+            let value = match text.starts_with(key) {
+                true => capitalised(value),
+                false => value.to_string(),
+            };
+            text = text.replace(key, &value);
+        }
+        text
     }
+
+    /// From the `n`th on, the first line not said in this match yet (a
+    /// line is its template: "Ha! {answer}" was said whatever it answered);
+    /// when every one was, the one said longest ago, never the last one.
+    fn fresh(&self, lines: &[Line], n: usize) -> usize {
+        let said = &self.ctx.said;
+        let last_said = |i: &usize| said.iter().rposition(|s| says(&lines[*i].text, s));
+        let order = (0..lines.len()).map(|i| (n + i) % lines.len());
+        let unsaid = order.clone().find(|i| last_said(i).is_none());
+        unsaid.or_else(|| order.min_by_key(last_said)).unwrap_or(0)
+    }
+}
+
+/// Whether `text` was said from `template`: its fixed words, in order,
+/// with anything where the placeholders were.
+fn says(template: &str, text: &str) -> bool {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        parts.push(&rest[..open]);
+        rest = rest[open..].find('}').map_or("", |close| &rest[open + close + 1..]);
+    }
+    parts.push(rest);
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if parts.len() == 1 {
+        return text == template;
+    }
+    if !text.starts_with(first) || !text.ends_with(last) || text.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut at = first.len();
+    for part in &parts[1..parts.len() - 1] {
+        match text[at..text.len() - last.len()].find(part) {
+            Some(i) => at += i + part.len(),
+            None => return false,
+        }
+    }
+    true
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
 fn speaker<'a>(input: &'a BrainInput<'_>) -> Speaker<'a> {
@@ -159,10 +208,17 @@ fn player_memories(memories: &[Recalled]) -> impl Iterator<Item = &Recalled> {
     memories.iter().filter(|r| r.memory.player_id.is_some())
 }
 
+/// What a returning player is greeted with: a memory of them recalled for
+/// no reason in particular, else the first one recalled for any.
+fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
+    let mut mine = player_memories(input.memories);
+    let plain = player_memories(input.memories).find(|r| r.why.is_empty());
+    plain.or_else(|| mine.next())
+}
+
 fn greet(input: &BrainInput<'_>) -> Decision {
     let s = speaker(input);
-    // Memories the board brought back are told separately (board_reminder).
-    match player_memories(input.memories).find(|r| r.why.is_empty()) {
+    match greeting_memory(input) {
         Some(best) => Decision {
             thinking: Some(format!("I know {}: {}", input.ctx.player_name, best.memory.content)),
             actions: vec![s.line(
@@ -171,6 +227,20 @@ fn greet(input: &BrainInput<'_>) -> Decision {
                     memory: &best.memory.content,
                     ..Fill::default()
                 },
+            )],
+        },
+        None if input.ctx.history.played > 0 => Decision {
+            thinking: Some(format!(
+                "{} is back; I remember nothing in particular.",
+                input.ctx.player_name
+            )),
+            actions: vec![Action::say(
+                format!(
+                    "Welcome back, {}! That makes game {} between us.",
+                    input.ctx.player_name,
+                    input.ctx.history.played + 1
+                ),
+                &input.persona.tones[0],
             )],
         },
         None => Decision {
@@ -239,7 +309,7 @@ fn idle(input: &BrainInput<'_>) -> Decision {
     }
 }
 
-fn on_user_input(input: &BrainInput<'_>, remark_gap: chrono::TimeDelta) -> Decision {
+fn on_user_input(input: &BrainInput<'_>) -> Decision {
     let s = speaker(input);
     match &input.trigger.input {
         Some(UserInput::DrawOffer { accepted: true }) => decision(
@@ -250,27 +320,16 @@ fn on_user_input(input: &BrainInput<'_>, remark_gap: chrono::TimeDelta) -> Decis
             "Not a draw yet.",
             vec![s.line(LineEvent::DrawDeclined, &Fill::default())],
         ),
-        Some(UserInput::Chat { text }) => chat_reply(input, &s, text, remark_gap),
+        Some(UserInput::Chat { text }) => match &input.trigger.heard {
+            Some(heard) => chat::reply(input, &s, text, heard),
+            // Not heard by the pipeline (a brain driven directly): by rules.
+            None => {
+                let heard = crate::listen::Listener::default().hear(text, None, &input.ctx.player_name);
+                chat::reply(input, &s, text, &heard)
+            }
+        },
         None => Decision::default(),
     }
-}
-
-fn chat_reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, remark_gap: chrono::TimeDelta) -> Decision {
-    let mut actions = vec![s.line(LineEvent::ChatReply, &Fill::default())];
-    let worth_mentioning = |r: &&Recalled| r.similarity >= MENTION_SCORE || !r.why.is_empty();
-    if let Some(related) = input.memories.iter().find(worth_mentioning) {
-        actions.push(Action::say(reminder(related), &input.persona.tones[0]));
-    }
-    let noted_lately = input
-        .ctx
-        .remark_noted_at
-        .is_some_and(|at| input.ctx.now - at < remark_gap);
-    if text.split_whitespace().count() >= MEMORABLE_CHAT_WORDS && !noted_lately {
-        let excerpt: String = text.chars().take(CHAT_EXCERPT_CHARS).collect();
-        let note = format!("{} told me: \"{}\"", input.ctx.player_name, excerpt.trim());
-        actions.push(Action::remember(MemoryType::PlayerObservation, note));
-    }
-    decision("Answer, then back to the board.", actions)
 }
 
 fn after_match(input: &BrainInput<'_>) -> Decision {
@@ -349,5 +408,6 @@ fn decision(thinking: &str, actions: Vec<Action>) -> Decision {
     }
 }
 
+mod chat;
 #[cfg(test)]
 mod tests;

@@ -49,7 +49,7 @@ async fn decide_recalling(trigger: Trigger, ctx: &GameContext, persona: &Persona
         llm: None,
         sampling: crate::config::LlmConfig::default().main,
     };
-    ScriptedBrain::default().decide(input).await.unwrap()
+    ScriptedBrain.decide(input).await.unwrap()
 }
 
 fn said(d: &Decision) -> Vec<String> {
@@ -127,28 +127,38 @@ async fn after_the_match_it_remembers_true_facts() {
 }
 
 #[tokio::test]
-async fn a_remark_is_noted_unless_one_was_noted_minutes_ago() {
+async fn facts_are_kept_in_the_third_person_and_pleasantries_are_not() {
     let pip = persona("pip");
-    let (_, mut ctx) = context(&["e4"], &MatchHistory::default());
-    let chat = || {
-        Trigger::input(UserInput::Chat {
-            text: "I teach maths at the village school".into(),
-        })
-    };
-    let notes = |d: &Decision| {
+    let (_, ctx) = context(&["e4"], &MatchHistory::default());
+    let chat = |text: &str| Trigger::input(UserInput::Chat { text: text.into() });
+    let notes = |d: &Decision| -> Vec<String> {
         d.actions
             .iter()
-            .filter(|a| matches!(a, Action::SaveMemory { memory_type: MemoryType::PlayerObservation, content, .. } if content.contains("village school")))
-            .count()
+            .filter_map(|a| match a {
+                Action::SaveMemory { content, .. } => Some(content.clone()),
+                _ => None,
+            })
+            .collect()
     };
-    assert_eq!(notes(&decide(chat(), &ctx, &pip).await), 1, "nothing noted yet");
-    let gap = ScriptedBrain::default().remark_gap;
-    ctx.remark_noted_at = Some(ctx.now - (gap - chrono::TimeDelta::seconds(5)));
-    let d = decide(chat(), &ctx, &pip).await;
-    assert_eq!(notes(&d), 0, "{d:?}");
-    assert!(!said(&d).is_empty(), "still answered");
-    ctx.remark_noted_at = Some(ctx.now - gap);
-    assert_eq!(notes(&decide(chat(), &ctx, &pip).await), 1, "the gap has passed");
+    let d = decide(chat("I teach maths at the village school"), &ctx, &pip).await;
+    assert_eq!(notes(&d), ["Ann teaches maths at the village school."]);
+    assert!(
+        said(&d)[0].contains("you teach maths at the village school"),
+        "echoed: {d:?}"
+    );
+    // Every fact, however soon after another: the filter decides, not a clock.
+    let d = decide(chat("My daughter plays in the county league"), &ctx, &pip).await;
+    assert_eq!(notes(&d), ["Ann's daughter plays in the county league."]);
+    for pleasantry in [
+        "Hello! Do you remember me?",
+        "thanks!",
+        "nice move",
+        "I'm so tired tonight",
+    ] {
+        let d = decide(chat(pleasantry), &ctx, &pip).await;
+        assert!(notes(&d).is_empty(), "{pleasantry}: {d:?}");
+        assert!(!said(&d).is_empty(), "{pleasantry} is answered");
+    }
 }
 
 #[tokio::test]
@@ -195,4 +205,13 @@ async fn a_recalled_game_is_told_without_claiming_this_board() {
             "{reminder}"
         );
     }
+}
+
+#[test]
+fn a_line_is_known_by_its_template_whatever_filled_it() {
+    assert!(super::says("Ha! {answer}", "Ha! We've played one game."));
+    assert!(super::says("{echo}? Noted, {player}.", "You teach maths? Noted, Ann."));
+    assert!(!super::says("{echo}? Noted, {player}.", "You teach maths. Noted!"));
+    assert!(super::says("Draw? Never!", "Draw? Never!"));
+    assert!(!super::says("Draw? Never!", "Draw? Never!!"));
 }

@@ -212,6 +212,8 @@ pub async fn triggers(
                     "recalled_ids": t.recalled_ids,
                     "executed": t.actions.get("executed"),
                     "brain": t.actions.get("brain"),
+                    // What a chat line was heard as: intent, confidence, facts.
+                    "heard": t.actions.get("heard"),
                     "duration_us": t.duration_us,
                 })
             })

@@ -46,6 +46,7 @@ pub async fn reasoning(
                     "trigger": t.trigger,
                     "fired_at": t.fired_at,
                     "brain": t.actions.get("brain"),
+                    "heard": t.actions.get("heard"),
                     "thinking": t.actions.get("thinking"),
                 })
             })

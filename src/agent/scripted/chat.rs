@@ -1,0 +1,436 @@
+//! The scripted brain's answer to a chat line, by what the listener heard
+//! (`listen::Heard`): questions about the two of them from the match
+//! history and the recalled memories, about the persona from its lore,
+//! about the board from the odds; what the player tells of themselves is
+//! echoed and kept as a fact in the third person (never the transcript).
+//! The persona's card may word each intent (`[chat]`); else a plain line.
+
+use super::{Speaker, quoted};
+use crate::actions::{Action, Decision};
+use crate::agent::BrainInput;
+use crate::chess::odds::MoveClass;
+use crate::listen::{Heard, Intent};
+use crate::memory::{CreatedBy, MemoryType, Recalled};
+
+/// The plain lines, by intent, for a card that words none. `{answer}`,
+/// `{echo}`, `{player}` are filled in.
+fn plain_lines(intent: Intent) -> &'static [&'static str] {
+    match intent {
+        Intent::Greeting => &["Hello, {player}!", "Good to have you at the board, {player}."],
+        Intent::Farewell => &[
+            "Off already? See you next time, {player}.",
+            "Until next time, {player}.",
+        ],
+        Intent::AsksMemory | Intent::AsksPersona | Intent::AsksPosition | Intent::DrawRequest => &["{answer}"],
+        Intent::SelfDisclosure | Intent::Preference => &["{echo}? I'll remember that, {player}.", "{echo}. Noted!"],
+        Intent::Compliment => &["Thank you, {player}!", "Kind of you. Careful, though."],
+        Intent::TrashTalk => &["Big words. Let the board decide.", "We'll see about that, {player}."],
+        Intent::Apology => &["No harm done, take your time.", "Don't worry about it, {player}."],
+        Intent::TakebackRequest => &[
+            "No takebacks at this club, {player}: touch-move.",
+            "Sorry, a move played is played.",
+        ],
+        Intent::Thanks => &["You're welcome, {player}.", "Any time."],
+        Intent::OffTopic => &[],
+    }
+}
+
+/// The reply to a chat line, the fact it told (if any) kept.
+pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: &Heard) -> Decision {
+    let fill = Fill {
+        answer: answer(input, text, heard.intent),
+        echo: heard
+            .facts
+            .first()
+            .map(|f| echo(f, &input.ctx.player_name))
+            .unwrap_or_default(),
+    };
+    let mut actions = Vec::new();
+    let card = input.persona.chat.get(heard.intent.as_str()).filter(|l| !l.is_empty());
+    let said = match card {
+        Some(lines) => s.pick_from(lines, &fill.placeholders()),
+        None => plain(s, heard.intent, &fill),
+    };
+    actions.push(said);
+    if let Some(related) = related_memory(input, heard) {
+        actions.push(Action::say(super::reminder(related), &input.persona.tones[0]));
+    }
+    for fact in &heard.facts {
+        let kind = match heard.intent {
+            Intent::Preference => MemoryType::PlayerBehavior,
+            _ => MemoryType::PlayerObservation,
+        };
+        actions.push(Action::remember(kind, fact.clone()));
+    }
+    let thinking = format!(
+        "{} {} ({:.2}, by {}).",
+        input.ctx.player_name,
+        heard.intent.as_str().replace('_', " "),
+        heard.confidence,
+        heard.by
+    );
+    Decision {
+        thinking: Some(thinking),
+        actions,
+    }
+}
+
+/// A memory the line brought back, told beside the answer where the
+/// answer did not use one already: what the player says of themselves,
+/// their tastes, their small talk.
+fn related_memory<'a>(input: &'a BrainInput<'_>, heard: &Heard) -> Option<&'a Recalled> {
+    let chatty = matches!(
+        heard.intent,
+        Intent::SelfDisclosure
+            | Intent::Preference
+            | Intent::OffTopic
+            | Intent::Compliment
+            | Intent::TrashTalk
+            | Intent::Apology
+    );
+    let worth = |r: &&Recalled| r.similarity >= MENTION_SCORE || !r.why.is_empty();
+    let not_just_told = |r: &&Recalled| !heard.facts.contains(&r.memory.content);
+    chatty.then(|| input.memories.iter().filter(worth).find(not_just_told))?
+}
+
+/// A recalled memory this similar to what the player said gets mentioned.
+const MENTION_SCORE: f32 = 0.5;
+
+struct Fill {
+    answer: String,
+    echo: String,
+}
+
+impl Fill {
+    fn placeholders(&self) -> [(&'static str, &str); 2] {
+        [("{answer}", &self.answer), ("{echo}", &self.echo)]
+    }
+}
+
+fn plain(s: &Speaker<'_>, intent: Intent, fill: &Fill) -> Action {
+    let lines = plain_lines(intent);
+    if lines.is_empty() {
+        return s.line(crate::personas::LineEvent::ChatReply, &Default::default());
+    }
+    let lines: Vec<crate::personas::Line> = lines
+        .iter()
+        .map(|t| crate::personas::Line {
+            text: t.to_string(),
+            tone: s.persona.tones[0].clone(),
+        })
+        .collect();
+    s.pick_from(&lines, &fill.placeholders())
+}
+
+/// What a question is answered with, from what is known; empty when the
+/// intent asks nothing.
+fn answer(input: &BrainInput<'_>, text: &str, intent: Intent) -> String {
+    match intent {
+        Intent::AsksMemory => about_us(input, text),
+        Intent::AsksPersona => about_me(input),
+        Intent::AsksPosition => about_the_board(input, text),
+        Intent::DrawRequest => match user_win_pct(input) {
+            Some(p) if p < 45.0 => "A draw? Not while I'm better. Play on.".into(),
+            _ => "Offer it with the draw button and I'll think it over.".into(),
+        },
+        _ => String::new(),
+    }
+}
+
+fn player_memories<'a>(input: &'a BrainInput<'_>) -> impl Iterator<Item = &'a Recalled> {
+    input.memories.iter().filter(|r| r.memory.player_id.is_some())
+}
+
+/// "Do you remember me?", "how many times have I beaten you?", "what did I
+/// play last time?": the head-to-head, the openings, the memories.
+fn about_us(input: &BrainInput<'_>, text: &str) -> String {
+    let (ctx, h) = (input.ctx, &input.ctx.history);
+    let t = text.to_lowercase();
+    let asks_score = ["beat", "won", "win", "score", "record", "how many", "lost"]
+        .iter()
+        .any(|w| t.contains(w));
+    if asks_score {
+        return match h.played {
+            0 => format!("We haven't finished a game yet, {}.", ctx.player_name),
+            n => {
+                let mut s = format!(
+                    "We've played {}: you won {}, I won {}, {} drawn.",
+                    games(n),
+                    h.user_wins,
+                    h.user_losses,
+                    h.draws
+                );
+                if let Some((run, k)) = h.streak.as_ref().filter(|(_, k)| *k >= 2) {
+                    s.push_str(&format!(" That's {k} {} in a row.", run.replace("user_", "you ")));
+                }
+                s
+            }
+        };
+    }
+    let asks_openings = ["play", "opening", "opened"].iter().any(|w| t.contains(w));
+    if asks_openings {
+        if let Some(last) = h.last_game.as_ref().filter(|g| g.opening.is_some()) {
+            return last_game(last);
+        }
+        let opening = player_memories(input).find(|r| r.memory.tags.iter().any(|t| t.starts_with("opening:")));
+        if let Some(r) = opening {
+            return format!("I remember: {}", quoted(&r.memory.content));
+        }
+        if let Some(u) = h.usual_openings.first() {
+            let colour = if ctx.user_color == "white" { "White" } else { "Black" };
+            return format!(
+                "As {colour} you chose the {} ({} of your last {} games).",
+                u.family, u.games, u.of
+            );
+        }
+    }
+    // What they told of themselves says "I know you" better than a result.
+    let personal = |r: &&Recalled| r.memory.tags.iter().any(|t| t == "personal");
+    let best = player_memories(input)
+        .find(personal)
+        .or_else(|| player_memories(input).max_by(|a, b| a.similarity.total_cmp(&b.similarity)));
+    match (best, h.played) {
+        (None, 0) => format!("I don't think we've met before, {}.", ctx.player_name),
+        (None, n) => format!("Of course, {}: we've played {}.", ctx.player_name, games(n)),
+        (Some(r), 0) => format!("I remember you, {}: {}", ctx.player_name, quoted(&r.memory.content)),
+        (Some(r), n) => format!(
+            "Of course, {}: {} so far, and I remember {}",
+            ctx.player_name,
+            games(n),
+            quoted(&r.memory.content)
+        ),
+    }
+}
+
+/// "Last time you had White: the Italian Game, and you resigned after 23 moves."
+fn last_game(g: &crate::triggers::LastGame) -> String {
+    let colour = if g.user_color == "white" { "White" } else { "Black" };
+    let how = match g.user_won {
+        Some(true) => format!("you won by {}", g.termination),
+        Some(false) if g.termination == "resignation" => "you resigned".to_string(),
+        Some(false) => format!("I won by {}", g.termination),
+        None => format!("we drew by {}", g.termination),
+    };
+    let opening = g.opening.as_deref().unwrap_or("a game of our own");
+    format!(
+        "Last time you had {colour}: the {opening}, and {how} after {}.",
+        moves(g.moves)
+    )
+}
+
+fn moves(n: usize) -> String {
+    match n {
+        1 => "one move".into(),
+        n => format!("{n} moves"),
+    }
+}
+
+fn games(n: u32) -> String {
+    match n {
+        1 => "one game".into(),
+        n => format!("{n} games"),
+    }
+}
+
+/// About the persona: its lore, or else who it is.
+fn about_me(input: &BrainInput<'_>) -> String {
+    let lore = input
+        .memories
+        .iter()
+        .filter(|r| r.memory.created_by == CreatedBy::PersonaLore)
+        .max_by(|a, b| a.similarity.total_cmp(&b.similarity));
+    match lore {
+        Some(r) => format!("Ask anyone at the club: {}", quoted(&r.memory.content)),
+        None => {
+            let bio = &input.persona.biography;
+            let first = bio.split_inclusive(". ").next().unwrap_or(bio);
+            first.trim().to_string()
+        }
+    }
+}
+
+/// The player's winning chances by the last evaluation, in percent.
+fn user_win_pct(input: &BrainInput<'_>) -> Option<f64> {
+    let white = input.ctx.last_moves.iter().rev().find_map(|m| m.odds)?.white;
+    Some(if input.ctx.user_color == "white" {
+        white
+    } else {
+        100.0 - white
+    })
+}
+
+/// Who is better, whether the last move was a mistake, why the persona's move.
+fn about_the_board(input: &BrainInput<'_>, text: &str) -> String {
+    let t = text.to_lowercase();
+    let judged = ["blunder", "mistake", "good move", "bad move", "was that"]
+        .iter()
+        .any(|w| t.contains(w));
+    if judged && let Some(verdict) = judge_their_move(input) {
+        return verdict;
+    }
+    if t.contains("why")
+        && let Some(reason) = explain_my_move(input, &t)
+    {
+        return reason;
+    }
+    match user_win_pct(input) {
+        Some(p) if p >= 65.0 => format!("You're better here: about {p:.0}% for you."),
+        Some(p) if p <= 35.0 => format!("I'm better here: about {:.0}% for me.", 100.0 - p),
+        Some(_) => "It's about level.".into(),
+        None => "Too early to say: it's all to play for.".into(),
+    }
+}
+
+/// The player's last move, by what the engine's odds say it cost.
+fn judge_their_move(input: &BrainInput<'_>) -> Option<String> {
+    let m = input.ctx.last_moves.iter().rev().find(|m| m.by_user)?;
+    Some(match m.odds.map(|o| o.class) {
+        Some(MoveClass::Blunder) => format!("{} was a blunder, I'm afraid.", m.san),
+        Some(MoveClass::Mistake) => format!("{} was a mistake: it cost you.", m.san),
+        Some(MoveClass::Inaccuracy) => format!("{} was a little inaccurate, nothing worse.", m.san),
+        Some(MoveClass::Good) => format!("{} was fine, no harm done.", m.san),
+        None => format!("Too early to judge {}.", m.san),
+    })
+}
+
+/// Why the persona played the move asked about (or its last one), from
+/// what the move did: took, checked, castled, developed, took the centre.
+fn explain_my_move(input: &BrainInput<'_>, asked: &str) -> Option<String> {
+    let mine = input.ctx.last_moves.iter().rev().filter(|m| !m.by_user);
+    let named = mine.clone().find(|m| asked.contains(&m.san.to_lowercase()));
+    let m = named.or_else(|| mine.clone().next())?;
+    let from_rank = m.uci.as_bytes().get(1).copied();
+    let to_file = m.uci.as_bytes().get(2).copied();
+    let piece = m.san.chars().next().filter(char::is_ascii_uppercase);
+    let why = match (&m.captured, m.check) {
+        (Some(taken), true) => format!("it took your {taken} with check"),
+        (Some(taken), false) => format!("it took your {taken}"),
+        (None, true) => "it gives check".to_string(),
+        _ if m.san.starts_with("O-O") => "it tucks my king away safely".to_string(),
+        _ if matches!(piece, Some('N' | 'B')) && matches!(from_rank, Some(b'1' | b'8')) => {
+            "it develops a piece toward the centre".to_string()
+        }
+        _ if piece.is_none() && matches!(to_file, Some(b'c'..=b'f')) => "it claims space in the centre".to_string(),
+        _ => "it improves my position".to_string(),
+    };
+    Some(format!("{}? Because {why}.", m.san))
+}
+
+/// A fact about the player, said back to them: "Ann learned chess from
+/// their dad." -> "you learned chess from your dad" (lower case: the line
+/// capitalises it where it opens with it).
+pub(super) fn echo(fact: &str, player: &str) -> String {
+    let words: Vec<&str> = fact.trim_end_matches(['.', '!']).split_whitespace().collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut after_subject = false;
+    for w in words {
+        let (core, tail) = w.split_at(w.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'').len());
+        let word = if core == player {
+            after_subject = true;
+            out.push(format!("you{tail}"));
+            continue;
+        } else if core == format!("{player}'s") {
+            format!("your{tail}")
+        } else if after_subject && ADVERBS.contains(&core.to_lowercase().as_str()) {
+            // "Ann always plays": the verb is still to come.
+            out.push(w.to_string());
+            continue;
+        } else if after_subject {
+            format!("{}{tail}", second_person_verb(core))
+        } else {
+            match core {
+                "their" => format!("your{tail}"),
+                "them" => format!("you{tail}"),
+                "themselves" => format!("yourself{tail}"),
+                "theirs" => format!("yours{tail}"),
+                _ => w.to_string(),
+            }
+        };
+        after_subject = false;
+        out.push(word);
+    }
+    let text = out.join(" ");
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect())
+}
+
+const ADVERBS: &[&str] = &[
+    "always",
+    "usually",
+    "really",
+    "also",
+    "still",
+    "never",
+    "often",
+    "sometimes",
+    "mostly",
+    "only",
+    "just",
+    "actually",
+    "mainly",
+    "rarely",
+    "absolutely",
+    "generally",
+    "normally",
+];
+
+/// "loves" -> "love", "is" -> "are": the verb after "you".
+fn second_person_verb(verb: &str) -> String {
+    let irregular = match verb {
+        "is" => Some("are"),
+        "was" => Some("were"),
+        "has" => Some("have"),
+        "does" => Some("do"),
+        "doesn't" => Some("don't"),
+        "hasn't" => Some("haven't"),
+        "isn't" => Some("aren't"),
+        "wasn't" => Some("weren't"),
+        "goes" => Some("go"),
+        _ => None,
+    };
+    if let Some(v) = irregular {
+        return v.to_string();
+    }
+    let lower = verb.to_lowercase();
+    let plain = |n: usize| verb[..verb.len() - n].to_string();
+    if lower.ends_with("ies") && lower.len() > 4 {
+        format!("{}y", plain(3))
+    } else if ["ches", "shes", "xes", "sses", "zes", "oes"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+    {
+        plain(2)
+    } else if lower.ends_with('s') && !lower.ends_with("ss") && lower.len() > 2 {
+        plain(1)
+    } else {
+        verb.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::echo;
+
+    #[test]
+    fn a_fact_is_said_back_to_the_player() {
+        let cases = [
+            ("Ann learned chess from their dad.", "you learned chess from your dad"),
+            (
+                "Ann always plays the London as white.",
+                "you always play the London as white",
+            ),
+            ("Ann's wife teaches maths.", "your wife teaches maths"),
+            ("Ann is a retired postman.", "you are a retired postman"),
+            ("Ann studies medicine.", "you study medicine"),
+            (
+                "Blitz is Ann's favourite time control.",
+                "blitz is your favourite time control",
+            ),
+        ];
+        for (fact, said) in cases {
+            assert_eq!(echo(fact, "Ann"), said);
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! What the persona knows of its earlier games with this player, read
+//! from SQL at the start and the end of a match: the results, the streak,
+//! the families the player keeps choosing with this colour, and the last
+//! game (its colour, opening and result).
+
+use super::actor::MatchActor;
+use super::error::RuntimeError;
+use crate::chess::Game;
+use crate::chess::openings::book;
+use crate::store::MatchRow;
+use crate::triggers::{LastGame, MatchHistory, UsualOpening};
+
+/// How many of the player's latest games with this match's colour tell
+/// their usual openings.
+const USUAL_OPENING_GAMES: usize = 10;
+
+impl MatchActor {
+    pub(super) async fn load_history(&self) -> Result<MatchHistory, RuntimeError> {
+        let rows = self
+            .svc
+            .db
+            .finished_matches(self.player.id, &self.persona.id, 50)
+            .await?;
+        let results: Vec<Option<bool>> = rows.iter().map(user_result).collect();
+        Ok(MatchHistory {
+            usual_openings: self.usual_openings(&rows).await?,
+            last_game: match rows.first() {
+                Some(row) => Some(self.last_game(row).await?),
+                None => None,
+            },
+            ..MatchHistory::from_results(&results)
+        })
+    }
+
+    /// The game a match row stands for, replayed from its moves; None (and
+    /// a warning) if it does not replay.
+    async fn replayed(&self, row: &MatchRow) -> Result<Option<Game>, RuntimeError> {
+        let ucis: Vec<String> = self.svc.db.moves(row.id).await?.into_iter().map(|m| m.uci).collect();
+        Ok(match Game::replay(&row.start_fen, &ucis) {
+            Ok(game) => Some(game),
+            Err(e) => {
+                tracing::warn!(match_id = %row.id, "a stored game does not replay: {e}");
+                None
+            }
+        })
+    }
+
+    /// The families the player chose in their latest games (from the start
+    /// position) with the colour they have now.
+    async fn usual_openings(&self, finished: &[MatchRow]) -> Result<Vec<UsualOpening>, RuntimeError> {
+        let colour = if self.user_color.is_white() { "white" } else { "black" };
+        let mut chosen = Vec::new();
+        for row in finished
+            .iter()
+            .filter(|r| r.user_color == colour)
+            .take(USUAL_OPENING_GAMES)
+        {
+            if let Some(game) = self.replayed(row).await?.filter(Game::is_standard_start) {
+                chosen.push(book().chosen_by(&game, self.user_color).map(|f| f.name.clone()));
+            }
+        }
+        Ok(UsualOpening::count(&chosen))
+    }
+
+    async fn last_game(&self, row: &MatchRow) -> Result<LastGame, RuntimeError> {
+        let game = self.replayed(row).await?;
+        let opening = game
+            .as_ref()
+            .filter(|g| g.is_standard_start())
+            .and_then(|g| book().classify(g))
+            .map(|o| o.name.clone());
+        Ok(LastGame {
+            user_color: row.user_color.clone(),
+            opening,
+            user_won: user_result(row),
+            termination: row.termination.clone().unwrap_or_default().replace('_', " "),
+            moves: game.map_or(0, |g| g.moves().len().div_ceil(2)),
+        })
+    }
+}
+
+/// Some(true) if the player won, Some(false) if they lost, None for a draw.
+fn user_result(r: &MatchRow) -> Option<bool> {
+    match r.result.as_deref() {
+        Some("1-0") => Some(r.user_color == "white"),
+        Some("0-1") => Some(r.user_color == "black"),
+        _ => None,
+    }
+}

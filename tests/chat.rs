@@ -1,0 +1,84 @@
+//! The voice that listens, with no language model: a fact told in one
+//! match answers "do you remember me?" in the next, the intent of each line
+//! is in the trigger log, and no line is said twice in a row.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// Chats, and returns the persona's replies to it.
+async fn replies(server: &Server, m: &str, text: &str) -> Vec<String> {
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/chat"), json!({ "text": text }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "message" && e["data"]["sender"] == "persona")
+        .map(|e| e["data"]["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fact_told_in_one_match_answers_do_you_remember_me_in_the_next() {
+    let server = Server::start().await;
+    let rae = server.new_player("Rae").await;
+    let (m1, _) = server.new_match(&rae, "viktor", "white").await;
+    let first = replies(&server, &m1, "Do you remember me?").await;
+    assert!(
+        first.iter().any(|r| r.contains("met")),
+        "a stranger is not remembered: {first:?}"
+    );
+    replies(&server, &m1, "I work as a lighthouse keeper on the coast").await;
+    assert_eq!(
+        server.post(&format!("/api/matches/{m1}/resign"), json!({})).await.0,
+        200
+    );
+
+    let (m2, _) = server.new_match(&rae, "viktor", "black").await;
+    let answer = replies(&server, &m2, "Hello! Do you remember me?").await;
+    assert!(
+        answer.iter().any(|r| r.contains("lighthouse keeper")),
+        "the fact answers the question: {answer:?}"
+    );
+    let score = replies(&server, &m2, "how many times have I beaten you?").await;
+    assert!(score.iter().any(|r| r.contains("you won 0")), "{score:?}");
+    let log: Vec<Value> = server.triggers(&m2).await;
+    let heard: Vec<String> = log
+        .iter()
+        .filter(|t| t["trigger"] == "on_user_input")
+        .filter_map(|t| t["heard"]["intent"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(heard, ["asks_memory", "asks_memory"], "{log:?}");
+    // After the game, the reasoning shows how each line was heard.
+    assert_eq!(
+        server.post(&format!("/api/matches/{m2}/resign"), json!({})).await.0,
+        200
+    );
+    let (status, reasoning) = server.get(&format!("/api/matches/{m2}/reasoning")).await;
+    assert_eq!(status, 200, "{reasoning}");
+    let confident = reasoning
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["heard"]["intent"] == "asks_memory")
+        .all(|t| t["heard"]["confidence"].as_f64().is_some_and(|c| c > 0.5));
+    assert!(confident, "{reasoning}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_line_is_said_twice_in_a_row() {
+    let server = Server::start().await;
+    let kim = server.new_player("Kim").await;
+    let (m, _) = server.new_match(&kim, "pip", "white").await;
+    let mut last: Vec<String> = Vec::new();
+    for line in ["nice move", "wow, nice move", "great move!", "nice one", "good move"] {
+        let now = replies(&server, &m, line).await;
+        assert!(!now.is_empty(), "{line} is answered");
+        assert!(now.iter().all(|r| !last.contains(r)), "{line}: {now:?} after {last:?}");
+        last = now;
+    }
+}
