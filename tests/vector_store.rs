@@ -473,6 +473,40 @@ async fn qdrant_server_keeps_the_contract() {
     check_contract(&store).await;
 }
 
+/// A collection made before recall by words (no sparse vector, which a
+/// collection cannot add) is made anew, empty, for the start-up check to
+/// fill from SQL; and searched by words after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_qdrant_collection_without_words_is_made_anew() {
+    use qdrant_client::Qdrant;
+    use qdrant_client::qdrant::{
+        CreateCollectionBuilder, Distance, PointStruct, UpsertPointsBuilder, VectorParamsBuilder,
+    };
+    let Some(url) = std::env::var("QDRANT_URL").ok().filter(|u| !u.is_empty()) else {
+        eprintln!("skipped: set QDRANT_URL to run this against a Qdrant server");
+        return;
+    };
+    let collection = format!("kibitz_test_{}", uuid::Uuid::new_v4().simple());
+    let client = Qdrant::from_url(&url).skip_compatibility_check().build().unwrap();
+    let dense = VectorParamsBuilder::new(384, Distance::Cosine);
+    client
+        .create_collection(CreateCollectionBuilder::new(&collection).vectors_config(dense))
+        .await
+        .unwrap();
+    let old = PointStruct::new(
+        uuid::Uuid::new_v4().to_string(),
+        vec![0.05_f32; 384],
+        serde_json::Map::new(),
+    );
+    client
+        .upsert_points(UpsertPointsBuilder::new(&collection, vec![old]).wait(true))
+        .await
+        .unwrap();
+    let store = QdrantStore::connect(&url, None, &collection).await.unwrap();
+    assert_eq!(store.count().await.unwrap(), 0, "made anew");
+    check_contract(&store).await;
+}
+
 #[tokio::test]
 async fn an_unreachable_qdrant_server_is_a_clear_error() {
     // Port 9 (discard) on loopback: nothing listens there.

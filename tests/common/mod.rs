@@ -80,6 +80,12 @@ pub fn kibitz_in(cwd: &Path) -> Command {
         .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
         .env("RUST_LOG", "error")
         .current_dir(cwd);
+    // `make test-qdrant`: the memories go to a Qdrant server, a collection each.
+    if let Some(url) = std::env::var("KIBITZ_TEST_QDRANT").ok().filter(|u| !u.is_empty()) {
+        let collection = format!("kibitz_t_{}", uuid::Uuid::new_v4().simple());
+        cmd.env("KIBITZ_QDRANT_URL", url)
+            .env("KIBITZ_QDRANT_COLLECTION", collection);
+    }
     cmd
 }
 
