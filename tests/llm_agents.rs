@@ -79,4 +79,14 @@ async fn a_match_with_a_real_model_runs_end_to_end() {
         calls.iter().any(|(role, ..)| role == "subconscious"),
         "the subconscious asked the model too"
     );
+    // The model is told what the chat line was heard as, and the fact in it.
+    let asked: Vec<(String,)> =
+        sqlx::query_as("SELECT request FROM llm_calls WHERE match_id = $1 AND role = 'main' AND request LIKE $2")
+            .bind(&m)
+            .bind("%What the line is for: preference%")
+            .fetch_all(&server.sql().await)
+            .await
+            .unwrap();
+    assert!(!asked.is_empty(), "the chat's turn names its intent");
+    assert!(asked[0].0.contains("Pat loves the Italian"), "{}", asked[0].0);
 }
