@@ -54,7 +54,7 @@ answering() { curl -fsS "http://127.0.0.1:$http/readyz" >/dev/null 2>&1; }
 
 start_server() {
     if answering; then return; fi
-    rm -rf "$run" && mkdir -p "$run"
+    rm -rf "$run" && mkdir -p "$run" && cd "$run"
     QDRANT__SERVICE__HOST=127.0.0.1 QDRANT__SERVICE__HTTP_PORT=$http \
         QDRANT__SERVICE__GRPC_PORT=$grpc QDRANT__STORAGE__STORAGE_PATH="$run/storage" \
         QDRANT__STORAGE__SNAPSHOTS_PATH="$run/snapshots" QDRANT__TELEMETRY_DISABLED=true \
