@@ -293,32 +293,34 @@ pub fn third_person(text: &str, player: &str) -> String {
     out.join(" ")
 }
 
+/// Words between a subject and its verb ("I really love").
+pub const ADVERBS: &[&str] = &[
+    "really",
+    "always",
+    "usually",
+    "also",
+    "still",
+    "never",
+    "often",
+    "sometimes",
+    "mostly",
+    "only",
+    "just",
+    "actually",
+    "mainly",
+    "rarely",
+    "absolutely",
+    "totally",
+    "kind",
+    "sort",
+    "kinda",
+    "generally",
+    "normally",
+];
+
 /// After "I": adverbs kept, then the verb put in the third person
 /// ("always play" -> "always plays"); returns the index after the verb.
 fn conjugate_after_subject(words: &[&str], mut i: usize, out: &mut Vec<String>) -> usize {
-    const ADVERBS: &[&str] = &[
-        "really",
-        "always",
-        "usually",
-        "also",
-        "still",
-        "never",
-        "often",
-        "sometimes",
-        "mostly",
-        "only",
-        "just",
-        "actually",
-        "mainly",
-        "rarely",
-        "absolutely",
-        "totally",
-        "kind",
-        "sort",
-        "kinda",
-        "generally",
-        "normally",
-    ];
     while let Some(w) = words.get(i) {
         let lower = w.to_lowercase();
         if ADVERBS.contains(&lower.as_str()) {

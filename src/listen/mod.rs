@@ -14,7 +14,7 @@ mod words;
 
 use serde::Serialize;
 
-pub use facts::third_person;
+pub use facts::{ADVERBS, third_person};
 pub use intent::{EXAMPLES, Intent, examples};
 
 /// Below this similarity to every example, and with no rule, a line is off topic.

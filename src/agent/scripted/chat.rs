@@ -331,7 +331,7 @@ pub(super) fn echo(fact: &str, player: &str) -> String {
             continue;
         } else if core == format!("{player}'s") {
             format!("your{tail}")
-        } else if after_subject && ADVERBS.contains(&core.to_lowercase().as_str()) {
+        } else if after_subject && crate::listen::ADVERBS.contains(&core.to_lowercase().as_str()) {
             // "Ann always plays": the verb is still to come.
             out.push(w.to_string());
             continue;
@@ -355,26 +355,6 @@ pub(super) fn echo(fact: &str, player: &str) -> String {
         .next()
         .map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect())
 }
-
-const ADVERBS: &[&str] = &[
-    "always",
-    "usually",
-    "really",
-    "also",
-    "still",
-    "never",
-    "often",
-    "sometimes",
-    "mostly",
-    "only",
-    "just",
-    "actually",
-    "mainly",
-    "rarely",
-    "absolutely",
-    "generally",
-    "normally",
-];
 
 /// "loves" -> "love", "is" -> "are": the verb after "you".
 fn second_person_verb(verb: &str) -> String {
