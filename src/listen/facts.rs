@@ -90,6 +90,32 @@ const PASSING: &[&str] = &[
     "in the",
 ];
 
+/// Words that tie a clause to this game (its clock, pieces, moves): about
+/// the game, not a lasting fact about the player.
+const THIS_GAME: &[&str] = &[
+    "clock",
+    "minutes left",
+    "seconds left",
+    "time left",
+    "this game",
+    "this match",
+    "this position",
+    "my king",
+    "my queen",
+    "my rook",
+    "my rooks",
+    "my bishop",
+    "my knight",
+    "my pawn",
+    "my pawns",
+    "my pieces",
+    "my move",
+    "my turn",
+    "my position",
+    "my last move",
+    "my plan",
+];
+
 /// Words that date a clause to the moment: it tells of now, not of the player.
 const NOW: &[&str] = &[
     "today",
@@ -218,7 +244,7 @@ fn finish(parts: Vec<String>, player: &str) -> String {
 /// Whether a first-person clause tells something that stays true.
 fn lasting(c: &Clause) -> bool {
     let p = &c.padded;
-    if NOT_FACTS.iter().any(|n| p.starts_with(&format!(" {n} "))) || c.has_any_of(NOW) {
+    if NOT_FACTS.iter().any(|n| p.starts_with(&format!(" {n} "))) || c.has_any_of(NOW) || c.has_any_of(THIS_GAME) {
         return false;
     }
     if let Some(rest) = ["i'm", "im", "i am"]

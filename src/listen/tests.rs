@@ -73,6 +73,8 @@ fn facts_are_kept_in_the_third_person_and_pleasantries_are_not() {
         "I'll take the pawn",
         "I'm Newcomer",
         "e4",
+        "nice game so far; I had 12 minutes left on my clock",
+        "my knight is stuck on a3",
     ] {
         assert!(heard(nothing).facts.is_empty(), "{nothing}: {:?}", heard(nothing).facts);
     }
