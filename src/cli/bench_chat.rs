@@ -14,6 +14,7 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::json;
 
+use super::bench_chat_live::Played;
 use kibitz::config::Config;
 use kibitz::listen::{Intent, Listener};
 use kibitz::memory::embed::Embedder;
@@ -24,6 +25,9 @@ const PLAYER: &str = "Sam";
 #[derive(Deserialize)]
 struct ChatSet {
     lines: Vec<LabelledLine>,
+    /// Lines played in order through one live match per persona.
+    #[serde(default)]
+    conversation: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -91,10 +95,14 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
             eprintln!("fact {n:>3}: {:?}  (labelled {:?})", heard.facts, wanted);
         }
     }
-    report(&t, set.lines.len(), json_out)
+    let played = match set.conversation.is_empty() {
+        true => Vec::new(),
+        false => super::bench_chat_live::play(config, &set.conversation).await?,
+    };
+    report(&t, set.lines.len(), &played, json_out)
 }
 
-fn report(t: &Tally, total: usize, json_out: &Path) -> anyhow::Result<()> {
+fn report(t: &Tally, total: usize, played: &[Played], json_out: &Path) -> anyhow::Result<()> {
     let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
     let accuracy = ratio(t.right, total);
     let precision = ratio(t.remembered_right, t.remembered);
@@ -123,6 +131,31 @@ fn report(t: &Tally, total: usize, json_out: &Path) -> anyhow::Result<()> {
         pct(0.5) / 1000.0,
         pct(0.99) / 1000.0
     );
+    let mut reply_ms: Vec<f64> = played
+        .iter()
+        .flat_map(|p| p.beyond_embedding_ms.iter().copied())
+        .collect();
+    reply_ms.sort_by(f64::total_cmp);
+    let reply_pct = |p: f64| {
+        reply_ms
+            .get(((reply_ms.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    for p in played {
+        println!(
+            "conversation with {}: {} replies, {} distinct, {} said twice in a row",
+            p.persona, p.replies, p.distinct, p.twice_in_a_row
+        );
+    }
+    if !played.is_empty() {
+        println!(
+            "a chat's whole reply beyond the embedding (live match): p50 {:.2} ms, p99 {:.2} ms",
+            reply_pct(0.5),
+            reply_pct(0.99)
+        );
+    }
+    let conversations: Vec<serde_json::Value> = played.iter().map(Played::figures).collect();
     let per_intent: BTreeMap<_, _> = t
         .per_intent
         .iter()
@@ -132,6 +165,7 @@ fn report(t: &Tally, total: usize, json_out: &Path) -> anyhow::Result<()> {
         "at": Utc::now(), "lines": total, "intent_accuracy": accuracy, "per_intent": per_intent,
         "remember_precision": precision, "remember_recall": recall,
         "hear_p50_ms": pct(0.5) / 1000.0, "hear_p99_ms": pct(0.99) / 1000.0,
+        "conversations": conversations, "reply_p50_ms": reply_pct(0.5), "reply_p99_ms": reply_pct(0.99),
     });
     super::bench::write_figures(json_out, &figures)
 }

@@ -2,6 +2,7 @@
 
 pub mod bench;
 mod bench_chat;
+mod bench_chat_live;
 mod bench_erasure;
 mod bench_live;
 mod bench_policy;
