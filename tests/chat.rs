@@ -82,3 +82,19 @@ async fn no_line_is_said_twice_in_a_row() {
         last = now;
     }
 }
+
+/// What the persona said before a restart still counts: the resumed match
+/// does not open with the line it said last.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_does_not_make_the_persona_repeat_itself() {
+    let mut server = Server::start().await;
+    let lou = server.new_player("Lou").await;
+    let (m, _) = server.new_match(&lou, "pip", "white").await;
+    let before = replies(&server, &m, "thanks!").await;
+    assert_eq!(before.len(), 1, "{before:?}");
+    server.kill();
+    server.launch().await;
+    let after = replies(&server, &m, "thanks!").await;
+    assert_eq!(after.len(), 1, "{after:?}");
+    assert_ne!(before, after, "the same thanks twice in a row across a restart");
+}

@@ -97,7 +97,8 @@ pub struct MatchActor {
     /// Per ply: the engine's odds after the move (None where it had no time).
     pub(super) odds: Vec<Option<MoveOdds>>,
     /// The persona's latest messages in this match (`GameContext::said`).
-    pub(super) said: Vec<String>,
+    /// Shared with each trigger's context, copied only when it grows.
+    pub(super) said: std::sync::Arc<Vec<String>>,
     /// When the side to move got the move (the match's start or load, or
     /// the last move), and how long the player thought over their last
     /// move: a long think or an instant move is part of the moment, and
@@ -432,9 +433,13 @@ impl MatchActor {
             .iter()
             .filter(|e| e.kind == "message" && e.data["sender"] == "persona")
             .filter_map(|e| e.data["content"].as_str());
-        self.said.extend(spoken.map(str::to_string));
-        let over = self.said.len().saturating_sub(crate::triggers::SAID_KEPT);
-        self.said.drain(..over);
+        let mut spoken = spoken.peekable();
+        if spoken.peek().is_some() {
+            let said = std::sync::Arc::make_mut(&mut self.said);
+            said.extend(spoken.map(str::to_string));
+            let over = said.len().saturating_sub(crate::triggers::SAID_KEPT);
+            said.drain(..over);
+        }
         events.extend(outcome.events);
         Ok(())
     }

@@ -299,7 +299,11 @@ impl Runtime {
             inbox: inbox.downgrade(),
             done: false,
             odds,
-            said: Vec::new(),
+            // A resumed match remembers what it said before the restart.
+            said: match fresh {
+                true => Default::default(),
+                false => std::sync::Arc::new(self.svc.db.persona_said(id, crate::triggers::SAID_KEPT).await?),
+            },
             to_move_since: chrono::Utc::now(),
             last_think: None,
             brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),

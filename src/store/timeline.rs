@@ -91,6 +91,19 @@ impl Db {
             .collect()
     }
 
+    /// The persona's latest `limit` messages in a match, oldest first: what
+    /// a resumed match must not say again at once.
+    pub async fn persona_said(&self, id: MatchId, limit: usize) -> StoreResult<Vec<String>> {
+        let rows = sqlx::query(
+            "SELECT content FROM messages WHERE match_id = $1 AND sender = 'persona' ORDER BY id DESC LIMIT $2",
+        )
+        .bind(id.to_string())
+        .bind(limit as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.iter().rev().map(|r| r.get("content")).collect())
+    }
+
     pub async fn emotions(&self, id: MatchId) -> StoreResult<Vec<EmotionRow>> {
         let rows = sqlx::query("SELECT emotion, reason, created_at FROM emotions WHERE match_id = $1 ORDER BY id")
             .bind(id.to_string())

@@ -142,7 +142,7 @@ pub struct GameContext {
     /// What the persona said in this match so far, oldest first (the
     /// latest `SAID_KEPT`): a line is not said twice while others remain.
     #[serde(skip)]
-    pub said: Vec<String>,
+    pub said: std::sync::Arc<Vec<String>>,
 }
 
 /// How many of the persona's latest messages a match keeps to avoid repeats.
@@ -220,7 +220,7 @@ impl GameContext {
             position_key: (!moves.is_empty() || !game.is_standard_start())
                 .then(|| openings::position_key(game.position())),
             player_local_time: None,
-            said: Vec::new(),
+            said: Default::default(),
             user_think_secs: None,
         }
     }
