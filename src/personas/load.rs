@@ -199,6 +199,12 @@ fn validate_lines(p: &Persona) -> Result<(), Problem> {
                     format!("'{}' is not one of the persona's tones", line.tone),
                 ));
             }
+            if let Some(mood) = line.mood.as_ref().filter(|m| !p.emotions.contains(m)) {
+                return Err((
+                    format!("{at}.mood"),
+                    format!("'{mood}' is not one of the declared emotions"),
+                ));
+            }
             if line.text.trim().is_empty() || line.text.len() > 500 {
                 return Err((format!("{at}.text"), "must be 1..=500 characters".into()));
             }
@@ -245,6 +251,7 @@ mod tests {
         let line = |text: &str| Line {
             text: text.into(),
             tone: pip.tones[0].clone(),
+            mood: None,
         };
         pip.chat.insert("gossip".into(), vec![line("Psst!")]);
         let (field, problem) = validate(&pip).unwrap_err();
@@ -256,6 +263,15 @@ mod tests {
         assert_eq!(validate(&pip).unwrap_err().0, "chat.asks_memory[0].text");
         pip.chat.insert("asks_memory".into(), vec![]);
         assert_eq!(validate(&pip).unwrap_err().0, "chat.asks_memory");
+        pip.chat.remove("asks_memory");
+        let moody = Line {
+            mood: Some("grumpy".into()),
+            ..line("Hmph.")
+        };
+        pip.chat.insert("trash_talk".into(), vec![moody]);
+        let (field, problem) = validate(&pip).unwrap_err();
+        assert_eq!(field, "chat.trash_talk[0].mood");
+        assert!(problem.contains("grumpy"), "{problem}");
     }
 
     #[test]

@@ -113,6 +113,10 @@ pub struct IdlePolicy {
 pub struct Line {
     pub text: String,
     pub tone: String,
+    /// Said only in this mood (one of the persona's emotions); a line
+    /// without one fits any mood the card words no line for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mood: Option<String>,
 }
 
 /// What the scripted brain may say, per event. Placeholders: {player},
@@ -148,6 +152,11 @@ pub struct Moods {
     pub win: String,
     pub loss: String,
     pub draw: String,
+    /// What a compliment and trash talk do to it (optional: unmoved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compliment: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trash_talk: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,7 +219,9 @@ impl Lines {
 }
 
 impl Moods {
-    pub fn all(&self) -> [(&'static str, &str); 8] {
+    pub fn all(&self) -> Vec<(&'static str, &str)> {
+        let optional = [("compliment", &self.compliment), ("trash_talk", &self.trash_talk)];
+        let set = optional.into_iter().filter_map(|(k, v)| Some((k, v.as_deref()?)));
         [
             ("user_capture", &self.user_capture),
             ("agent_capture", &self.agent_capture),
@@ -221,6 +232,10 @@ impl Moods {
             ("loss", &self.loss),
             ("draw", &self.draw),
         ]
+        .map(|(k, v)| (k, v.as_str()))
+        .into_iter()
+        .chain(set)
+        .collect()
     }
 }
 

@@ -52,6 +52,14 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
         None => plain(s, heard.intent, &fill),
     };
     actions.push(said);
+    let moods = &input.persona.moods;
+    let moved = match heard.intent {
+        Intent::Compliment => moods.compliment.as_deref(),
+        Intent::TrashTalk => moods.trash_talk.as_deref(),
+        _ => None,
+    };
+    // Answered in the mood it found the persona in; the words move it after.
+    actions.extend(moved.filter(|m| *m != input.emotion).map(Action::feel));
     if let Some(related) = related_memory(input, heard) {
         actions.push(Action::say(super::reminder(related), &input.persona.tones[0]));
     }
@@ -117,6 +125,7 @@ fn plain(s: &Speaker<'_>, intent: Intent, fill: &Fill) -> Action {
         .map(|t| crate::personas::Line {
             text: t.to_string(),
             tone: s.persona.tones[0].clone(),
+            mood: None,
         })
         .collect();
     s.pick_from(&lines, &fill.placeholders())

@@ -92,6 +92,8 @@ impl<'a> Fill<'a> {
 struct Speaker<'a> {
     persona: &'a Persona,
     ctx: &'a GameContext,
+    /// The persona's mood as the trigger found it.
+    emotion: &'a str,
     seed: u64,
 }
 
@@ -135,12 +137,27 @@ impl Speaker<'_> {
     /// From the `n`th on, the first line not said in this match yet (a
     /// line is its template: "Ha! {answer}" was said whatever it answered);
     /// when every one was, the one said longest ago, never the last one.
+    /// Lines for the persona's present mood come first, then lines for any
+    /// mood; lines for other moods only when the card has nothing else.
     fn fresh(&self, lines: &[Line], n: usize) -> usize {
         let said = &self.ctx.said;
         let last_said = |i: &usize| said.iter().rposition(|s| says(&lines[*i].text, s));
         let order = (0..lines.len()).map(|i| (n + i) % lines.len());
-        let unsaid = order.clone().find(|i| last_said(i).is_none());
-        unsaid.or_else(|| order.min_by_key(last_said)).unwrap_or(0)
+        let of_mood = |mood: Option<&str>| {
+            order
+                .clone()
+                .filter(|i| lines[*i].mood.as_deref() == mood)
+                .collect::<Vec<_>>()
+        };
+        let mut fitting = of_mood(Some(self.emotion));
+        fitting.extend(of_mood(None));
+        if fitting.is_empty() {
+            fitting = order.collect();
+        }
+        let unsaid = fitting.iter().copied().find(|i| last_said(i).is_none());
+        unsaid
+            .or_else(|| fitting.iter().copied().min_by_key(last_said))
+            .unwrap_or(0)
     }
 }
 
@@ -200,6 +217,7 @@ fn speaker<'a>(input: &'a BrainInput<'_>) -> Speaker<'a> {
     Speaker {
         persona: input.persona,
         ctx: input.ctx,
+        emotion: input.emotion,
         seed,
     }
 }

@@ -40,12 +40,22 @@ async fn decide(trigger: Trigger, ctx: &GameContext, persona: &Persona) -> Decis
 }
 
 async fn decide_recalling(trigger: Trigger, ctx: &GameContext, persona: &Persona, memories: &[Recalled]) -> Decision {
+    decide_in_mood(trigger, ctx, persona, memories, persona.default_emotion()).await
+}
+
+async fn decide_in_mood(
+    trigger: Trigger,
+    ctx: &GameContext,
+    persona: &Persona,
+    memories: &[Recalled],
+    emotion: &str,
+) -> Decision {
     let input = BrainInput {
         trigger: &trigger,
         ctx,
         persona,
         memories,
-        emotion: "cocky",
+        emotion,
         llm: None,
         sampling: crate::config::LlmConfig::default().main,
     };
@@ -214,4 +224,42 @@ fn a_line_is_known_by_its_template_whatever_filled_it() {
     assert!(!super::says("{echo}? Noted, {player}.", "You teach maths. Noted!"));
     assert!(super::says("Draw? Never!", "Draw? Never!"));
     assert!(!super::says("Draw? Never!", "Draw? Never!!"));
+}
+
+/// Trash talk and compliments are answered in the mood they find the
+/// persona in, with the card's lines for that mood, and move its mood.
+#[tokio::test]
+async fn banter_is_answered_in_the_persona_s_mood_and_moves_it() {
+    let viktor = persona("viktor");
+    let (_, ctx) = context(&["e4"], &MatchHistory::default());
+    let chat = |text: &str| Trigger::input(UserInput::Chat { text: text.into() });
+    let mood_of = |text: &str| {
+        let line = viktor.chat["trash_talk"]
+            .iter()
+            .find(|l| l.text.replace("{player}", "Ann") == text);
+        line.map(|l| l.mood.clone())
+    };
+    for (emotion, expected) in [
+        ("irritated", Some("irritated")),
+        ("cocky", None),
+        ("fired_up", Some("fired_up")),
+    ] {
+        let d = decide_in_mood(chat("you're going down, old man"), &ctx, &viktor, &[], emotion).await;
+        let line = said(&d).remove(0);
+        assert_eq!(mood_of(&line), Some(expected.map(str::to_string)), "{emotion}: {line}");
+        let felt: Vec<Action> = d
+            .actions
+            .into_iter()
+            .filter(|a| matches!(a, Action::SetEmotion { .. }))
+            .collect();
+        let moved = emotion != "fired_up";
+        assert_eq!(
+            felt,
+            if moved { vec![Action::feel("fired_up")] } else { vec![] },
+            "{emotion}"
+        );
+    }
+    let d = decide_in_mood(chat("wow, what a brilliant move"), &ctx, &viktor, &[], "impressed").await;
+    assert!(said(&d)[0].contains("not so bad yourself"), "{d:?}");
+    assert!(d.actions.contains(&Action::feel("cocky")), "{d:?}");
 }
