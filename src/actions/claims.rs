@@ -215,17 +215,26 @@ fn san_tokens(text: &str) -> Vec<String> {
         .collect::<Vec<_>>()
         .join(" ");
     let mut out = Vec::new();
+    let mut after_preposition = false;
     for token in unquoted.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '!' | '?')) {
         if is_move_number(token) {
             break;
         }
         let token = token.trim_end_matches('.');
-        if looks_like_san(token) {
+        // "your knight on f3" names a square, not the pawn move f3.
+        let square = after_preposition && token.len() == 2;
+        if looks_like_san(token) && !square {
             out.push(bare(token));
+        }
+        if !token.is_empty() {
+            after_preposition = SQUARE_PREPOSITIONS.contains(&token.to_lowercase().as_str());
         }
     }
     out
 }
+
+/// Words after which a bare square ("e4") is a place, not a pawn's move.
+const SQUARE_PREPOSITIONS: [&str; 5] = ["on", "at", "from", "onto", "into"];
 
 /// The word before a dot is a bare move number ("12" in "12.", "12..").
 fn is_move_number_body(word: &str) -> bool {
@@ -368,5 +377,8 @@ mod tests {
         for t in ["Bad", "I", "Ann", "a", "e9", "Knight", "Be"] {
             assert!(!looks_like_san(t), "{t}");
         }
+        // A square after "on" is a place; the same word alone, a move.
+        assert_eq!(san_tokens("Nf6 attacks your knight on f3."), ["Nf6"]);
+        assert_eq!(san_tokens("Why not f3 here?"), ["f3"]);
     }
 }

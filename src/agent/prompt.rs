@@ -70,6 +70,14 @@ pub fn turn(input: &BrainInput<'_>) -> String {
     }
     if let Some(heard) = &input.trigger.heard {
         out.push_str(&heard_note(heard));
+        if let Some(UserInput::Chat { text }) = &input.trigger.input {
+            let known = super::scripted::known_answer(input, text, heard.intent);
+            if !known.is_empty() {
+                out.push_str(&format!(
+                    "\nWhat is known that answers it (true; say it your way): {known}"
+                ));
+            }
+        }
     }
     if input.trigger.nudge > 0 {
         out.push_str(&format!(" (idle nudge {})", input.trigger.nudge + 1));

@@ -204,3 +204,21 @@ fn per_match_state_stays_bounded() {
     *super::llm::bounded_entry(&mut map, held) += 1;
     assert_eq!((map.len(), map[&held]), (10_000, 2));
 }
+
+/// A question's answer is worked out before the model is asked, from the
+/// board and the history, and handed to it as true facts to say its way.
+#[tokio::test]
+async fn the_model_is_told_what_answers_the_question() {
+    let persona = pip();
+    let model = ScriptedModel::new().then_text(&answer(&persona.tones[0]));
+    let ctx = test_context(&["e4", "Nf6"], &[]);
+    let mut trigger = chat("why Nf6?");
+    trigger.heard = Some(crate::listen::Listener::default().hear("why Nf6?", None, "Ann"));
+    decide(&LlmAgent::new(), &model, &trigger, &ctx).await;
+    let turn = &model.requests()[0].messages[1].content;
+    assert!(turn.contains("What the line is for: asks position"), "{turn}");
+    assert!(
+        turn.contains("What is known that answers it (true; say it your way): Nf6? Because it attacks your pawn on e4"),
+        "{turn}"
+    );
+}

@@ -77,7 +77,8 @@ impl MatchActor {
             }
         };
         let mut preview = self.game.clone();
-        let fact = MoveFact::new(self.game.moves().len() + 1, &preview.play(m), self.user_color);
+        let fact =
+            MoveFact::new(self.game.moves().len() + 1, &preview.play(m), self.user_color).played_in(self.game.fen());
         self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events)
             .await?;
         let took = self.clock_move();

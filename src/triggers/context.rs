@@ -26,6 +26,10 @@ pub struct MoveFact {
     /// The engine's verdict, when the move was evaluated in time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub odds: Option<MoveOdds>,
+    /// The position it was played in (empty where unknown): the board
+    /// tools read why it was played from it.
+    #[serde(skip)]
+    pub fen_before: String,
 }
 
 impl MoveFact {
@@ -38,7 +42,13 @@ impl MoveFact {
             captured: m.capture.map(|r| role_name(r).to_string()),
             check: m.check,
             odds: None,
+            fen_before: String::new(),
         }
+    }
+
+    /// The same, with the position it was played in.
+    pub fn played_in(self, fen_before: String) -> MoveFact {
+        MoveFact { fen_before, ..self }
     }
 }
 
@@ -205,9 +215,15 @@ impl GameContext {
             last_moves: moves[first..]
                 .iter()
                 .enumerate()
-                .map(|(i, m)| MoveFact {
-                    odds: parts.odds.get(first + i).copied().flatten(),
-                    ..MoveFact::new(first + i + 1, m, parts.user_color)
+                .map(|(i, m)| {
+                    let before = match first + i {
+                        0 => game.start_fen().to_string(),
+                        k => moves[k - 1].fen_after.clone(),
+                    };
+                    MoveFact {
+                        odds: parts.odds.get(first + i).copied().flatten(),
+                        ..MoveFact::new(first + i + 1, m, parts.user_color).played_in(before)
+                    }
                 })
                 .collect(),
             planned_move: None,

@@ -5,10 +5,9 @@
 //! echoed and kept as a fact in the third person (never the transcript).
 //! The persona's card may word each intent (`[chat]`); else a plain line.
 
-use super::{Speaker, quoted};
+use super::{Speaker, board, quoted};
 use crate::actions::{Action, Decision};
 use crate::agent::BrainInput;
-use crate::chess::odds::MoveClass;
 use crate::listen::{Heard, Intent};
 use crate::memory::{CreatedBy, MemoryType, Recalled};
 
@@ -132,13 +131,13 @@ fn plain(s: &Speaker<'_>, intent: Intent, fill: &Fill) -> Action {
 }
 
 /// What a question is answered with, from what is known; empty when the
-/// intent asks nothing.
-fn answer(input: &BrainInput<'_>, text: &str, intent: Intent) -> String {
+/// intent asks nothing. The LLM brain is told it too.
+pub(crate) fn answer(input: &BrainInput<'_>, text: &str, intent: Intent) -> String {
     match intent {
         Intent::AsksMemory => about_us(input, text),
         Intent::AsksPersona => about_me(input),
-        Intent::AsksPosition => about_the_board(input, text),
-        Intent::DrawRequest => match user_win_pct(input) {
+        Intent::AsksPosition => board::about_the_board(input, text),
+        Intent::DrawRequest => match board::user_win_pct(input) {
             Some(p) if p < 45.0 => "A draw? Not while I'm better. Play on.".into(),
             _ => "Offer it with the draw button and I'll think it over.".into(),
         },
@@ -256,73 +255,6 @@ fn about_me(input: &BrainInput<'_>) -> String {
             first.trim().to_string()
         }
     }
-}
-
-/// The player's winning chances by the last evaluation, in percent.
-fn user_win_pct(input: &BrainInput<'_>) -> Option<f64> {
-    let white = input.ctx.last_moves.iter().rev().find_map(|m| m.odds)?.white;
-    Some(if input.ctx.user_color == "white" {
-        white
-    } else {
-        100.0 - white
-    })
-}
-
-/// Who is better, whether the last move was a mistake, why the persona's move.
-fn about_the_board(input: &BrainInput<'_>, text: &str) -> String {
-    let t = text.to_lowercase();
-    let judged = ["blunder", "mistake", "good move", "bad move", "was that"]
-        .iter()
-        .any(|w| t.contains(w));
-    if judged && let Some(verdict) = judge_their_move(input) {
-        return verdict;
-    }
-    if t.contains("why")
-        && let Some(reason) = explain_my_move(input, &t)
-    {
-        return reason;
-    }
-    match user_win_pct(input) {
-        Some(p) if p >= 65.0 => format!("You're better here: about {p:.0}% for you."),
-        Some(p) if p <= 35.0 => format!("I'm better here: about {:.0}% for me.", 100.0 - p),
-        Some(_) => "It's about level.".into(),
-        None => "Too early to say: it's all to play for.".into(),
-    }
-}
-
-/// The player's last move, by what the engine's odds say it cost.
-fn judge_their_move(input: &BrainInput<'_>) -> Option<String> {
-    let m = input.ctx.last_moves.iter().rev().find(|m| m.by_user)?;
-    Some(match m.odds.map(|o| o.class) {
-        Some(MoveClass::Blunder) => format!("{} was a blunder, I'm afraid.", m.san),
-        Some(MoveClass::Mistake) => format!("{} was a mistake: it cost you.", m.san),
-        Some(MoveClass::Inaccuracy) => format!("{} was a little inaccurate, nothing worse.", m.san),
-        Some(MoveClass::Good) => format!("{} was fine, no harm done.", m.san),
-        None => format!("Too early to judge {}.", m.san),
-    })
-}
-
-/// Why the persona played the move asked about (or its last one), from
-/// what the move did: took, checked, castled, developed, took the centre.
-fn explain_my_move(input: &BrainInput<'_>, asked: &str) -> Option<String> {
-    let mine = input.ctx.last_moves.iter().rev().filter(|m| !m.by_user);
-    let named = mine.clone().find(|m| asked.contains(&m.san.to_lowercase()));
-    let m = named.or_else(|| mine.clone().next())?;
-    let from_rank = m.uci.as_bytes().get(1).copied();
-    let to_file = m.uci.as_bytes().get(2).copied();
-    let piece = m.san.chars().next().filter(char::is_ascii_uppercase);
-    let why = match (&m.captured, m.check) {
-        (Some(taken), true) => format!("it took your {taken} with check"),
-        (Some(taken), false) => format!("it took your {taken}"),
-        (None, true) => "it gives check".to_string(),
-        _ if m.san.starts_with("O-O") => "it tucks my king away safely".to_string(),
-        _ if matches!(piece, Some('N' | 'B')) && matches!(from_rank, Some(b'1' | b'8')) => {
-            "it develops a piece toward the centre".to_string()
-        }
-        _ if piece.is_none() && matches!(to_file, Some(b'c'..=b'f')) => "it claims space in the centre".to_string(),
-        _ => "it improves my position".to_string(),
-    };
-    Some(format!("{}? Because {why}.", m.san))
 }
 
 /// A fact about the player, said back to them: "Ann learned chess from

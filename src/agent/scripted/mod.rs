@@ -426,6 +426,8 @@ fn decision(thinking: &str, actions: Vec<Action>) -> Decision {
     }
 }
 
+mod board;
 mod chat;
+pub(crate) use chat::answer as known_answer;
 #[cfg(test)]
 mod tests;

@@ -263,3 +263,40 @@ async fn banter_is_answered_in_the_persona_s_mood_and_moves_it() {
     assert!(said(&d)[0].contains("not so bad yourself"), "{d:?}");
     assert!(d.actions.contains(&Action::feel("cocky")), "{d:?}");
 }
+
+/// "Why Nf6?" is answered from the board: what the move attacks and what it
+/// develops, and the answer passes the claim checker whole.
+#[tokio::test]
+async fn why_a_move_is_told_from_the_board() {
+    let viktor = persona("viktor");
+    let (_, ctx) = context(&["e4", "Nf6"], &MatchHistory::default());
+    let chat = |text: &str| Trigger::input(UserInput::Chat { text: text.into() });
+    for (asked, expected) in [
+        (
+            "why Nf6?",
+            "attacks your pawn on e4, which is in danger and develops my knight",
+        ),
+        ("what are you threatening?", "attacks your pawn on e4"),
+    ] {
+        let d = decide(chat(asked), &ctx, &viktor).await;
+        let text = said(&d).join(" ");
+        assert!(text.contains(expected), "{asked}: {text}");
+        assert_eq!(
+            crate::actions::claims::check(&text, &ctx),
+            crate::actions::claims::Checked::True,
+            "{text}"
+        );
+    }
+    // The knight takes on f2 and hits the queen; not a fork: the king takes it.
+    let (_, ctx) = context(&["e4", "Nf6", "Nc3", "Ng4", "Nf3", "Nxf2"], &MatchHistory::default());
+    let text = said(&decide(chat("why did you play that?"), &ctx, &viktor).await).join(" ");
+    assert!(
+        text.contains("Nxf2? Because it takes your pawn and attacks your queen on d1"),
+        "{text}"
+    );
+    assert_eq!(
+        crate::actions::claims::check(&text, &ctx),
+        crate::actions::claims::Checked::True,
+        "{text}"
+    );
+}

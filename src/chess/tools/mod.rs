@@ -12,6 +12,7 @@ mod compare;
 mod last_move;
 mod perception;
 mod position;
+mod purpose;
 mod safety;
 mod structure;
 pub mod themes;
@@ -24,6 +25,7 @@ pub use compare::Candidate;
 pub use last_move::{Attacked, LastMove};
 pub use perception::{Capture, LegalMoves, Material, PieceMoves};
 pub use position::{PositionEval, SideEval};
+pub use purpose::{Purpose, purposes};
 pub use safety::{MoveSafety, see};
 #[cfg(test)]
 use shakmaty::{Color, Square};
