@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::*;
 use serde_json::{Value, json};
 
@@ -97,4 +99,79 @@ async fn a_restart_does_not_make_the_persona_repeat_itself() {
     let after = replies(&server, &m, "thanks!").await;
     assert_eq!(after.len(), 1, "{after:?}");
     assert_ne!(before, after, "the same thanks twice in a row across a restart");
+}
+
+/// Over the WebSocket, as the page talks: a line about the player is echoed
+/// and kept as a fact, a question about the board is answered from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_websocket_hears_a_fact_and_a_question() {
+    let server = Server::start().await;
+    let tom = server.new_player("Tom").await;
+    let (m, _) = server.new_match(&tom, "margot", "black").await;
+    // A `since` past the last event (a stale client's) is read as "now".
+    let mut ws = server.ws(&m, i64::MAX).await;
+    let persona_says = |f: &Value| f["type"] == "message" && f["data"]["sender"] == "persona";
+    let said = |frames: &[Value]| -> String {
+        let texts = frames.iter().filter(|f| persona_says(f));
+        texts
+            .map(|f| f["data"]["content"].as_str().unwrap())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    ws_send(&mut ws, json!({ "type": "chat", "text": "I work as a baker in Leeds" })).await;
+    let frames = ws_until(&mut ws, Duration::from_secs(10), persona_says).await;
+    assert!(said(&frames).contains("baker in Leeds"), "echoed: {frames:?}");
+    let facts: Vec<String> = server
+        .memories(&tom)
+        .await
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(
+        facts.iter().any(|f| f.contains("Tom works as a baker in Leeds")),
+        "{facts:?}"
+    );
+
+    ws_send(&mut ws, json!({ "type": "chat", "text": "why did you play that?" })).await;
+    let frames = ws_until(&mut ws, Duration::from_secs(10), persona_says).await;
+    let opened = server.get(&format!("/api/matches/{m}")).await.1["moves"][0]["san"].clone();
+    let opened = opened.as_str().expect("the persona opened as White");
+    assert!(said(&frames).contains(&format!("{opened}? Because it")), "{frames:?}");
+    let heard: Vec<Value> = server
+        .triggers(&m)
+        .await
+        .into_iter()
+        .map(|t| t["heard"]["intent"].clone())
+        .collect();
+    assert!(
+        heard.contains(&json!("self_disclosure")) && heard.contains(&json!("asks_position")),
+        "{heard:?}"
+    );
+}
+
+/// `kibitz play` in a terminal: what the player tells in one match answers
+/// "do you remember me?" in the next.
+#[test]
+fn kibitz_play_remembers_the_player_across_matches() {
+    let data = tempfile::tempdir().unwrap();
+    let play = |input: &str| -> String {
+        let mut cmd = kibitz_in(data.path());
+        cmd.args(["play", "--persona", "pip", "--player", "Wren", "--color", "white"])
+            .env("KIBITZ_DATA_DIR", data.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "kibitz play failed");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let first = play("My grandmother taught me chess\n/resign\n");
+    assert!(
+        first.to_lowercase().contains("your grandmother taught you chess"),
+        "{first}"
+    );
+    let second = play("Do you remember me?\n/quit\n");
+    assert!(second.contains("Wren's grandmother taught them chess"), "{second}");
 }

@@ -82,6 +82,9 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
     let mut live = Some(runtime.subscribe(id));
     let mut last = since;
     if let Ok(state) = runtime.state(id).await {
+        // A `since` past the match's last event (a stale client, another
+        // server's numbers) means "from now", not "never".
+        last = last.min(state.last_seq);
         let _ = sink.send(text(json!({ "type": "state", "data": state }))).await;
     }
     if !catch_up(&runtime, id, &mut last, &mut sink).await {

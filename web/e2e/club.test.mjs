@@ -79,6 +79,9 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     await page.locator(".msg.persona").last().waitFor();
     await page.waitForFunction(() => document.querySelectorAll(".msg.persona").length >= 2);
     await page.screenshot({ path: `${ARTIFACTS}/2-chat.png` });
+    // It heard the line: the reply says the player's fact back to them.
+    const replies = await page.locator(".msg.persona").allTextContents();
+    assert.ok(replies.some((t) => t.includes("antique chess clocks")), `the reply heard the line: ${replies.join(" | ")}`);
 
     // A dropped connection: the page reconnects by itself and catches up
     // from the last event it saw, showing nothing twice.
