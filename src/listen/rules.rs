@@ -297,6 +297,10 @@ fn about_persona(c: &Clause) -> Option<f32> {
         "your name",
         "your style",
         "how old are you",
+        "kind of player",
+        "sort of player",
+        "how strong are you",
+        "how good are you",
     ];
     if c.has_any(&specific) && (c.question || c.has("tell me")) {
         return Some(0.9);

@@ -5,9 +5,10 @@
 //! echoed and kept as a fact in the third person (never the transcript).
 //! The persona's card may word each intent (`[chat]`); else a plain line.
 
-use super::{Speaker, board, quoted};
+use super::{Speaker, board, capitalised, quoted};
 use crate::actions::{Action, Decision};
 use crate::agent::BrainInput;
+use crate::chess::engine::Style;
 use crate::listen::{Heard, Intent};
 use crate::memory::{CreatedBy, MemoryType, Recalled};
 
@@ -135,7 +136,7 @@ fn plain(s: &Speaker<'_>, intent: Intent, fill: &Fill) -> Action {
 pub(crate) fn answer(input: &BrainInput<'_>, text: &str, intent: Intent) -> String {
     match intent {
         Intent::AsksMemory => about_us(input, text),
-        Intent::AsksPersona => about_me(input),
+        Intent::AsksPersona => about_me(input, text),
         Intent::AsksPosition => board::about_the_board(input, text),
         Intent::DrawRequest => match board::user_win_pct(input) {
             Some(p) if p < 45.0 => "A draw? Not while I'm better. Play on.".into(),
@@ -240,8 +241,23 @@ fn games(n: u32) -> String {
     }
 }
 
-/// About the persona: its lore, or else who it is.
-fn about_me(input: &BrainInput<'_>) -> String {
+/// About the persona: its strength or style when asked, else its lore,
+/// else who it is.
+fn about_me(input: &BrainInput<'_>, text: &str) -> String {
+    let (p, t) = (input.persona, text.to_lowercase());
+    let asks = |words: &[&str]| words.iter().any(|w| t.contains(w));
+    if asks(&["rating", "elo", "how strong", "how good are you"]) {
+        return format!("I play at about {} here at the club.", p.elo);
+    }
+    if asks(&["style", "what kind of player", "how do you play", "what sort of player"]) {
+        let style = match p.style {
+            Style::Aggressive => "aggressive: I go for the king and take my chances",
+            Style::Positional => "positional: good squares, sound pawns, no hurry",
+            Style::Defensive => "defensive: I keep things solid and wait for your mistake",
+            Style::Tricky => "tricky: I set traps and see if you step in them",
+        };
+        return format!("My style? {}.", capitalised(style));
+    }
     let lore = input
         .memories
         .iter()
@@ -250,7 +266,7 @@ fn about_me(input: &BrainInput<'_>) -> String {
     match lore {
         Some(r) => format!("Ask anyone at the club: {}", quoted(&r.memory.content)),
         None => {
-            let bio = &input.persona.biography;
+            let bio = &p.biography;
             let first = bio.split_inclusive(". ").next().unwrap_or(bio);
             first.trim().to_string()
         }

@@ -300,3 +300,16 @@ async fn why_a_move_is_told_from_the_board() {
         "{text}"
     );
 }
+
+/// Asked about itself, the persona answers from its card: its strength and
+/// style are facts of its engine settings, not made up.
+#[tokio::test]
+async fn the_persona_tells_its_rating_and_style_from_its_card() {
+    let pip = persona("pip");
+    let (_, ctx) = context(&["e4"], &MatchHistory::default());
+    let chat = |text: &str| Trigger::input(UserInput::Chat { text: text.into() });
+    let rating = said(&decide(chat("what's your rating?"), &ctx, &pip).await).join(" ");
+    assert!(rating.contains(&format!("about {}", pip.elo)), "{rating}");
+    let style = said(&decide(chat("what kind of player are you?"), &ctx, &pip).await).join(" ");
+    assert!(style.contains("Tricky: I set traps"), "{style}");
+}
