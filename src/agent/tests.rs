@@ -218,7 +218,9 @@ async fn the_model_is_told_what_answers_the_question() {
     let turn = &model.requests()[0].messages[1].content;
     assert!(turn.contains("What the line is for: asks position"), "{turn}");
     assert!(
-        turn.contains("What is known that answers it (true; say it your way): Nf6? Because it attacks your pawn on e4"),
+        turn.contains(
+            "What is known that answers it (true; say it your way): Nf6? Because it threatens to win your pawn on e4"
+        ),
         "{turn}"
     );
 }

@@ -79,10 +79,9 @@ fn reasons(m: &MoveFact) -> Vec<Purpose> {
     notation::parse_move(before.position(), &m.uci).map_or_else(|_| Vec::new(), |mv| purposes(before.position(), mv))
 }
 
-/// "Nf6? Because it attacks your pawn on e4 and develops my knight."
+/// "Nf6? Because it threatens to win your pawn on e4 and develops my knight."
 fn explain(m: &MoveFact) -> String {
-    let said: Vec<String> = reasons(m).iter().take(2).map(phrase).collect();
-    let why = match said.as_slice() {
+    let why = match said(&reasons(m)).as_slice() {
         [] => "it improves my position".to_string(),
         [one] => one.clone(),
         [one, two, ..] => format!("{one} and {two}"),
@@ -92,21 +91,58 @@ fn explain(m: &MoveFact) -> String {
 
 /// What the persona's move threatens, if anything.
 fn threat_of(m: &MoveFact) -> String {
-    let threats: Vec<String> = reasons(m)
-        .iter()
+    let threats: Vec<Purpose> = reasons(m)
+        .into_iter()
         .filter(|p| {
             matches!(
                 p,
                 Purpose::ThreatensMate(_) | Purpose::Forks(_) | Purpose::Attacks { .. }
             )
         })
-        .take(2)
-        .map(phrase)
         .collect();
-    match threats.as_slice() {
+    match said(&threats).as_slice() {
         [] => format!("Nothing direct with {}. Yet.", m.san),
         [one] => format!("With {} it {one}.", m.san),
         [one, two, ..] => format!("With {} it {one} and {two}.", m.san),
+    }
+}
+
+/// The reasons in words, pieces attacked alike told together ("attacks
+/// your pawns on d2 and f2"), the two most telling.
+fn said(reasons: &[Purpose]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut grouped: Vec<(bool, Vec<(shakmaty::Role, shakmaty::Square)>)> = Vec::new();
+    for p in reasons {
+        match p {
+            Purpose::Attacks { role, square, hangs } => match grouped.iter_mut().find(|(h, _)| h == hangs) {
+                Some((_, targets)) => targets.push((*role, *square)),
+                None => {
+                    grouped.push((*hangs, vec![(*role, *square)]));
+                    out.push(String::new()); // its place in the order
+                }
+            },
+            other => out.push(phrase(other)),
+        }
+    }
+    let mut groups = grouped.into_iter().map(|(hangs, targets)| {
+        let verb = if hangs { "threatens to win" } else { "attacks" };
+        format!("{verb} your {}", targets_in_words(&targets))
+    });
+    for slot in out.iter_mut().filter(|s| s.is_empty()) {
+        *slot = groups.next().unwrap_or_default();
+    }
+    out.truncate(2);
+    out
+}
+
+/// "pawn on e4", "pawns on d2 and f2", "knight on f3 and pawn on d2".
+fn targets_in_words(targets: &[(shakmaty::Role, shakmaty::Square)]) -> String {
+    let targets = &targets[..targets.len().min(2)];
+    match targets {
+        [(a, x), (b, y)] if a == b => format!("{}s on {x} and {y}", role_name(*a)),
+        [(a, x), (b, y)] => format!("{} on {x} and {} on {y}", role_name(*a), role_name(*b)),
+        [(a, x), ..] => format!("{} on {x}", role_name(*a)),
+        [] => String::new(),
     }
 }
 
@@ -127,8 +163,8 @@ fn phrase(p: &Purpose) -> String {
         Purpose::ThreatensMate(_) => "threatens mate".into(),
         Purpose::Check => "gives check".into(),
         Purpose::Attacks { role, square, hangs } => {
-            let loose = if *hangs { ", which is in danger" } else { "" };
-            format!("attacks your {} on {square}{loose}", role_name(*role))
+            let verb = if *hangs { "threatens to win" } else { "attacks" };
+            format!("{verb} your {} on {square}", role_name(*role))
         }
         Purpose::Castles => "tucks my king away safely".into(),
         Purpose::Develops(role) => format!("develops my {}", role_name(*role)),

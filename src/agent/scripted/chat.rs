@@ -5,7 +5,7 @@
 //! echoed and kept as a fact in the third person (never the transcript).
 //! The persona's card may word each intent (`[chat]`); else a plain line.
 
-use super::{Speaker, board, capitalised, quoted};
+use super::{Speaker, board, quoted};
 use crate::actions::{Action, Decision};
 use crate::agent::BrainInput;
 use crate::chess::engine::Style;
@@ -193,6 +193,29 @@ fn about_us(input: &BrainInput<'_>, text: &str) -> String {
             );
         }
     }
+    // "Who taught me chess?": a question about them, answered by what they
+    // told (the memory most like the question), or honestly not.
+    let whether_known = [
+        "remember me",
+        "know me",
+        "who am i",
+        "met",
+        "recognise",
+        "recognize",
+        "forgot",
+    ];
+    let about_them = t
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| ["me", "my", "i"].contains(&w));
+    if about_them && !whether_known.iter().any(|w| t.contains(w)) {
+        let told = player_memories(input)
+            .filter(|r| r.memory.memory_type != MemoryType::GameContext)
+            .max_by(|a, b| a.similarity.total_cmp(&b.similarity));
+        return match told {
+            Some(r) => format!("You told me yourself: {}", quoted(&r.memory.content)),
+            None => format!("You haven't told me that yet, {}.", ctx.player_name),
+        };
+    }
     // What they told of themselves says "I know you" better than a result.
     let personal = |r: &&Recalled| r.memory.tags.iter().any(|t| t == "personal");
     let best = player_memories(input)
@@ -249,14 +272,22 @@ fn about_me(input: &BrainInput<'_>, text: &str) -> String {
     if asks(&["rating", "elo", "how strong", "how good are you"]) {
         return format!("I play at about {} here at the club.", p.elo);
     }
-    if asks(&["style", "what kind of player", "how do you play", "what sort of player"]) {
+    let style_words = [
+        "style",
+        "kind of player",
+        "how do you play",
+        "sort of player",
+        "aggressive",
+        "attacking",
+    ];
+    if asks(&style_words) || asks(&["defensive", "solid", "positional", "tricky", "careful"]) {
         let style = match p.style {
             Style::Aggressive => "aggressive: I go for the king and take my chances",
             Style::Positional => "positional: good squares, sound pawns, no hurry",
             Style::Defensive => "defensive: I keep things solid and wait for your mistake",
             Style::Tricky => "tricky: I set traps and see if you step in them",
         };
-        return format!("My style? {}.", capitalised(style));
+        return format!("My style is {style}.");
     }
     let lore = input
         .memories

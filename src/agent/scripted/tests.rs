@@ -274,9 +274,12 @@ async fn why_a_move_is_told_from_the_board() {
     for (asked, expected) in [
         (
             "why Nf6?",
-            "attacks your pawn on e4, which is in danger and develops my knight",
+            "Nf6? Because it threatens to win your pawn on e4 and develops my knight.",
         ),
-        ("what are you threatening?", "attacks your pawn on e4"),
+        (
+            "what are you threatening?",
+            "With Nf6 it threatens to win your pawn on e4.",
+        ),
     ] {
         let d = decide(chat(asked), &ctx, &viktor).await;
         let text = said(&d).join(" ");
@@ -287,11 +290,15 @@ async fn why_a_move_is_told_from_the_board() {
             "{text}"
         );
     }
+    // Two pawns attacked alike are told together.
+    let (_, ctx) = context(&["e4", "Nf6", "Nf3", "Nxe4"], &MatchHistory::default());
+    let text = said(&decide(chat("what's the threat?"), &ctx, &viktor).await).join(" ");
+    assert!(text.contains("With Nxe4 it attacks your pawns on d2 and f2."), "{text}");
     // The knight takes on f2 and hits the queen; not a fork: the king takes it.
     let (_, ctx) = context(&["e4", "Nf6", "Nc3", "Ng4", "Nf3", "Nxf2"], &MatchHistory::default());
     let text = said(&decide(chat("why did you play that?"), &ctx, &viktor).await).join(" ");
     assert!(
-        text.contains("Nxf2? Because it takes your pawn and attacks your queen on d1"),
+        text.contains("Nxf2? Because it takes your pawn and threatens to win your queen on d1 and rook on h1."),
         "{text}"
     );
     assert_eq!(
@@ -311,5 +318,48 @@ async fn the_persona_tells_its_rating_and_style_from_its_card() {
     let rating = said(&decide(chat("what's your rating?"), &ctx, &pip).await).join(" ");
     assert!(rating.contains(&format!("about {}", pip.elo)), "{rating}");
     let style = said(&decide(chat("what kind of player are you?"), &ctx, &pip).await).join(" ");
-    assert!(style.contains("Tricky: I set traps"), "{style}");
+    assert!(style.contains("My style is tricky: I set traps"), "{style}");
+}
+
+/// "Who taught me chess?" is answered by what the player told, "do you
+/// remember me?" by the two of them, "what's my job?" honestly when untold.
+#[tokio::test]
+async fn a_question_about_the_player_is_answered_by_what_they_told() {
+    use crate::memory::{CreatedBy, Memory};
+    let viktor = persona("viktor");
+    let history = MatchHistory {
+        played: 1,
+        user_losses: 1,
+        ..MatchHistory::default()
+    };
+    let (_, ctx) = context(&["e4"], &history);
+    let remembered = |content: &str, kind: MemoryType, similarity: f32| Recalled {
+        memory: Memory {
+            player_id: Some(ctx.player_id),
+            ..Memory::new("viktor", kind, content, CreatedBy::MainAgent)
+        },
+        similarity,
+        score: similarity,
+        why: String::new(),
+    };
+    let memories = [
+        remembered(
+            "On 1 May, Ann played White and lost to me.",
+            MemoryType::GameContext,
+            0.6,
+        ),
+        remembered("Ann learned chess from their dad.", MemoryType::PlayerObservation, 0.5),
+    ];
+    let chat = |text: &str| Trigger::input(UserInput::Chat { text: text.into() });
+    let ask = async |text: &str| said(&decide_recalling(chat(text), &ctx, &viktor, &memories).await).join(" ");
+    let taught = ask("Who taught me chess?").await;
+    assert!(
+        taught.contains("You told me yourself: “Ann learned chess from their dad.”"),
+        "{taught}"
+    );
+    let known = ask("Do you remember me?").await;
+    assert!(known.contains("one game so far"), "{known}");
+    let (_, bare) = context(&["e4"], &MatchHistory::default());
+    let untold = said(&decide(chat("what's my job?"), &bare, &viktor).await).join(" ");
+    assert!(untold.contains("You haven't told me that yet, Ann."), "{untold}");
 }
