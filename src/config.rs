@@ -293,6 +293,10 @@ impl Config {
                     model: env("KIBITZ_LLM_MODEL").unwrap_or(llm.model),
                     api_key: env("KIBITZ_LLM_API_KEY").filter(|k| !k.is_empty()),
                     detect_ollama: parse_env(&env, "KIBITZ_LLM_DETECT_OLLAMA")?.unwrap_or(llm.detect_ollama),
+                    words_deadline_ms: parse_env(&env, "KIBITZ_LLM_WORDS_DEADLINE_MS")?
+                        .unwrap_or(llm.words_deadline_ms),
+                    chat_deadline_ms: parse_env(&env, "KIBITZ_LLM_CHAT_DEADLINE_MS")?.unwrap_or(llm.chat_deadline_ms),
+                    model_recall: parse_env(&env, "KIBITZ_LLM_MODEL_RECALL")?.unwrap_or(llm.model_recall),
                     ..llm
                 };
                 if let Some(max) = parse_env(&env, "KIBITZ_LLM_MAX_TOKENS")? {
@@ -326,6 +330,15 @@ impl Config {
                 key: "recall.chat_query_model_share",
                 message: format!("must be in [0, 1] (a share of one core; 1: no limit), got {share}"),
             });
+        }
+        for (key, ms) in [
+            ("llm.words_deadline_ms", self.llm.words_deadline_ms),
+            ("llm.chat_deadline_ms", self.llm.chat_deadline_ms),
+        ] {
+            if !(1..=600_000).contains(&ms) {
+                let message = format!("must be 1 to 600000 ms, got {ms}");
+                return Err(ConfigError::Invalid { key, message });
+            }
         }
         self.memory.validate()?;
         Ok(self)

@@ -12,7 +12,12 @@ use serde_json::json;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_match_with_a_real_model_runs_end_to_end() {
     let llama = LlamaServer::start().await;
-    let server = Server::start_with(&[("KIBITZ_LLM_URL", &llama.url), ("KIBITZ_LLM_MAX_TOKENS", "200")]).await;
+    let server = Server::start_with(&[
+        ("KIBITZ_LLM_URL", &llama.url),
+        ("KIBITZ_LLM_MAX_TOKENS", "200"),
+        ("KIBITZ_LLM_MODEL_RECALL", "true"),
+    ])
+    .await;
     let pat = server.new_player("Pat").await;
     let (m, created) = server.new_match(&pat, "margot", "white").await;
     assert_eq!(created["state"]["serving"]["agent"], "llm", "{created}");

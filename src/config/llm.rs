@@ -68,6 +68,15 @@ pub struct LlmConfig {
     pub preflight_ms: u64,
     /// With no endpoint configured, use a local Ollama if one answers on 127.0.0.1:11434.
     pub detect_ollama: bool,
+    /// How long the persona's words in a game may take the model before the
+    /// scripted voice speaks instead (its move never waits for them).
+    pub words_deadline_ms: u64,
+    /// The same for an answer to a chat line.
+    pub chat_deadline_ms: u64,
+    /// Let the subconscious ask the model which memories fit (a loop of
+    /// calls before every trigger's words: slower; off, recall is by
+    /// meaning, words and cues, as without a model).
+    pub model_recall: bool,
     pub main: RoleConfig,
     pub subconscious: RoleConfig,
     pub moves: RoleConfig,
@@ -84,6 +93,9 @@ impl Default for LlmConfig {
             first_timeout_secs: 120,
             preflight_ms: 1500,
             detect_ollama: true,
+            words_deadline_ms: 3000,
+            chat_deadline_ms: 20_000,
+            model_recall: false,
             main: RoleConfig {
                 temperature: 0.7,
                 max_tokens: 400,

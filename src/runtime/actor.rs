@@ -20,12 +20,12 @@ use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::MatchId;
-use crate::llm::{ChatModel, Session};
+use crate::llm::Session;
 use crate::moves::{Driven, MoveBrain};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, Player};
 use crate::subconscious::RecallState;
-use crate::triggers::{ContextParts, GameContext, MatchHistory, MatchSide, MoveFact, Trigger};
+use crate::triggers::{ContextParts, GameContext, MatchHistory, Trigger};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UserCommand {
@@ -73,6 +73,8 @@ pub enum Command {
         ply: usize,
         score: Score,
     },
+    /// The language model's words for a trigger are composed.
+    WordsReady,
 }
 
 pub struct MatchActor {
@@ -112,9 +114,11 @@ pub struct MatchActor {
     pub(super) agent_llm: Option<Arc<Session>>,
     /// The subconscious's session, likewise.
     pub(super) sub_llm: Option<Arc<Session>>,
+    /// The model's words being composed for a trigger, if any.
+    pub(super) composing: Option<super::words::Composing>,
 }
 
-type Events = Vec<MatchEvent>;
+pub(super) type Events = Vec<MatchEvent>;
 
 /// Before this move number a draw offer is declined: play some chess first.
 const DRAW_ACCEPT_FULLMOVE: u32 = 10;
@@ -153,6 +157,12 @@ impl MatchActor {
                     let result = self.revise_odds(ply, &score).await;
                     if let Err(e) = self.settled(result).await {
                         tracing::warn!(match_id = %self.id, "revising the odds failed: {e}");
+                    }
+                }
+                Command::WordsReady => {
+                    let result = self.words_ready().await;
+                    if let Err(e) = self.settled(result).await {
+                        tracing::warn!(match_id = %self.id, "the persona's words failed: {e}");
                     }
                 }
             }
@@ -403,45 +413,6 @@ impl MatchActor {
         let took = now - self.to_move_since;
         self.to_move_since = now;
         took
-    }
-
-    /// Fires one trigger through subconscious, brain and executor.
-    pub(super) async fn fire(
-        &mut self,
-        trigger: Trigger,
-        planned: Option<MoveFact>,
-        events: &mut Events,
-    ) -> Result<(), RuntimeError> {
-        let mut ctx = self.context();
-        ctx.planned_move = planned;
-        let side = MatchSide {
-            persona: &self.persona,
-            emotion: &self.emotion,
-            recall: &mut self.recall,
-            emitter: &mut self.emitter,
-            llm: self.agent_llm.as_deref().map(|s| s as &dyn ChatModel),
-            sub_llm: self.sub_llm.as_deref().map(|s| s as &dyn ChatModel),
-        };
-        let kind = trigger.kind;
-        let outcome = self.svc.pipeline.fire(trigger, &ctx, side).await?;
-        self.svc.timings.record(Phase::Trigger(kind), outcome.phases.total());
-        if let Some(emotion) = outcome.emotion {
-            self.emotion = emotion;
-        }
-        let spoken = outcome
-            .events
-            .iter()
-            .filter(|e| e.kind == "message" && e.data["sender"] == "persona")
-            .filter_map(|e| e.data["content"].as_str());
-        let mut spoken = spoken.peekable();
-        if spoken.peek().is_some() {
-            let said = std::sync::Arc::make_mut(&mut self.said);
-            said.extend(spoken.map(str::to_string));
-            let over = said.len().saturating_sub(crate::triggers::SAID_KEPT);
-            said.drain(..over);
-        }
-        events.extend(outcome.events);
-        Ok(())
     }
 
     pub(super) fn context(&self) -> GameContext {

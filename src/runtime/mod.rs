@@ -15,6 +15,7 @@ mod shutdown;
 mod state;
 mod timing;
 mod turns;
+mod words;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -311,18 +312,24 @@ impl Runtime {
                 let sampling = persona.llm.sampling(self.svc.config.llm.main);
                 pool.session_from(Some(id.to_string()), "main", sampling, persona.llm.endpoint.as_deref())
             }),
-            sub_llm: self.svc.llm.as_ref().map(|pool| {
-                let sampling = self.svc.config.llm.subconscious;
-                pool.session_from(
-                    Some(id.to_string()),
-                    "subconscious",
-                    sampling,
-                    persona.llm.endpoint.as_deref(),
-                )
-            }),
+            sub_llm: self
+                .svc
+                .llm
+                .as_ref()
+                .filter(|_| self.svc.config.llm.model_recall)
+                .map(|pool| {
+                    let sampling = self.svc.config.llm.subconscious;
+                    pool.session_from(
+                        Some(id.to_string()),
+                        "subconscious",
+                        sampling,
+                        persona.llm.endpoint.as_deref(),
+                    )
+                }),
             player,
             persona,
             game,
+            composing: None,
         };
         actor.history = actor.load_history().await?;
         let (reply, begun) = oneshot::channel();

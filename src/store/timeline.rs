@@ -122,7 +122,7 @@ impl Db {
 
     pub async fn triggers(&self, id: MatchId) -> StoreResult<Vec<TriggerRow>> {
         let rows = sqlx::query(
-            "SELECT trigger, fired_at, recalled_ids, actions, duration_us FROM trigger_log WHERE match_id = $1 ORDER BY id",
+            "SELECT trigger, fired_at, recalled_ids, actions, duration_us FROM trigger_log WHERE match_id = $1 ORDER BY event_seq, id",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)

@@ -9,7 +9,7 @@ use serde::Serialize;
 #[cfg(test)]
 pub use context::test_context;
 pub use context::{ContextParts, EndFact, GameContext, LastGame, MatchHistory, MoveFact, SAID_KEPT, UsualOpening};
-pub use pipeline::{MatchSide, Phases, Pipeline, TriggerOutcome};
+pub use pipeline::{MatchSide, Phases, Pipeline, Prepared, TriggerOutcome};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -19,7 +19,7 @@ use crate::llm::ChatModel;
 use crate::memory::MemoryService;
 use crate::memory::Recalled;
 use crate::personas::Persona;
-use crate::store::{Db, DomainWrite, StoreError, Trace, TriggerLogEntry};
+use crate::store::{Db, DomainWrite, RecallEntry, StoreError, Trace, TriggerLogEntry};
 use crate::subconscious::{Recall, RecallState, Subconscious};
 
 #[derive(Clone)]
@@ -78,27 +78,57 @@ pub struct MatchSide<'a> {
     pub sub_llm: Option<&'a dyn ChatModel>,
 }
 
+/// A trigger announced and its memories recalled: what the brain decides
+/// on, now or (a language model's words) later.
+pub struct Prepared {
+    pub trigger: Trigger,
+    pub memories: Vec<Recalled>,
+    recalls: Vec<RecallEntry>,
+    events: Vec<MatchEvent>,
+    fired_at: chrono::DateTime<Utc>,
+    started: Instant,
+    phases: Phases,
+}
+
+impl Prepared {
+    /// The trigger's announcement, to pass on before its words.
+    pub fn events(&self) -> &[MatchEvent] {
+        &self.events
+    }
+}
+
 impl Pipeline {
+    /// The whole trigger at once: recall, decide, speak.
     pub async fn fire(
+        &self,
+        trigger: Trigger,
+        ctx: &GameContext,
+        mut side: MatchSide<'_>,
+    ) -> Result<TriggerOutcome, StoreError> {
+        let prepared = self.prepare(trigger, ctx, &mut side).await?;
+        let lap = Instant::now();
+        let decision = self.decide(&prepared, ctx, side.persona, side.emotion, side.llm).await;
+        self.speak(prepared, decision, lap.elapsed(), ctx, side, None).await
+    }
+
+    /// Hears the line, announces the trigger and recalls.
+    pub async fn prepare(
         &self,
         mut trigger: Trigger,
         ctx: &GameContext,
-        side: MatchSide<'_>,
-    ) -> Result<TriggerOutcome, StoreError> {
+        side: &mut MatchSide<'_>,
+    ) -> Result<Prepared, StoreError> {
         trigger.heard = self.hear(&trigger, ctx).await;
-        let started = Instant::now();
-        let fired_at = Utc::now();
+        let (started, fired_at) = (Instant::now(), Utc::now());
         let kind = trigger.kind.as_str();
         let mut phases = Phases::default();
-        let mut lap = Instant::now();
-        let mut split = || std::mem::replace(&mut lap, Instant::now()).elapsed();
-        let mut events = vec![
+        let events = vec![
             side.emitter
                 .emit("trigger", json!({ "trigger": kind }), DomainWrite::Nothing)
                 .await?,
         ];
-        phases.announce = split();
-
+        phases.announce = started.elapsed();
+        let lap = Instant::now();
         let sub_llm = side.sub_llm.map(|m| (m, self.sub_sampling));
         let recalled = self
             .subconscious
@@ -108,24 +138,66 @@ impl Pipeline {
             tracing::warn!(trigger = kind, "recall failed, going on without memories: {e}");
             Recall::default()
         });
-        phases.recall = split();
+        phases.recall = lap.elapsed();
+        Ok(Prepared {
+            trigger,
+            memories,
+            recalls,
+            events,
+            fired_at,
+            started,
+            phases,
+        })
+    }
+
+    /// The brain's decision (nothing, if it failed).
+    pub async fn decide(
+        &self,
+        p: &Prepared,
+        ctx: &GameContext,
+        persona: &Persona,
+        emotion: &str,
+        llm: Option<&dyn ChatModel>,
+    ) -> Decision {
         let input = BrainInput {
-            trigger: &trigger,
+            trigger: &p.trigger,
             ctx,
-            persona: side.persona,
-            memories: &memories,
-            emotion: side.emotion,
-            llm: side.llm,
+            persona,
+            memories: &p.memories,
+            emotion,
+            llm,
             sampling: self.sampling,
         };
-        let decision = match self.brain.decide(input).await {
-            Ok(d) => d,
-            Err(e) => {
-                tracing::warn!(trigger = kind, brain = self.brain.name(), "brain failed: {e}");
-                Decision::default()
-            }
-        };
-        phases.brain = split();
+        self.brain.decide(input).await.unwrap_or_else(|e| {
+            let kind = p.trigger.kind.as_str();
+            tracing::warn!(trigger = kind, brain = self.brain.name(), "brain failed: {e}");
+            Decision::default()
+        })
+    }
+
+    /// Executes the decision and logs the turn; `words` says how the words
+    /// came when not at once (late, dropped), for the trigger log.
+    pub async fn speak(
+        &self,
+        p: Prepared,
+        decision: Decision,
+        brain_time: std::time::Duration,
+        ctx: &GameContext,
+        side: MatchSide<'_>,
+        words: Option<&str>,
+    ) -> Result<TriggerOutcome, StoreError> {
+        let Prepared {
+            trigger,
+            memories,
+            recalls,
+            mut events,
+            fired_at,
+            started,
+            mut phases,
+        } = p;
+        let kind = trigger.kind.as_str();
+        phases.brain = brain_time;
+        let lap = Instant::now();
         let thinking = decision.thinking.clone();
         let provenance = json!({
             "trigger": kind,
@@ -143,7 +215,8 @@ impl Pipeline {
             position: ctx.position_tag(),
         };
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
-        phases.actions = split();
+        phases.actions = lap.elapsed();
+        let lap = Instant::now();
         let emotion = events
             .iter()
             .rev()
@@ -152,6 +225,7 @@ impl Pipeline {
             .map(str::to_string);
         let log = json!({
             "brain": self.brain.name(), "thinking": thinking, "heard": trigger.heard, "executed": executed,
+            "words": words,
         });
         let turn = (events[0].seq, side.emitter.last_seq());
         let entry = TriggerLogEntry {
@@ -164,11 +238,10 @@ impl Pipeline {
             actions: log.to_string(),
             duration_us: started.elapsed().as_micros() as i64,
         };
-        let micros = entry.duration_us;
-        let recalled = entry.recalls.len();
+        let (micros, recalled) = (entry.duration_us, entry.recalls.len());
         let logged = self.db.log_trigger(entry).await?;
         side.emitter.track(logged);
-        phases.log = split();
+        phases.log = lap.elapsed();
         tracing::debug!(trigger = kind, micros, recalled, "trigger done");
         Ok(TriggerOutcome {
             events,

@@ -4,6 +4,7 @@
 
 pub mod fake_llm;
 pub mod llama;
+pub mod slow_llm;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -473,6 +474,26 @@ where
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     false
+}
+
+/// The persona's messages after event `seq`, once one has come (a model's
+/// words follow the command that prompted them); empty after `secs`.
+pub async fn persona_words_after(server: &Server, m: &str, seq: i64, secs: u64) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let said: Vec<String> = server
+            .events(m)
+            .await
+            .iter()
+            .filter(|e| e["seq"].as_i64() > Some(seq) && e["type"] == "message")
+            .filter(|e| e["data"]["sender"] == "persona")
+            .map(|e| e["data"]["content"].as_str().unwrap_or_default().to_string())
+            .collect();
+        if !said.is_empty() || Instant::now() > deadline {
+            return said;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// A directory tree copied (a data dir as another process left it).

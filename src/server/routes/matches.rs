@@ -214,6 +214,8 @@ pub async fn triggers(
                     "brain": t.actions.get("brain"),
                     // What a chat line was heard as: intent, confidence, facts.
                     "heard": t.actions.get("heard"),
+                    // How a model's words came when not on time: late, dropped.
+                    "words": t.actions.get("words"),
                     "duration_us": t.duration_us,
                 })
             })

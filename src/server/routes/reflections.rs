@@ -48,6 +48,7 @@ pub async fn reasoning(
                     "brain": t.actions.get("brain"),
                     "heard": t.actions.get("heard"),
                     "thinking": t.actions.get("thinking"),
+                    "words": t.actions.get("words"),
                 })
             })
             .collect(),

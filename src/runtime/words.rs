@@ -1,0 +1,310 @@
+//! How a trigger gets its words. With no language model, at once: recall,
+//! the scripted brain, the actions. With one, the model's words are kept
+//! off the game's path: the trigger is announced and its memories recalled
+//! in the actor, the decision is composed in a task of its own under a
+//! deadline and comes back as `Command::Words`, and the persona's move
+//! never waits for it. Past the deadline the scripted voice speaks instead
+//! and the model's answer is never used; words about a board the player has
+//! moved on from are dropped; a newer trigger calls off words still being
+//! composed, except a chat reply, which the newer trigger then does without.
+//! Each trigger's log says how its words came.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::oneshot;
+
+use super::actor::{Command, Events, MatchActor};
+use super::error::RuntimeError;
+use super::timing::Phase;
+use crate::actions::Decision;
+use crate::agent::{Brain, BrainInput, ScriptedBrain};
+use crate::llm::{ChatModel, Session};
+use crate::personas::Persona;
+use crate::triggers::{GameContext, MatchSide, MoveFact, Pipeline, Prepared, Trigger, TriggerKind, TriggerOutcome};
+
+/// Words being composed for the match: how to call them off, and where
+/// they come (`Command::WordsReady` says when).
+pub struct Composing {
+    chat: bool,
+    /// The player's moves when its trigger fired.
+    user_moves: usize,
+    cancel: oneshot::Sender<()>,
+    words: oneshot::Receiver<Words>,
+}
+
+/// Words composed (or given up on), back at the actor.
+pub struct Words {
+    prepared: Prepared,
+    ctx: GameContext,
+    decision: Decision,
+    took: Duration,
+    /// How the words came, when not from the model in time.
+    note: Option<String>,
+    /// The player's moves when the trigger fired.
+    user_moves: usize,
+}
+
+/// Everything a composing task owns.
+struct Job {
+    pipeline: Pipeline,
+    prepared: Prepared,
+    ctx: GameContext,
+    persona: Arc<Persona>,
+    emotion: String,
+    model: Arc<Session>,
+    deadline: Duration,
+    user_moves: usize,
+}
+
+impl Job {
+    /// The model's decision, or past the deadline the scripted brain's, or
+    /// nothing if called off first.
+    async fn compose(self, cancelled: oneshot::Receiver<()>) -> Words {
+        let started = Instant::now();
+        let input = BrainInput {
+            trigger: &self.prepared.trigger,
+            ctx: &self.ctx,
+            persona: &self.persona,
+            memories: &self.prepared.memories,
+            emotion: &self.emotion,
+            llm: Some(self.model.as_ref() as &dyn ChatModel),
+            sampling: self.pipeline.sampling,
+        };
+        let brain = &self.pipeline.brain;
+        let (decision, note) = tokio::select! {
+            decided = tokio::time::timeout(self.deadline, brain.decide(input.clone())) => match decided {
+                Ok(Ok(d)) => (d, None),
+                Ok(Err(e)) => (Decision::default(), Some(format!("the brain failed: {e}"))),
+                Err(_) => {
+                    // The model's answer, if it ever comes, is dropped with its call.
+                    let scripted = ScriptedBrain.decide(BrainInput { llm: None, ..input }).await;
+                    let secs = self.deadline.as_secs_f64();
+                    let why = format!("late: the model took over {secs:.1} s, the scripted voice spoke");
+                    (scripted.unwrap_or_default(), Some(why))
+                }
+            },
+            _ = cancelled => match about_the_board(self.prepared.trigger.kind) {
+                true => (Decision::default(), Some("dropped: a newer trigger took the model".to_string())),
+                // A greeting is still owed: the scripted voice gives it.
+                false => {
+                    let scripted = ScriptedBrain.decide(BrainInput { llm: None, ..input }).await;
+                    let why = "cut short: a newer trigger took the model, the scripted voice spoke";
+                    (scripted.unwrap_or_default(), Some(why.to_string()))
+                }
+            },
+        };
+        Words {
+            prepared: self.prepared,
+            ctx: self.ctx,
+            decision,
+            took: started.elapsed(),
+            note,
+            user_moves: self.user_moves,
+        }
+    }
+}
+
+impl MatchActor {
+    /// Fires one trigger: recall, the brain, the actions.
+    pub(super) async fn fire(
+        &mut self,
+        trigger: Trigger,
+        planned: Option<MoveFact>,
+        events: &mut Events,
+    ) -> Result<(), RuntimeError> {
+        let mut ctx = self.context();
+        ctx.planned_move = planned;
+        if trigger.kind == TriggerKind::AfterMatch {
+            // The match's last word comes last: a chat reply being composed
+            // is waited for (it may hold a fact to keep), other words end.
+            let chat = self.composing.as_ref().is_some_and(|c| c.chat);
+            self.settle_composing(!chat).await?;
+        }
+        match self.agent_llm.clone() {
+            Some(model) if !self.model_busy(trigger.kind) => self.fire_with_model(trigger, ctx, model, events).await,
+            // No model, or it is still on words that matter more: the
+            // scripted voice, now.
+            _ => {
+                let (pipeline, kind) = (self.svc.pipeline.clone(), trigger.kind);
+                let outcome = pipeline.fire(trigger, &ctx, self.side()).await?;
+                self.spoke(kind, outcome, events);
+                Ok(())
+            }
+        }
+    }
+
+    /// The model's words: composed in a task (the match's last word is
+    /// awaited, under the same deadline: only the reflection waits for it).
+    async fn fire_with_model(
+        &mut self,
+        trigger: Trigger,
+        ctx: GameContext,
+        model: Arc<Session>,
+        events: &mut Events,
+    ) -> Result<(), RuntimeError> {
+        // Older words (about a board this trigger has moved past) give way.
+        self.settle_composing(true).await?;
+        let pipeline = self.svc.pipeline.clone();
+        let prepared = pipeline.prepare(trigger, &ctx, &mut self.side()).await?;
+        let kind = prepared.trigger.kind;
+        let job = Job {
+            pipeline,
+            deadline: self.deadline(kind),
+            prepared,
+            ctx,
+            persona: self.persona.clone(),
+            emotion: self.emotion.clone(),
+            model,
+            user_moves: self.user_moves(),
+        };
+        let (cancel, cancelled) = oneshot::channel();
+        let inbox = self.inbox.upgrade().filter(|_| kind != TriggerKind::AfterMatch);
+        let Some(inbox) = inbox else {
+            let words = job.compose(cancelled).await;
+            return self.speak(words, events).await;
+        };
+        events.extend(job.prepared.events().iter().cloned());
+        let (done, words) = oneshot::channel();
+        self.composing = Some(Composing {
+            chat: kind == TriggerKind::OnUserInput,
+            user_moves: self.user_moves(),
+            cancel,
+            words,
+        });
+        tokio::spawn(async move {
+            if done.send(job.compose(cancelled).await).is_ok() {
+                let _ = inbox.send(Command::WordsReady).await;
+            }
+        });
+        Ok(())
+    }
+
+    /// Ends the words being composed, if any: called off (`cancel`) or
+    /// awaited (each is bounded by its deadline), and logged.
+    async fn settle_composing(&mut self, cancel: bool) -> Result<(), RuntimeError> {
+        let Some(c) = self.composing.take() else {
+            return Ok(());
+        };
+        if cancel {
+            let _ = c.cancel.send(());
+        }
+        match c.words.await {
+            Ok(words) => self.on_words(words).await,
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// `Command::WordsReady`: the words being composed are done.
+    pub(super) async fn words_ready(&mut self) -> Result<(), RuntimeError> {
+        let ready = self.composing.as_mut().map(|c| c.words.try_recv());
+        match ready {
+            Some(Ok(words)) => {
+                self.composing = None;
+                self.on_words(words).await
+            }
+            // The task ended without words (it panicked): the model is free.
+            Some(Err(oneshot::error::TryRecvError::Closed)) => {
+                self.composing = None;
+                Ok(())
+            }
+            // Already taken (settled by a newer trigger), or not yet.
+            _ => Ok(()),
+        }
+    }
+
+    /// Words back from their task: spoken, unless they are about a board
+    /// the player has moved on from. The trigger is logged either way.
+    async fn on_words(&mut self, mut words: Words) -> Result<(), RuntimeError> {
+        if about_the_board(words.prepared.trigger.kind)
+            && words.user_moves != self.user_moves()
+            && !words.decision.actions.is_empty()
+        {
+            words.decision = Decision::default();
+            words.note = Some("dropped: the player moved on before the words were ready".into());
+        }
+        let mut announced = Vec::new();
+        self.speak(words, &mut announced).await
+    }
+
+    async fn speak(&mut self, words: Words, events: &mut Events) -> Result<(), RuntimeError> {
+        let Words {
+            prepared,
+            ctx,
+            decision,
+            took,
+            note,
+            ..
+        } = words;
+        let (pipeline, kind) = (self.svc.pipeline.clone(), prepared.trigger.kind);
+        let outcome = pipeline
+            .speak(prepared, decision, took, &ctx, self.side(), note.as_deref())
+            .await?;
+        self.spoke(kind, outcome, events);
+        Ok(())
+    }
+
+    /// What a trigger did to the match: its time, the mood, what was said.
+    fn spoke(&mut self, kind: TriggerKind, outcome: TriggerOutcome, events: &mut Events) {
+        self.svc.timings.record(Phase::Trigger(kind), outcome.phases.total());
+        if let Some(emotion) = outcome.emotion {
+            self.emotion = emotion;
+        }
+        let spoken = outcome
+            .events
+            .iter()
+            .filter(|e| e.kind == "message" && e.data["sender"] == "persona")
+            .filter_map(|e| e.data["content"].as_str());
+        let mut spoken = spoken.peekable();
+        if spoken.peek().is_some() {
+            let said = Arc::make_mut(&mut self.said);
+            said.extend(spoken.map(str::to_string));
+            let over = said.len().saturating_sub(crate::triggers::SAID_KEPT);
+            said.drain(..over);
+        }
+        events.extend(outcome.events);
+    }
+
+    fn side(&mut self) -> MatchSide<'_> {
+        MatchSide {
+            persona: &self.persona,
+            emotion: &self.emotion,
+            recall: &mut self.recall,
+            emitter: &mut self.emitter,
+            llm: None,
+            sub_llm: self.sub_llm.as_deref().map(|s| s as &dyn ChatModel),
+        }
+    }
+
+    /// Whether the model is composing words a `kind` trigger must not call
+    /// off: a chat reply, or words about the player's latest move (the
+    /// persona's own move after it then speaks with the scripted voice: one
+    /// call a move). A chat line outranks words about the board.
+    fn model_busy(&self, kind: TriggerKind) -> bool {
+        self.composing.as_ref().is_some_and(|c| {
+            let fresh = c.user_moves == self.user_moves();
+            c.chat || (fresh && kind != TriggerKind::OnUserInput)
+        })
+    }
+
+    fn deadline(&self, kind: TriggerKind) -> Duration {
+        let llm = &self.svc.config.llm;
+        Duration::from_millis(match kind {
+            TriggerKind::OnUserInput => llm.chat_deadline_ms,
+            _ => llm.words_deadline_ms,
+        })
+    }
+
+    /// The player's moves so far: one more makes words about the board stale.
+    fn user_moves(&self) -> usize {
+        self.game.moves().iter().filter(|m| m.mover == self.user_color).count()
+    }
+}
+
+/// Words a player's next move makes stale.
+fn about_the_board(kind: TriggerKind) -> bool {
+    matches!(
+        kind,
+        TriggerKind::OnUserMove | TriggerKind::BeforeAgentMove | TriggerKind::IdleWait
+    )
+}

@@ -1,0 +1,110 @@
+//! With a language model, the game never waits for the talk: in front of
+//! the real llama-server sits a proxy that holds every completion for 30 s.
+//! The persona's moves come at engine speed all the same (no completion has
+//! been answered when they arrive), its words come by the deadline from the
+//! scripted voice, words about a board the player has moved on from are
+//! dropped, and the trigger log says how each turn's words came.
+
+mod common;
+
+use std::time::Duration;
+
+use common::llama::LlamaServer;
+use common::slow_llm::SlowLlm;
+use common::*;
+use serde_json::{Value, json};
+
+/// How each trigger's words came, in firing order: (trigger, "words" note).
+async fn words_log(server: &Server, m: &str) -> Vec<(String, String)> {
+    server
+        .triggers(m)
+        .await
+        .iter()
+        .map(|t| {
+            let note = t["words"].as_str().unwrap_or("on time").to_string();
+            (t["trigger"].as_str().unwrap().to_string(), note)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_never_wait_for_a_slow_model() {
+    let llama = LlamaServer::start().await;
+    let slow = SlowLlm::start(&llama.url, Duration::from_secs(30)).await;
+    let server = Server::start_with(&[
+        ("KIBITZ_LLM_URL", &slow.url),
+        ("KIBITZ_LLM_WORDS_DEADLINE_MS", "5000"),
+        ("KIBITZ_LLM_CHAT_DEADLINE_MS", "2000"),
+    ])
+    .await;
+    let ida = server.new_player("Ida").await;
+    let (m, created) = server.new_match(&ida, "viktor", "white").await;
+    assert_eq!(created["state"]["serving"]["agent"], "llm", "{created}");
+
+    // Two moves back to back: each answered by the persona's move while the
+    // model has answered nothing at all.
+    for (mv, moves) in [("e4", 2), ("d4", 4)] {
+        let (status, out) = server
+            .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
+            .await;
+        assert_eq!(status, 200, "{out}");
+        assert_eq!(out["state"]["moves"].as_array().unwrap().len(), moves, "{out}");
+        assert_eq!(slow.answered(), 0, "a move waited for the model");
+    }
+    assert!(slow.begun() >= 1, "the model was asked for words");
+
+    // The greeting was cut short by e4 (the scripted voice gave it), the
+    // words about e4 were called off when d4 came, those about d4 came from
+    // the scripted voice at the deadline.
+    let mut log = words_log(&server, &m).await;
+    let moved = |log: &[(String, String)]| log.iter().filter(|(k, _)| k == "on_user_move").count();
+    for _ in 0..100 {
+        if moved(&log) == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        log = words_log(&server, &m).await;
+    }
+    let of = |kind: &str| -> Vec<&str> { log.iter().filter(|(k, _)| k == kind).map(|(_, w)| w.as_str()).collect() };
+    assert!(of("before_match")[0].starts_with("cut short"), "{log:?}");
+    let moved = of("on_user_move");
+    assert_eq!(moved.len(), 2, "{log:?}");
+    assert!(moved[0].starts_with("dropped"), "{log:?}");
+    assert!(moved[1].starts_with("late: the model took over 5.0 s"), "{log:?}");
+    // The persona's own moves spoke in the scripted voice at once: the
+    // model was busy with the words about the player's move.
+    assert!(of("before_agent_move").iter().all(|w| *w == "on time"), "{log:?}");
+
+    // A chat line is answered by its deadline, and the fact in it kept.
+    let (status, out) = server
+        .post(
+            &format!("/api/matches/{m}/chat"),
+            json!({ "text": "My grandmother taught me chess" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{out}");
+    let line: &Value = out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "message")
+        .unwrap();
+    let reply = persona_words_after(&server, &m, line["seq"].as_i64().unwrap(), 15).await;
+    assert!(
+        reply
+            .iter()
+            .any(|r| r.to_lowercase().contains("your grandmother taught you chess")),
+        "{reply:?}"
+    );
+    let facts: Vec<String> = server
+        .memories(&ida)
+        .await
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(
+        facts.iter().any(|f| f.contains("Ida's grandmother taught them chess")),
+        "{facts:?}"
+    );
+    assert_eq!(slow.answered(), 0, "nothing waited for the model's answers");
+}
