@@ -457,3 +457,64 @@ async fn a_persona_may_prefer_an_endpoint_and_its_own_sampling() {
     let usual = pool.session_from(None, "main", sampling, Some("nowhere"));
     assert_eq!(usual.chat(&hello()).await.unwrap().content, "from a");
 }
+
+/// What a model wants remembered is checked like what it says: a result
+/// while the game is on, or the situation restated, is refused, and the
+/// trigger log says why; a true fact about the player is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_models_false_or_off_topic_memories_are_refused() {
+    let save = |content: &str| {
+        format!(r#"{{"action": "save_memory", "content": "{content}", "memory_type": "player_observation"}}"#)
+    };
+    let answer = format!(
+        r#"{{"thinking": "note it", "actions": [{}, {}, {}, {{"action": "stop"}}]}}"#,
+        save("The game ends in a draw and Pat lost to me."),
+        save("Pat, a member of a chess club, playing a game of chess against Pip"),
+        save("Pat keeps bees on the roof of their flat"),
+    );
+    let (server, _fake, m) = match_with(vec![ok(&answer)]).await;
+    let (status, out) = server
+        .post(
+            &format!("/api/matches/{m}/chat"),
+            json!({ "text": "I keep bees on my roof" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{out}");
+    let mut chat = None;
+    for _ in 0..100 {
+        let log = server.triggers(&m).await;
+        chat = log.into_iter().find(|t| t["trigger"] == "on_user_input");
+        if chat.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let executed = chat.expect("the chat turn is logged")["executed"].clone();
+    let skipped: Vec<&str> = executed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["skipped"].as_str())
+        .collect();
+    assert_eq!(skipped.len(), 2, "{executed}");
+    assert!(
+        skipped[0].contains("memory refused: it states a result, but the game is still on"),
+        "{executed}"
+    );
+    assert!(
+        skipped[1].contains("memory refused: it restates the situation"),
+        "{executed}"
+    );
+    let player = out["state"]["player_id"].as_str().unwrap();
+    let kept: Vec<String> = server
+        .memories(player)
+        .await
+        .iter()
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(kept.iter().any(|k| k.contains("keeps bees")), "{kept:?}");
+    assert!(
+        !kept.iter().any(|k| k.contains("draw") || k.contains("member of")),
+        "{kept:?}"
+    );
+}

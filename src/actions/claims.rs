@@ -206,7 +206,7 @@ fn words(text: &str) -> Vec<String> {
 /// Tokens written like a move in SAN ("Nf3", "exd5", "O-O", "e8=Q+") that
 /// speak of this board. Quoted words and numbered lines ("opened with 1. e4
 /// e5") tell of other games and are not claims about this one.
-fn san_tokens(text: &str) -> Vec<String> {
+pub(super) fn san_tokens(text: &str) -> Vec<String> {
     let unquoted: String = text
         .split(['"', '“', '”'])
         .enumerate()

@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::claims::{self, Checked};
+use super::memory_check;
 use super::{Action, Decision};
 use crate::events::{Emitter, MatchEvent};
 use crate::ids::PlayerId;
@@ -147,6 +148,10 @@ async fn run(
             importance,
             metadata,
         } => {
+            // What it states of this match must be true of it (and of the player).
+            if let Some(why) = memory_check::refusal(content, *memory_type, cx.game, &cx.persona.name) {
+                return Ok(Outcome::skipped(format!("memory refused: {why}")));
+            }
             let new = NewMemory {
                 player_id: cx.player_id,
                 persona_id: cx.persona.id.clone(),

@@ -3,6 +3,7 @@
 
 pub mod claims;
 mod executor;
+pub mod memory_check;
 
 use serde::{Deserialize, Serialize};
 

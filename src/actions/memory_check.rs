@@ -1,0 +1,255 @@
+//! A memory is checked before it is kept, as words about the board are
+//! before they are said: what it states of this match (its result, a move,
+//! the date) must be true of it, and a memory about the player must say
+//! something about the player, not restate the situation or describe the
+//! persona. A model given the game as context will otherwise write "The
+//! game ends in a draw." mid-game, or its own prompt back as a "fact".
+
+use crate::memory::MemoryType;
+use crate::triggers::GameContext;
+
+/// Why `content` may not be kept as a memory of this match, if it may not.
+pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str) -> Option<String> {
+    let text = unquoted(content);
+    let words = words(&text);
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    // "Ann won the county championship" is no claim about this match.
+    let of_this_match = has(&["game", "match", "me", "us", "against", "i"]);
+    if let Some(why) = result_claim(&words, ctx).filter(|_| of_this_match) {
+        return Some(why);
+    }
+    if let Some(san) = super::claims::san_tokens(&text)
+        .into_iter()
+        .find(|san| {
+            !ctx.last_moves
+                .iter()
+                .chain(&ctx.planned_move)
+                .any(|m| bare(&m.san) == *san)
+        })
+        .filter(|_| !has(PAST) && !has(TASTES))
+    {
+        return Some(format!("{san} was not played in this game"));
+    }
+    // A birthday may be any day; a match's record is dated today.
+    let a_record = matches!(kind, MemoryType::GameContext | MemoryType::Streak);
+    if let Some(day) = named_day(&text).filter(|d| a_record && *d != ctx.now.date_naive()) {
+        return Some(format!("it is dated {day}, but this match is today"));
+    }
+    let about_player = matches!(
+        kind,
+        MemoryType::PlayerBehavior | MemoryType::PlayerObservation | MemoryType::PersonalNote
+    );
+    if about_player {
+        let name = ctx.player_name.to_lowercase();
+        let names_player = text.to_lowercase().contains(&name) || has(&["they", "their", "them", "player"]);
+        if !names_player {
+            return Some(format!("a memory of {} must be about them", ctx.player_name));
+        }
+        if SITUATION.iter().any(|s| text.to_lowercase().contains(s)) {
+            return Some("it restates the situation, it tells nothing of the player".into());
+        }
+        let about_persona = text.to_lowercase().starts_with(&persona.to_lowercase()) || has(&["i", "me", "my"]);
+        if about_persona && !text.to_lowercase().starts_with(&name) {
+            return Some(format!("it describes {persona}, not {}", ctx.player_name));
+        }
+    }
+    None
+}
+
+/// Words that place a claim in an earlier game.
+const PAST: &[&str] = &[
+    "last",
+    "previous",
+    "previously",
+    "before",
+    "earlier",
+    "usually",
+    "always",
+    "often",
+    "again",
+    "times",
+    "row",
+    "ago",
+    "yesterday",
+];
+
+/// Words of a taste, not of a move played: "Ann likes to play Bc4".
+const TASTES: &[&str] = &[
+    "likes",
+    "like",
+    "loves",
+    "love",
+    "favourite",
+    "favorite",
+    "prefers",
+    "prefer",
+    "enjoys",
+    "tends",
+];
+
+/// How a restated situation reads: the prompt's scene, not a fact.
+const SITUATION: &[&str] = &[
+    "playing a game",
+    "a game of chess against",
+    "member of a chess club",
+    "member of the chess club",
+    "is to move",
+    "it is my move",
+    "it's my move",
+    "it is your move",
+    "the current position",
+    "the game is in progress",
+    "is playing against",
+];
+
+/// A result stated of this match must be its result, and none before it ends.
+fn result_claim(words: &[String], ctx: &GameContext) -> Option<String> {
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    if has(PAST) {
+        return None;
+    }
+    let claims = [
+        (has(&["draw", "drew", "drawn", "drawing"]), None),
+        (has(&["beat", "won", "wins", "defeated"]), Some(true)),
+        (has(&["lost", "loses", "resigned", "resigns"]), Some(false)),
+    ];
+    let stated: Vec<Option<bool>> = claims.iter().filter(|(yes, _)| *yes).map(|(_, r)| *r).collect();
+    let first = stated.first()?;
+    let Some(end) = &ctx.end else {
+        return Some("it states a result, but the game is still on".into());
+    };
+    // "lost to me" / "beat me": whose win is read from the memory's subject,
+    // so only a draw said of a decided game (or the reverse) is plainly false.
+    let decided = end.user_won.is_some();
+    match (first, decided) {
+        (None, true) => Some(format!("it says a draw, but the game ended {}", end.result)),
+        (Some(_), false) if stated.iter().all(|r| r.is_some()) => {
+            Some(format!("it says someone won, but the game was drawn ({})", end.result))
+        }
+        _ => None,
+    }
+}
+
+/// A date written out ("25 November 2026", "November 25, 2026").
+fn named_day(text: &str) -> Option<chrono::NaiveDate> {
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let w = words(text);
+    for (i, word) in w.iter().enumerate() {
+        let Some(month) = MONTHS.iter().position(|m| m == word) else {
+            continue;
+        };
+        let number = |j: Option<usize>| j.and_then(|j| w.get(j)).and_then(|t| t.parse::<u32>().ok());
+        let (day, year) = match (number(i.checked_sub(1)), number(Some(i + 1)), number(Some(i + 2))) {
+            (Some(d), Some(y), _) if y > 31 => (d, y),
+            (_, Some(d), Some(y)) if d <= 31 && y > 31 => (d, y),
+            _ => continue,
+        };
+        return chrono::NaiveDate::from_ymd_opt(year as i32, month as u32 + 1, day);
+    }
+    None
+}
+
+/// The text with quoted words left out: a quote is someone's words.
+fn unquoted(text: &str) -> String {
+    text.split(['"', '“', '”']).step_by(2).collect::<Vec<_>>().join(" ")
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn bare(san: &str) -> String {
+    san.trim_end_matches(['+', '#', '!', '?']).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::triggers::{EndFact, test_context};
+
+    fn refused(content: &str, kind: MemoryType, ctx: &GameContext) -> Option<String> {
+        refusal(content, kind, ctx, "Pip")
+    }
+
+    #[test]
+    fn what_a_model_wrote_of_the_moment_is_refused() {
+        let ctx = test_context(&["e4", "e5", "Nf3"], &[]);
+        let cases = [
+            ("The game ends in a draw.", MemoryType::GameContext, "still on"),
+            (
+                "Ann, a member of a chess club, playing a game of chess against Ann a",
+                MemoryType::PlayerObservation,
+                "restates",
+            ),
+            (
+                "Ann played Qh5 early.",
+                MemoryType::PlayerBehavior,
+                "Qh5 was not played",
+            ),
+            ("On 3 March 2021, Ann played White.", MemoryType::GameContext, "dated"),
+            ("I love a sharp gambit.", MemoryType::PlayerBehavior, "about them"),
+            (
+                "Pip thinks Ann is tricky.",
+                MemoryType::PlayerObservation,
+                "describes Pip",
+            ),
+        ];
+        for (content, kind, why) in cases {
+            let refused = refused(content, kind, &ctx);
+            assert!(
+                refused.as_deref().is_some_and(|r| r.contains(why)),
+                "{content}: {refused:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn true_facts_of_the_match_and_the_player_are_kept() {
+        let mut ctx = test_context(&["e4", "e5", "Nf3"], &[]);
+        let today = ctx.now.format("%-d %B %Y");
+        let kept = [
+            ("Ann opened with Nf3 after e4 e5.", MemoryType::PlayerBehavior),
+            ("Ann learned chess from their dad.", MemoryType::PlayerObservation),
+            (
+                "Ann's favourite opening is the Italian Game.",
+                MemoryType::PlayerBehavior,
+            ),
+            ("Ann won our last game by checkmate.", MemoryType::GameContext),
+            ("Ann has lost 2 matches in a row against me.", MemoryType::Streak),
+            (
+                "Ann won the county championship in 2019.",
+                MemoryType::PlayerObservation,
+            ),
+            ("Ann likes to play Bc4 in the Italian.", MemoryType::PlayerBehavior),
+            ("Ann's birthday is 3 March 1990.", MemoryType::PersonalNote),
+        ];
+        for (content, kind) in kept {
+            assert_eq!(refused(content, kind, &ctx), None, "{content}");
+        }
+        ctx.end = Some(EndFact {
+            result: "0-1",
+            termination: "resignation",
+            user_won: Some(false),
+        });
+        let result = format!("On {today}, Ann played White and lost to me by resignation after 2 moves.");
+        assert_eq!(refused(&result, MemoryType::GameContext, &ctx), None);
+        let wrong = refused("Ann and I drew today.", MemoryType::GameContext, &ctx);
+        assert!(wrong.is_some_and(|w| w.contains("draw")));
+    }
+}
