@@ -41,7 +41,7 @@ async fn a_match_with_a_real_model_runs_end_to_end() {
     // Every trigger ran its actions through the executor: from the model, its
     // one repair, or the scripted brain. Nothing was left undecided.
     let logs: Vec<(String, String)> =
-        sqlx::query_as("SELECT trigger, actions FROM trigger_log WHERE match_id = $1 ORDER BY id")
+        sqlx::query_as("SELECT trigger, actions FROM trigger_log WHERE match_id = $1 ORDER BY event_seq")
             .bind(&m)
             .fetch_all(&server.sql().await)
             .await

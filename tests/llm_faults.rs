@@ -278,12 +278,21 @@ async fn a_broken_model_never_stalls_the_match() {
             2,
             "the persona still moved"
         );
-        // The trigger log (thinking is never shown during play, so read SQL).
-        let logs: Vec<(String,)> = sqlx::query_as("SELECT actions FROM trigger_log WHERE match_id = $1")
-            .bind(&m)
-            .fetch_all(&server.sql().await)
-            .await
-            .unwrap();
+        // The trigger log (thinking is never shown during play, so read SQL);
+        // the words about the move follow it.
+        let pool = server.sql().await;
+        let mut logs: Vec<(String,)> = Vec::new();
+        for _ in 0..100 {
+            logs = sqlx::query_as("SELECT actions FROM trigger_log WHERE match_id = $1")
+                .bind(&m)
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+            if logs.iter().filter(|(a,)| a.contains("scripted fallback")).count() >= 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
         let fell_back = logs.iter().filter(|(a,)| a.contains("scripted fallback")).count();
         assert!(fell_back >= 2, "{broken:?}: the scripted brain acted: {logs:?}");
     }
