@@ -77,6 +77,26 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-recall.json")]
         json: PathBuf,
     },
+    /// A language model's cost to the player's wait: the same matches with
+    /// the scripted brain and with the model (the tests' llama-server
+    /// unless --url), move->reply latency and per-trigger calls and tokens.
+    Llm {
+        /// An OpenAI-compatible endpoint up to /v1 (default: start the tests'
+        /// llama-server with SmolLM2, built by scripts/llama-server.sh).
+        #[arg(long)]
+        url: Option<String>,
+        #[arg(long, default_value_t = 3)]
+        matches: usize,
+        /// The player's moves per match.
+        #[arg(long, default_value_t = 6)]
+        moves: usize,
+        /// How long the player thinks between moves (the model's words
+        /// have this long to come before the board moves on).
+        #[arg(long, default_value_t = 4000)]
+        think_ms: u64,
+        #[arg(long, default_value = "bench/last-llm.json")]
+        json: PathBuf,
+    },
     /// Listening: intent accuracy and what is remembered, on labelled chat lines.
     Chat {
         /// Labelled chat lines (text, intent, remember, fact).
@@ -123,6 +143,21 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     }
     if let BenchWhat::Recall { set, only, json } = &args.what {
         return super::bench_recall::run(config, set, only.as_deref(), json).await;
+    }
+    if let BenchWhat::Llm {
+        url,
+        matches,
+        moves,
+        think_ms,
+        json,
+    } = &args.what
+    {
+        let plan = super::bench_llm::Plan {
+            matches: *matches,
+            moves: *moves,
+            think: std::time::Duration::from_millis(*think_ms),
+        };
+        return super::bench_llm::run(config.clone(), url.clone(), plan, json).await;
     }
     if let BenchWhat::Chat { set, verbose, json } = &args.what {
         return super::bench_chat::run(config, set, json, *verbose).await;

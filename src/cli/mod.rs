@@ -5,6 +5,7 @@ mod bench_chat;
 mod bench_chat_live;
 mod bench_erasure;
 mod bench_live;
+mod bench_llm;
 mod bench_policy;
 mod bench_prompt;
 mod bench_recall;
