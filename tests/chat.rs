@@ -121,12 +121,7 @@ async fn the_websocket_hears_a_fact_and_a_question() {
     ws_send(&mut ws, json!({ "type": "chat", "text": "I work as a baker in Leeds" })).await;
     let frames = ws_until(&mut ws, Duration::from_secs(10), persona_says).await;
     assert!(said(&frames).contains("baker in Leeds"), "echoed: {frames:?}");
-    let facts: Vec<String> = server
-        .memories(&tom)
-        .await
-        .iter()
-        .map(|m| m["content"].to_string())
-        .collect();
+    let facts = server.memory_texts(&tom).await;
     assert!(
         facts.iter().any(|f| f.contains("Tom works as a baker in Leeds")),
         "{facts:?}"

@@ -515,12 +515,7 @@ async fn a_models_false_or_off_topic_memories_are_refused() {
         "{executed}"
     );
     let player = out["state"]["player_id"].as_str().unwrap();
-    let kept: Vec<String> = server
-        .memories(player)
-        .await
-        .iter()
-        .map(|m| m["content"].to_string())
-        .collect();
+    let kept = server.memory_texts(player).await;
     assert!(kept.iter().any(|k| k.contains("keeps bees")), "{kept:?}");
     assert!(
         !kept.iter().any(|k| k.contains("draw") || k.contains("member of")),

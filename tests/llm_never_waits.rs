@@ -96,12 +96,7 @@ async fn moves_never_wait_for_a_slow_model() {
             .any(|r| r.to_lowercase().contains("your grandmother taught you chess")),
         "{reply:?}"
     );
-    let facts: Vec<String> = server
-        .memories(&ida)
-        .await
-        .iter()
-        .map(|m| m["content"].to_string())
-        .collect();
+    let facts = server.memory_texts(&ida).await;
     assert!(
         facts.iter().any(|f| f.contains("Ida's grandmother taught them chess")),
         "{facts:?}"

@@ -143,7 +143,7 @@ fn claims_check(words: &[String]) -> bool {
 /// spaces of the same byte length, so positions in one are positions in the
 /// other. A quote never closed blanks nothing: a stray mark must not hide
 /// the claims after it.
-fn blank_quotes(text: &str) -> String {
+pub(super) fn blank_quotes(text: &str) -> String {
     let mut opened_at: Option<usize> = None;
     let mut out = String::with_capacity(text.len());
     for (i, c) in text.char_indices() {
@@ -196,7 +196,7 @@ fn sentences(text: &str) -> Vec<std::ops::Range<usize>> {
     out
 }
 
-fn words(text: &str) -> Vec<String> {
+pub(super) fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
@@ -264,7 +264,7 @@ fn looks_like_san(t: &str) -> bool {
 }
 
 /// A SAN without its check/mate marks and annotations.
-fn bare(san: &str) -> String {
+pub(super) fn bare(san: &str) -> String {
     san.trim_end_matches(['+', '#', '!', '?']).to_string()
 }
 

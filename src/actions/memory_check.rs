@@ -5,12 +5,14 @@
 //! persona. A model given the game as context will otherwise write "The
 //! game ends in a draw." mid-game, or its own prompt back as a "fact".
 
+use super::claims::{bare, blank_quotes, san_tokens, words};
 use crate::memory::MemoryType;
 use crate::triggers::GameContext;
 
 /// Why `content` may not be kept as a memory of this match, if it may not.
 pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str) -> Option<String> {
-    let text = unquoted(content);
+    // A quote is someone's words, not a claim of the memory's own.
+    let text = blank_quotes(content);
     let words = words(&text);
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     // "Ann won the county championship" is no claim about this match.
@@ -18,7 +20,7 @@ pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str
     if let Some(why) = result_claim(&words, ctx).filter(|_| of_this_match) {
         return Some(why);
     }
-    if let Some(san) = super::claims::san_tokens(&text)
+    if let Some(san) = san_tokens(&text)
         .into_iter()
         .find(|san| {
             !ctx.last_moves
@@ -132,23 +134,9 @@ fn result_claim(words: &[String], ctx: &GameContext) -> Option<String> {
 
 /// A date written out ("25 November 2026", "November 25, 2026").
 fn named_day(text: &str) -> Option<chrono::NaiveDate> {
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
     let w = words(text);
     for (i, word) in w.iter().enumerate() {
-        let Some(month) = MONTHS.iter().position(|m| m == word) else {
+        let Ok(month) = word.parse::<chrono::Month>() else {
             continue;
         };
         let number = |j: Option<usize>| j.and_then(|j| w.get(j)).and_then(|t| t.parse::<u32>().ok());
@@ -157,25 +145,9 @@ fn named_day(text: &str) -> Option<chrono::NaiveDate> {
             (_, Some(d), Some(y)) if d <= 31 && y > 31 => (d, y),
             _ => continue,
         };
-        return chrono::NaiveDate::from_ymd_opt(year as i32, month as u32 + 1, day);
+        return chrono::NaiveDate::from_ymd_opt(year as i32, month.number_from_month(), day);
     }
     None
-}
-
-/// The text with quoted words left out: a quote is someone's words.
-fn unquoted(text: &str) -> String {
-    text.split(['"', '“', '”']).step_by(2).collect::<Vec<_>>().join(" ")
-}
-
-fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
-}
-
-fn bare(san: &str) -> String {
-    san.trim_end_matches(['+', '#', '!', '?']).to_string()
 }
 
 #[cfg(test)]

@@ -320,6 +320,15 @@ impl Server {
         list.as_array().unwrap().clone()
     }
 
+    /// What the player's memories say.
+    pub async fn memory_texts(&self, player: &str) -> Vec<String> {
+        let memories = self.memories(player).await;
+        memories
+            .iter()
+            .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
     /// Creates a match; returns (match id, the creation outcome).
     pub async fn new_match(&self, player: &str, persona: &str, color: &str) -> (String, Value) {
         let body = json!({ "player_id": player, "persona_id": persona, "color": color });
