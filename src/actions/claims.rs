@@ -106,9 +106,13 @@ impl<'a> Facts<'a> {
         if !mate && claims_check(&words) && !self.recent.iter().any(|m| m.check) {
             return Some("no check on the board".into());
         }
-        if has(&["took", "takes", "captured", "captures", "grabbed", "snatched"])
-            && !self.recent.iter().any(|m| m.captured.is_some())
-        {
+        // "took", not "took back" (a takeback is no capture).
+        let capture_words = ["took", "takes", "captured", "captures", "grabbed", "snatched"];
+        let takes = words
+            .iter()
+            .enumerate()
+            .any(|(i, w)| capture_words.contains(&w.as_str()) && words.get(i + 1).is_none_or(|n| n != "back"));
+        if takes && !self.recent.iter().any(|m| m.captured.is_some()) {
             return Some("nothing was captured".into());
         }
         for (word, at_least) in [
@@ -215,19 +219,26 @@ pub(super) fn san_tokens(text: &str) -> Vec<String> {
         .collect::<Vec<_>>()
         .join(" ");
     let mut out = Vec::new();
-    let mut after_preposition = false;
-    for token in unquoted.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '!' | '?')) {
-        if is_move_number(token) {
-            break;
-        }
-        let token = token.trim_end_matches('.');
-        // "your knight on f3" names a square, not the pawn move f3.
-        let square = after_preposition && token.len() == 2;
-        if looks_like_san(token) && !square {
-            out.push(bare(token));
-        }
-        if !token.is_empty() {
-            after_preposition = SQUARE_PREPOSITIONS.contains(&token.to_lowercase().as_str());
+    // Whether the words read now name places: after "on", and on through
+    // a list of squares ("on d2 and f2"), to the end of the clause.
+    'clauses: for clause in unquoted.split([';', '(', ')', '!', '?']) {
+        let mut places = false;
+        for token in clause.split(|c: char| c.is_whitespace() || c == ',') {
+            if is_move_number(token) {
+                break 'clauses;
+            }
+            let token = token.trim_end_matches('.');
+            if token.is_empty() {
+                continue;
+            }
+            // "your knight on f3" names a square, not the pawn move f3.
+            let square = places && token.len() == 2 && looks_like_san(token);
+            if looks_like_san(token) && !square {
+                out.push(bare(token));
+            }
+            let word = token.to_lowercase();
+            places =
+                SQUARE_PREPOSITIONS.contains(&word.as_str()) || (places && (square || word == "and" || word == "or"));
         }
     }
     out
@@ -303,6 +314,9 @@ mod tests {
         assert!(matches!(check("You took my pawn.", &quiet), Checked::False { .. }));
         let capture = ctx("e4 d5 exd5", None);
         assert_eq!(check("You took my pawn. Rude!", &capture), Checked::True);
+        // A takeback is no capture.
+        let no_takebacks = "Viktor never takes back a sacrifice, you don't take back a move.";
+        assert_eq!(check(no_takebacks, &quiet), Checked::True);
     }
 
     #[test]
@@ -380,5 +394,6 @@ mod tests {
         // A square after "on" is a place; the same word alone, a move.
         assert_eq!(san_tokens("Nf6 attacks your knight on f3."), ["Nf6"]);
         assert_eq!(san_tokens("Why not f3 here?"), ["f3"]);
+        assert_eq!(san_tokens("It attacks your pawns on d2, e3 and f2; f4 next."), ["f4"]);
     }
 }

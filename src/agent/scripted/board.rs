@@ -82,7 +82,7 @@ fn reasons(m: &MoveFact) -> Vec<Purpose> {
 /// "Nf6? Because it threatens to win your pawn on e4 and develops my knight."
 fn explain(m: &MoveFact) -> String {
     let why = match said(&reasons(m)).as_slice() {
-        [] => "it improves my position".to_string(),
+        [] => "improves my position".to_string(),
         [one] => one.clone(),
         [one, two, ..] => format!("{one} and {two}"),
     };

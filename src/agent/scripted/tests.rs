@@ -290,10 +290,19 @@ async fn why_a_move_is_told_from_the_board() {
             "{text}"
         );
     }
+    // A quiet move with no reason a rule can name.
+    let (_, ctx) = context(&["e4", "a6"], &MatchHistory::default());
+    let text = said(&decide(chat("why a6?"), &ctx, &viktor).await).join(" ");
+    assert!(text.contains("a6? Because it improves my position."), "{text}");
     // Two pawns attacked alike are told together.
     let (_, ctx) = context(&["e4", "Nf6", "Nf3", "Nxe4"], &MatchHistory::default());
     let text = said(&decide(chat("what's the threat?"), &ctx, &viktor).await).join(" ");
     assert!(text.contains("With Nxe4 it attacks your pawns on d2 and f2."), "{text}");
+    assert_eq!(
+        crate::actions::claims::check(&text, &ctx),
+        crate::actions::claims::Checked::True,
+        "{text}"
+    );
     // The knight takes on f2 and hits the queen; not a fork: the king takes it.
     let (_, ctx) = context(&["e4", "Nf6", "Nc3", "Ng4", "Nf3", "Nxf2"], &MatchHistory::default());
     let text = said(&decide(chat("why did you play that?"), &ctx, &viktor).await).join(" ");
