@@ -98,7 +98,6 @@ impl<'a> Facts<'a> {
             }
         }
         let words = words(sentence);
-        let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
         let mate = words.iter().any(|w| w == "checkmate") || sentence.contains('#');
         if mate && !self.mated && !self.recent.iter().any(|m| m.san.ends_with('#')) {
             return Some("no checkmate on the board".into());
