@@ -32,6 +32,33 @@ impl From<EventRow> for MatchEvent {
     }
 }
 
+/// The number of a passing event: pushed to whoever listens now, never
+/// stored or numbered (the persona's words as a model writes them).
+pub const PASSING: i64 = 0;
+
+impl MatchEvent {
+    pub fn is_passing(&self) -> bool {
+        self.seq == PASSING
+    }
+}
+
+/// Sends passing events of one match, from a task that outlives the
+/// emitter's borrow. Nobody listening is fine: they were only passing.
+#[derive(Clone)]
+pub struct Passing(broadcast::Sender<MatchEvent>);
+
+impl Passing {
+    pub fn send(&self, kind: &str, data: serde_json::Value) {
+        let event = MatchEvent {
+            seq: PASSING,
+            kind: kind.to_string(),
+            data,
+            at: Utc::now(),
+        };
+        let _ = self.0.send(event);
+    }
+}
+
 pub struct Emitter {
     db: Db,
     match_id: MatchId,
@@ -58,6 +85,10 @@ impl Emitter {
 
     pub fn last_seq(&self) -> i64 {
         self.last_seq
+    }
+
+    pub fn passing(&self) -> Passing {
+        Passing(self.tx.clone())
     }
 
     pub async fn emit(

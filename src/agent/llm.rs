@@ -9,13 +9,14 @@ use std::sync::Mutex;
 
 use async_trait::async_trait;
 
+use super::draft::draft_message;
 use super::prompt;
 use super::speech::SpeechLog;
 use super::validate::{parse_decision, summary};
 use super::{Brain, BrainError, BrainInput, ScriptedBrain};
 use crate::actions::Decision;
 use crate::ids::MatchId;
-use crate::llm::{ChatModel, ChatRequest, Message, Usage};
+use crate::llm::{ChatModel, ChatRequest, Message, TextSink, Usage};
 use crate::store::scrub::Forms;
 use crate::triggers::TriggerKind;
 
@@ -86,6 +87,7 @@ impl LlmAgent {
         let sampling = input.sampling;
         let mut req = ChatRequest::new(messages.to_vec(), temperature, sampling.max_tokens);
         req.json_schema = Some(("kibitz_actions".into(), prompt::schema(input)));
+        req.stream = input.draft.clone().map(drafting);
         let reply = model
             .chat(&req)
             .await
@@ -93,6 +95,21 @@ impl LlmAgent {
         *usage += reply.usage;
         parse_decision(&reply.content, input).map_err(|why| (reply.content, why))
     }
+}
+
+/// The stream of an answer's text, read as the persona's message so far:
+/// each time it grows, the whole draft goes to `draft`.
+fn drafting(draft: TextSink) -> TextSink {
+    let written = Mutex::new((String::new(), 0usize));
+    TextSink::new(move |piece| {
+        let Ok(mut written) = written.lock() else { return };
+        written.0.push_str(piece);
+        let message = draft_message(&written.0).filter(|m| m.len() > written.1);
+        if let Some(message) = message {
+            written.1 = message.len();
+            draft.send(&message);
+        }
+    })
 }
 
 #[async_trait]
@@ -127,7 +144,12 @@ impl Brain for LlmAgent {
                 messages.push(Message::user(format!(
                     "That answer was not valid: {why}. Answer again with only the JSON object."
                 )));
-                self.attempt(model, &input, &messages, temperature + 0.1, &mut usage)
+                // Not drafted: its draft would start the words over.
+                let quiet = BrainInput {
+                    draft: None,
+                    ..input.clone()
+                };
+                self.attempt(model, &quiet, &messages, temperature + 0.1, &mut usage)
                     .await
             }
             Err(e) => Err(e),

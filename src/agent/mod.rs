@@ -3,6 +3,7 @@
 //! `ScriptedBrain` is deterministic and needs no model; `LlmAgent` asks a
 //! language model and falls back to the scripted brain turn by turn.
 
+mod draft;
 mod llm;
 mod prompt;
 mod scripted;
@@ -15,7 +16,7 @@ use async_trait::async_trait;
 
 use crate::actions::Decision;
 use crate::config::RoleConfig;
-use crate::llm::ChatModel;
+use crate::llm::{ChatModel, TextSink};
 use crate::memory::Recalled;
 use crate::personas::Persona;
 use crate::store::scrub::Forms;
@@ -36,6 +37,9 @@ pub struct BrainInput<'a> {
     /// This match's session on the language models, if there are any.
     pub llm: Option<&'a dyn ChatModel>,
     pub sampling: RoleConfig,
+    /// Where the persona's message goes while a model still writes it (the
+    /// whole draft so far, each time it grows); None to say it only whole.
+    pub draft: Option<TextSink>,
 }
 
 #[derive(Debug, thiserror::Error)]

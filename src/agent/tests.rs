@@ -27,6 +27,7 @@ async fn decide(agent: &LlmAgent, model: &ScriptedModel, trigger: &Trigger, ctx:
         emotion: &persona.emotions[0],
         llm: Some(model),
         sampling: LlmConfig::default().main,
+        draft: None,
     };
     agent.decide(input).await.unwrap()
 }

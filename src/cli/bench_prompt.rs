@@ -51,6 +51,7 @@ pub async fn run(config: &Config, tokenizer: Option<&str>, out: &Path) -> anyhow
                 emotion: &persona.emotions[0],
                 llm: Some(&model),
                 sampling: LlmConfig::default().main,
+                draft: None,
             };
             agent.decide(input).await?;
             if CHECKPOINTS.contains(&full_move) && trigger == TriggerKind::OnUserMove {

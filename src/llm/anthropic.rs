@@ -115,6 +115,8 @@ struct WireUsage {
     input_tokens: u64,
     #[serde(default)]
     output_tokens: u64,
+    #[serde(default)]
+    cache_read_input_tokens: u64,
 }
 
 #[async_trait]
@@ -153,6 +155,7 @@ impl ChatModel for AnthropicModel {
         let usage = reply.usage.map_or_else(Usage::default, |u| Usage {
             prompt_tokens: u.input_tokens,
             completion_tokens: u.output_tokens,
+            cached_tokens: u.cache_read_input_tokens,
         });
         Ok(Reply {
             content,

@@ -10,7 +10,9 @@ mod failover;
 pub mod json;
 mod openai;
 mod scripted;
+mod sse;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -93,6 +95,39 @@ pub struct ChatRequest {
     pub tools: Vec<Tool>,
     /// Structured output: the reply must match this schema (name, schema).
     pub json_schema: Option<(String, Value)>,
+    /// Stream the reply's text here as it arrives (backends that cannot
+    /// stream answer whole; the reply is the same either way).
+    #[serde(skip)]
+    pub stream: Option<TextSink>,
+}
+
+/// Where text goes as it comes: a streamed reply's pieces (each once, in
+/// order), or a draft as it grows.
+#[derive(Clone)]
+pub struct TextSink(Arc<dyn Fn(&str) + Send + Sync>);
+
+impl TextSink {
+    pub fn new(sink: impl Fn(&str) + Send + Sync + 'static) -> TextSink {
+        TextSink(Arc::new(sink))
+    }
+
+    pub fn send(&self, piece: &str) {
+        if !piece.is_empty() {
+            (self.0)(piece);
+        }
+    }
+}
+
+impl PartialEq for TextSink {
+    fn eq(&self, other: &TextSink) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for TextSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TextSink")
+    }
 }
 
 impl ChatRequest {
@@ -103,6 +138,7 @@ impl ChatRequest {
             max_tokens,
             tools: Vec::new(),
             json_schema: None,
+            stream: None,
         }
     }
 }
@@ -111,12 +147,16 @@ impl ChatRequest {
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those the endpoint served from its cache.
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Usage) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.cached_tokens += other.cached_tokens;
     }
 }
 
@@ -158,16 +198,23 @@ impl LlmError {
 /// Sends a request and returns the body of a 2xx answer; other statuses
 /// become `LlmError::Status` with the start of their body.
 pub(crate) async fn send_for_text(call: reqwest::RequestBuilder, timeout: Duration) -> Result<String, LlmError> {
+    let response = send(call, timeout).await?;
+    response.text().await.map_err(|e| transport_error(e, timeout))
+}
+
+/// Sends a request; a status other than 2xx is `LlmError::Status` with the
+/// start of the body.
+pub(crate) async fn send(call: reqwest::RequestBuilder, timeout: Duration) -> Result<reqwest::Response, LlmError> {
     let response = call.send().await.map_err(|e| transport_error(e, timeout))?;
     let status = response.status();
-    let text = response.text().await.map_err(|e| transport_error(e, timeout))?;
-    if !status.is_success() {
-        return Err(LlmError::Status {
-            status: status.as_u16(),
-            body: text.chars().take(300).collect(),
-        });
+    if status.is_success() {
+        return Ok(response);
     }
-    Ok(text)
+    let text = response.text().await.unwrap_or_default();
+    Err(LlmError::Status {
+        status: status.as_u16(),
+        body: text.chars().take(300).collect(),
+    })
 }
 
 /// A reqwest failure as an `LlmError` (the URL is left out of the message).

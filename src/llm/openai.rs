@@ -8,7 +8,15 @@ use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::{ChatModel, ChatRequest, LlmError, Message, Reply, Role, ToolCall, Usage, send_for_text};
+use super::sse::DataLines;
+use super::{
+    ChatModel, ChatRequest, LlmError, Message, Reply, Role, TextSink, ToolCall, Usage, send, send_for_text,
+    transport_error,
+};
+
+/// How long a server that runs on this machine keeps the model loaded
+/// between calls (Ollama's `keep_alive`): longer than a player's think.
+const LOCAL_KEEP_ALIVE: &str = "30m";
 
 pub struct OpenAiModel {
     http: reqwest::Client,
@@ -51,7 +59,68 @@ impl OpenAiModel {
                 "json_schema": {"name": name, "schema": schema, "strict": true},
             });
         }
+        if self.streams(req) {
+            body["stream"] = json!(true);
+            body["stream_options"] = json!({"include_usage": true});
+        }
+        if self.is_local() {
+            // llama.cpp's server and Ollama keep the evaluated prompt and
+            // reuse its longest common prefix (the persona card, the rules,
+            // earlier turns) when asked; hosted APIs reject unknown fields.
+            body["cache_prompt"] = json!(true);
+            body["keep_alive"] = json!(LOCAL_KEEP_ALIVE);
+        }
         body
+    }
+
+    /// Text-only answers stream when asked (streamed tool calls come in
+    /// fragments not worth assembling here).
+    fn streams(&self, req: &ChatRequest) -> bool {
+        req.stream.is_some() && req.tools.is_empty()
+    }
+
+    /// A server on this machine (llama.cpp's, Ollama).
+    fn is_local(&self) -> bool {
+        let url = reqwest::Url::parse(&self.base_url).ok();
+        let host = url.as_ref().and_then(|u| u.host_str()).unwrap_or_default();
+        matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
+    }
+
+    /// A streamed answer: each piece of text to `deltas` as it arrives, the
+    /// whole text and the usage (sent last) returned. A server that ignores
+    /// `stream` and answers whole is read as whole.
+    async fn read_stream(&self, response: reqwest::Response, deltas: &TextSink) -> Result<(String, Usage), LlmError> {
+        let event_stream = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let mut response = response;
+        if !event_stream {
+            let text = response.text().await.map_err(|e| transport_error(e, self.timeout))?;
+            let (content, usage) = parse_whole(&text)?;
+            deltas.send(&content);
+            return Ok((content, usage));
+        }
+        let (mut lines, mut content, mut usage) = (DataLines::default(), String::new(), Usage::default());
+        while let Some(bytes) = response.chunk().await.map_err(|e| transport_error(e, self.timeout))? {
+            for data in lines.feed(&bytes) {
+                if data == "[DONE]" {
+                    return Ok((content, usage));
+                }
+                let chunk: StreamChunk =
+                    serde_json::from_str(&data).map_err(|e| LlmError::BadReply(format!("{e}: {}", clip(&data))))?;
+                if let Some(u) = chunk.usage {
+                    usage = u.into();
+                }
+                for piece in chunk.choices.into_iter().filter_map(|c| c.delta.content) {
+                    deltas.send(&piece);
+                    content.push_str(&piece);
+                }
+            }
+        }
+        // A stream that ends without [DONE] still gave its text.
+        Ok((content, usage))
     }
 }
 
@@ -117,6 +186,54 @@ struct WireUsage {
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: u64,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(u: WireUsage) -> Usage {
+        Usage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            cached_tokens: u.prompt_tokens_details.map_or(0, |d| d.cached_tokens),
+        }
+    }
+}
+
+/// One event of a streamed completion.
+#[derive(Deserialize)]
+struct StreamChunk {
+    #[serde(default)]
+    choices: Vec<StreamChoice>,
+    #[serde(default)]
+    usage: Option<WireUsage>,
+}
+
+#[derive(Deserialize)]
+struct StreamChoice {
+    #[serde(default)]
+    delta: StreamDelta,
+}
+
+#[derive(Deserialize, Default)]
+struct StreamDelta {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+/// A whole completion's text and usage.
+fn parse_whole(text: &str) -> Result<(String, Usage), LlmError> {
+    let completion: Completion =
+        serde_json::from_str(text).map_err(|e| LlmError::BadReply(format!("{e}: {}", clip(text))))?;
+    let usage = completion.usage.map_or_else(Usage::default, Usage::from);
+    let content = completion.choices.into_iter().next().and_then(|c| c.message.content);
+    Ok((content.unwrap_or_default(), usage))
 }
 
 #[async_trait]
@@ -135,6 +252,16 @@ impl ChatModel for OpenAiModel {
         if let Some(key) = &self.api_key {
             call = call.bearer_auth(key);
         }
+        if let Some(deltas) = req.stream.as_ref().filter(|_| self.streams(req)) {
+            let response = send(call, self.timeout).await?;
+            let (content, usage) = self.read_stream(response, deltas).await?;
+            return Ok(Reply {
+                content,
+                tool_calls: Vec::new(),
+                usage,
+                latency: started.elapsed(),
+            });
+        }
         let text = send_for_text(call, self.timeout).await?;
         let completion: Completion =
             serde_json::from_str(&text).map_err(|e| LlmError::BadReply(format!("{e}: {}", clip(&text))))?;
@@ -143,10 +270,7 @@ impl ChatModel for OpenAiModel {
             .into_iter()
             .next()
             .ok_or_else(|| LlmError::BadReply("no choices".into()))?;
-        let usage = completion.usage.map_or_else(Usage::default, |u| Usage {
-            prompt_tokens: u.prompt_tokens,
-            completion_tokens: u.completion_tokens,
-        });
+        let usage = completion.usage.map_or_else(Usage::default, Usage::from);
         Ok(Reply {
             content: choice.message.content.unwrap_or_default(),
             tool_calls: choice

@@ -30,6 +30,7 @@ impl ScriptedModel {
             usage: Usage {
                 prompt_tokens: 10,
                 completion_tokens: words,
+                cached_tokens: 0,
             },
             latency: Duration::ZERO,
         }))
@@ -63,6 +64,9 @@ impl ScriptedModel {
     }
 }
 
+/// Characters per streamed piece.
+const STREAM_CHARS: usize = 7;
+
 #[async_trait]
 impl ChatModel for ScriptedModel {
     fn describe(&self) -> String {
@@ -74,6 +78,15 @@ impl ChatModel for ScriptedModel {
             seen.push(req.clone());
         }
         let next = self.script.lock().ok().and_then(|mut s| s.pop_front());
-        next.unwrap_or(Err(LlmError::ScriptExhausted))
+        let reply = next.unwrap_or(Err(LlmError::ScriptExhausted))?;
+        // A streamed request gets the text a few characters at a time, as
+        // a server's chunks would bring it.
+        if let Some(deltas) = &req.stream {
+            let chars: Vec<char> = reply.content.chars().collect();
+            for piece in chars.chunks(STREAM_CHARS) {
+                deltas.send(&piece.iter().collect::<String>());
+            }
+        }
+        Ok(reply)
     }
 }

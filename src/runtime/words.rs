@@ -12,6 +12,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use serde_json::json;
 use tokio::sync::oneshot;
 
 use super::actor::{Command, Events, MatchActor};
@@ -19,7 +20,8 @@ use super::error::RuntimeError;
 use super::timing::Phase;
 use crate::actions::Decision;
 use crate::agent::{Brain, BrainInput, ScriptedBrain};
-use crate::llm::{ChatModel, Session};
+use crate::events::{MatchEvent, Passing};
+use crate::llm::{ChatModel, Session, TextSink};
 use crate::personas::Persona;
 use crate::triggers::{GameContext, MatchSide, MoveFact, Pipeline, Prepared, Trigger, TriggerKind, TriggerOutcome};
 
@@ -55,6 +57,8 @@ struct Job {
     model: Arc<Session>,
     deadline: Duration,
     user_moves: usize,
+    /// Where the words go as the model writes them.
+    drafts: Passing,
 }
 
 impl Job {
@@ -70,6 +74,7 @@ impl Job {
             emotion: &self.emotion,
             llm: Some(self.model.as_ref() as &dyn ChatModel),
             sampling: self.pipeline.sampling,
+            draft: Some(draft_events(self.drafts.clone(), self.prepared.trigger.kind)),
         };
         let brain = &self.pipeline.brain;
         let (decision, note) = tokio::select! {
@@ -78,7 +83,7 @@ impl Job {
                 Ok(Err(e)) => (Decision::default(), Some(format!("the brain failed: {e}"))),
                 Err(_) => {
                     // The model's answer, if it ever comes, is dropped with its call.
-                    let scripted = ScriptedBrain.decide(BrainInput { llm: None, ..input }).await;
+                    let scripted = ScriptedBrain.decide(BrainInput { llm: None, draft: None, ..input }).await;
                     let secs = self.deadline.as_secs_f64();
                     let why = format!("late: the model took over {secs:.1} s, the scripted voice spoke");
                     (scripted.unwrap_or_default(), Some(why))
@@ -88,7 +93,7 @@ impl Job {
                 true => (Decision::default(), Some("dropped: a newer trigger took the model".to_string())),
                 // A greeting is still owed: the scripted voice gives it.
                 false => {
-                    let scripted = ScriptedBrain.decide(BrainInput { llm: None, ..input }).await;
+                    let scripted = ScriptedBrain.decide(BrainInput { llm: None, draft: None, ..input }).await;
                     let why = "cut short: a newer trigger took the model, the scripted voice spoke";
                     (scripted.unwrap_or_default(), Some(why.to_string()))
                 }
@@ -157,6 +162,7 @@ impl MatchActor {
             emotion: self.emotion.clone(),
             model,
             user_moves: self.user_moves(),
+            drafts: self.emitter.passing(),
         };
         let (cancel, cancelled) = oneshot::channel();
         let inbox = self.inbox.upgrade().filter(|_| kind != TriggerKind::AfterMatch);
@@ -240,6 +246,11 @@ impl MatchActor {
         let outcome = pipeline
             .speak(prepared, decision, took, &ctx, self.side(), note.as_deref())
             .await?;
+        // The draft, if one was shown, is done: the message (on its way
+        // through the journal) takes its place, or it goes.
+        let spoke = outcome.events.iter().any(persona_message);
+        let end = json!({"trigger": kind, "text": null, "spoke": spoke});
+        self.emitter.passing().send("draft", end);
         self.spoke(kind, outcome, events);
         Ok(())
     }
@@ -253,7 +264,7 @@ impl MatchActor {
         let spoken = outcome
             .events
             .iter()
-            .filter(|e| e.kind == "message" && e.data["sender"] == "persona")
+            .filter(|e| persona_message(e))
             .filter_map(|e| e.data["content"].as_str());
         let mut spoken = spoken.peekable();
         if spoken.peek().is_some() {
@@ -299,6 +310,15 @@ impl MatchActor {
     fn user_moves(&self) -> usize {
         self.game.moves().iter().filter(|m| m.mover == self.user_color).count()
     }
+}
+
+/// Passing `draft` events with the persona's message as the model writes it.
+fn draft_events(drafts: Passing, kind: TriggerKind) -> TextSink {
+    TextSink::new(move |text| drafts.send("draft", json!({"trigger": kind, "text": text})))
+}
+
+fn persona_message(e: &MatchEvent) -> bool {
+    e.kind == "message" && e.data["sender"] == "persona"
 }
 
 /// Words a player's next move makes stale.

@@ -114,6 +114,9 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
                 }
             },
             event = async { live.as_mut().expect("guarded").recv().await }, if live.is_some() => match event {
+                Ok(e) if e.is_passing() => {
+                    if sink.send(event_frame(&e)).await.is_err() { return; }
+                }
                 Ok(e) if e.seq <= last => {}
                 Ok(e) => {
                     let lagged = match forward(e, live.as_mut().expect("guarded"), &mut last, &mut sink).await {
@@ -166,6 +169,7 @@ async fn forward(
     let mut next = Ok(first);
     let lagged = loop {
         match next {
+            Ok(e) if e.is_passing() => sink.feed(event_frame(&e)).await.map_err(drop)?,
             Ok(e) if e.seq <= *last => {}
             Ok(e) => {
                 *last = e.seq;

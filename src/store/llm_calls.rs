@@ -19,6 +19,8 @@ pub struct LlmCallRow {
     pub response: String,
     pub prompt_tokens: i64,
     pub completion_tokens: i64,
+    /// Of the prompt tokens, those the endpoint had cached.
+    pub cached_tokens: i64,
     pub latency_ms: i64,
     pub error: Option<String>,
     pub created_at: String,
@@ -28,7 +30,8 @@ impl Db {
     pub async fn record_llm_call(&self, c: &CallRecord) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO llm_calls (match_id, role, endpoint, model, request, response, prompt_tokens, \
-             completion_tokens, latency_ms, error, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+             completion_tokens, cached_tokens, latency_ms, error, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
         )
         .bind(c.match_id.as_deref())
         .bind(c.role)
@@ -38,6 +41,7 @@ impl Db {
         .bind(&c.response)
         .bind(c.usage.prompt_tokens as i64)
         .bind(c.usage.completion_tokens as i64)
+        .bind(c.usage.cached_tokens as i64)
         .bind(c.latency_ms as i64)
         .bind(c.error.as_deref())
         .bind(ts(Utc::now()))
@@ -49,8 +53,8 @@ impl Db {
     /// A match's LLM calls in order (all roles).
     pub async fn llm_calls(&self, id: MatchId) -> StoreResult<Vec<LlmCallRow>> {
         let rows = sqlx::query(
-            "SELECT role, endpoint, model, request, response, prompt_tokens, completion_tokens, latency_ms, error, \
-             created_at FROM llm_calls WHERE match_id = $1 ORDER BY id",
+            "SELECT role, endpoint, model, request, response, prompt_tokens, completion_tokens, cached_tokens, \
+             latency_ms, error, created_at FROM llm_calls WHERE match_id = $1 ORDER BY id",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)
@@ -65,6 +69,7 @@ impl Db {
                     response: r.try_get("response")?,
                     prompt_tokens: r.try_get("prompt_tokens")?,
                     completion_tokens: r.try_get("completion_tokens")?,
+                    cached_tokens: r.try_get("cached_tokens")?,
                     latency_ms: r.try_get("latency_ms")?,
                     error: r.try_get("error")?,
                     created_at: r.try_get("created_at")?,

@@ -167,6 +167,7 @@ impl Pipeline {
             emotion,
             llm,
             sampling: self.sampling,
+            draft: None,
         };
         self.brain.decide(input).await.unwrap_or_else(|e| {
             let kind = p.trigger.kind.as_str();

@@ -35,6 +35,9 @@ pub enum Behaviour {
     NotJson,
     /// The answer whose needle occurs in the request body, else the default.
     Keyed(Vec<(String, String)>, String),
+    /// Asked to stream, sends `answer` a few characters at a time, one piece
+    /// every `every`, as server-sent events; else answers whole.
+    Streamed { answer: String, every: Duration },
     /// A subconscious that searches for `query`, then provides the first
     /// memory id the search returned with `reason`; other calls get `answer`.
     Recaller {
@@ -188,6 +191,8 @@ async fn respond(behaviour: Behaviour, body: &Value, wrap: impl Fn(&str) -> Valu
             Json(wrap(answer)).into_response()
         }
         Behaviour::Answer(text) => Json(wrap(&text)).into_response(),
+        Behaviour::Streamed { answer, every } if body["stream"] == true => streamed(answer, every),
+        Behaviour::Streamed { answer, .. } => Json(wrap(&answer)).into_response(),
         Behaviour::Slow(d, text) => {
             tokio::time::sleep(d).await;
             Json(wrap(&text)).into_response()
@@ -205,6 +210,35 @@ async fn respond(behaviour: Behaviour, body: &Value, wrap: impl Fn(&str) -> Valu
         }
         Behaviour::NotJson => (StatusCode::OK, "<html>gateway hiccup</html>").into_response(),
     }
+}
+
+/// Characters per streamed piece.
+const PIECE: usize = 6;
+
+/// An OpenAI streamed completion: a role chunk, the text in pieces, a usage
+/// chunk, `[DONE]`.
+fn streamed(answer: String, every: Duration) -> Response {
+    let chars: Vec<char> = answer.chars().collect();
+    let mut events = vec![json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": null}}]})];
+    events.extend(chars.chunks(PIECE).map(|piece| {
+        let text: String = piece.iter().collect();
+        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]})
+    }));
+    events.push(
+        json!({"choices": [], "usage": {"prompt_tokens": 42, "completion_tokens": events.len(),
+        "prompt_tokens_details": {"cached_tokens": 40}}}),
+    );
+    let mut lines: Vec<String> = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    lines.push("data: [DONE]\n\n".into());
+    let body = futures_util::stream::unfold(lines.into_iter(), move |mut rest| async move {
+        let line = rest.next()?;
+        tokio::time::sleep(every).await;
+        Some((Ok::<_, std::convert::Infallible>(line), rest))
+    });
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .body(axum::body::Body::from_stream(body))
+        .unwrap()
 }
 
 async fn openai_chat(State(fake): State<Arc<Fake>>, headers: HeaderMap, Json(body): Json<Value>) -> Response {

@@ -7,21 +7,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
-import { chromium } from "playwright-core";
+import { ARTIFACTS, BASE, launch, newMatch, signIn } from "./browser.mjs";
 
-const BASE = process.env.KIBITZ_URL;
-const ARTIFACTS = process.env.ARTIFACTS || new URL("../test-artifacts", import.meta.url).pathname;
 /** White mates with Rd8 (the back rank). */
 const BACK_RANK = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
-
-async function launch() {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-      "--disable-sync", "--no-first-run", "--disable-quic"],
-  });
-}
 
 /** Clicks a square of the board, White at the bottom. */
 async function clickSquare(page, square) {
@@ -52,23 +41,12 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     };
   });
   try {
-    await page.goto(BASE);
-    await page.getByLabel("Your name at the club").fill("Robin");
-    await page.getByRole("button", { name: "Come in" }).click();
-    await page.locator(".persona").first().waitFor();
+    await signIn(page, "Robin");
     assert.equal(await page.locator(".persona").count() >= 3, true, "the personas are listed");
     await page.screenshot({ path: `${ARTIFACTS}/1-lobby.png` });
 
     // A match from a set position, made with the player's own token.
-    const matchId = await page.evaluate(async (fen) => {
-      const player = JSON.parse(localStorage.getItem("kibitz.player"));
-      const res = await fetch("/api/matches", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${player.token}` },
-        body: JSON.stringify({ player_id: player.id, persona_id: "margot", color: "white", fen }),
-      });
-      return (await res.json()).state.id;
-    }, BACK_RANK);
+    const matchId = await newMatch(page, "margot", BACK_RANK);
     await page.goto(`${BASE}/#/play/${matchId}`);
     await page.locator(".play cg-board").waitFor();
     const moodBefore = await page.locator(".play").getAttribute("data-emotion");
@@ -167,20 +145,9 @@ test("promotion, typed moves and a flipped board", { timeout: 60_000 }, async ()
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
   try {
-    await page.goto(BASE);
-    await page.getByLabel("Your name at the club").fill("Sam");
-    await page.getByRole("button", { name: "Come in" }).click();
-    await page.locator(".persona").first().waitFor();
+    await signIn(page, "Sam");
     // White pawn on a7 about to queen; kings far apart.
-    const matchId = await page.evaluate(async () => {
-      const player = JSON.parse(localStorage.getItem("kibitz.player"));
-      const res = await fetch("/api/matches", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${player.token}` },
-        body: JSON.stringify({ player_id: player.id, persona_id: "pip", color: "white", fen: "8/P5k1/8/8/8/8/8/K7 w - - 0 1" }),
-      });
-      return (await res.json()).state.id;
-    });
+    const matchId = await newMatch(page, "pip", "8/P5k1/8/8/8/8/8/K7 w - - 0 1");
     await page.goto(`${BASE}/#/play/${matchId}`);
     await page.locator(".play cg-board").waitFor();
     await clickSquare(page, "a7");

@@ -127,6 +127,8 @@ class Match {
       this.ui.status.textContent = f.data.message;
       return this.refresh();
     }
+    // Passing (seq 0, never stored): the persona's words as the model writes them.
+    if (f.type === "draft") return this.draft(f.data || {});
     if (typeof f.seq === "number") {
       if (f.seq <= this.lastSeq) return; // already shown
       this.lastSeq = f.seq;
@@ -138,6 +140,7 @@ class Match {
     const d = e.data || {};
     switch (e.type) {
       case "message":
+        if (d.sender === "persona") this.endDraft();
         this.say(d.sender, d.content, d.tone);
         if (d.sender === "persona") this.thinking(false);
         break;
@@ -210,6 +213,29 @@ class Match {
       tone && sender === "persona" ? el("em", { class: "tone" }, ` (${tone})`) : "");
     this.ui.chat.append(item);
     this.ui.chat.scrollTop = this.ui.chat.scrollHeight;
+  }
+
+  // The words so far grow in a line of their own; the checked message
+  // replaces it, or it goes if nothing was said after all.
+  draft(d) {
+    if (typeof d.text !== "string") {
+      if (!d.spoke) this.endDraft();
+      return;
+    }
+    if (!this.draftText) {
+      this.draftText = el("span", {});
+      this.draftEl = el("li", { class: "msg persona draft", "aria-busy": "true" },
+        el("b", {}, `${this.persona.name.split(" ")[0]}: `), this.draftText);
+      this.ui.chat.append(this.draftEl);
+      this.thinking(false);
+    }
+    this.draftText.textContent = `${d.text}…`;
+    this.ui.chat.scrollTop = this.ui.chat.scrollHeight;
+  }
+
+  endDraft() {
+    this.draftEl?.remove();
+    this.draftEl = this.draftText = null;
   }
 
   mood(emotion) {

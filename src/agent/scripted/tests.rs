@@ -58,6 +58,7 @@ async fn decide_in_mood(
         emotion,
         llm: None,
         sampling: crate::config::LlmConfig::default().main,
+        draft: None,
     };
     ScriptedBrain.decide(input).await.unwrap()
 }
