@@ -174,6 +174,33 @@ async fn the_end_of_a_match_cancels_a_call_in_flight() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_nobody_waits_for_any_more_is_still_logged() {
+    let a = FakeLlm::openai(vec![Behaviour::Slow(Duration::from_secs(10), "too late".into())]).await;
+    let cfg = config(vec![endpoint("a", ApiKind::Openai, &a.url)], 30, 30);
+    let log = Arc::new(Log::default());
+    let pool = LlmPool::start(&cfg, Some(log.clone())).await.unwrap();
+    let session = pool.session(Some("m1".into()), "main", cfg.main);
+    // A deadline the call misses: its future is dropped mid-call.
+    let missed = tokio::time::timeout(Duration::from_millis(300), session.chat(&hello())).await;
+    assert!(missed.is_err());
+    for _ in 0..50 {
+        if !log.0.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let calls = log.0.lock().unwrap().clone();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let error = calls[0].error.clone().unwrap_or_default();
+    assert!(error.starts_with("abandoned"), "{error}");
+    assert!(
+        calls[0].latency_ms >= 200 && calls[0].request.contains("hello"),
+        "{:?}",
+        calls[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_anthropic_client_speaks_messages() {
     let a = FakeLlm::anthropic(vec![ok("Bonjour.")]).await;
     // SAFETY: this test binary reads this variable only here.
@@ -239,11 +266,12 @@ async fn the_model_speaks_for_the_persona_and_the_state_says_which() {
     assert!(last.contains("<player_message>hi pip</player_message>"), "{last}");
     // Accounting: every call is in llm_calls with its tokens.
     let pool = server.sql().await;
-    let rows: Vec<(i64, String)> = sqlx::query_as("SELECT prompt_tokens, role FROM llm_calls WHERE match_id = $1")
-        .bind(&m)
-        .fetch_all(&pool)
-        .await
-        .unwrap();
+    let rows: Vec<(i64, String, Option<String>)> =
+        sqlx::query_as("SELECT prompt_tokens, role, error FROM llm_calls WHERE match_id = $1")
+            .bind(&m)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
     // The same log over the admin API, and only there.
     let player = out["state"]["player_id"].as_str().unwrap();
     let log_path = format!("/api/admin/matches/{m}/llm-calls");
@@ -252,10 +280,15 @@ async fn the_model_speaks_for_the_persona_and_the_state_says_which() {
     let (status, log) = server.get_as(&log_path, ADMIN).await;
     assert_eq!(status, 200, "{log}");
     assert_eq!(log.as_array().unwrap().len(), rows.len());
+    // Answered calls carry their tokens; one the match stopped waiting for
+    // (a greeting the chat line cut short) says so.
     assert!(
-        rows.iter().filter(|(_, r)| r == "main").count() >= 2
-            && rows.iter().any(|(_, r)| r == "subconscious")
-            && rows.iter().all(|(t, _)| *t == 42),
+        rows.iter().filter(|(_, r, _)| r == "main").count() >= 2
+            && rows.iter().any(|(_, r, _)| r == "subconscious")
+            && rows.iter().all(|(t, _, e)| match e {
+                None => *t == 42,
+                Some(e) => e.starts_with("abandoned"),
+            }),
         "{rows:?}"
     );
 }
@@ -278,8 +311,13 @@ async fn a_broken_model_never_stalls_the_match() {
             2,
             "the persona still moved"
         );
+        // A chat line asks the model too (the move's words may be quiet).
+        let (status, out) = server
+            .post(&format!("/api/matches/{m}/chat"), json!({ "text": "hello there" }))
+            .await;
+        assert_eq!(status, 200, "{broken:?}: {out}");
         // The trigger log (thinking is never shown during play, so read SQL);
-        // the words about the move follow it.
+        // the words follow the commands.
         let pool = server.sql().await;
         let mut logs: Vec<(String,)> = Vec::new();
         for _ in 0..100 {

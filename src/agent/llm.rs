@@ -11,10 +11,10 @@ use async_trait::async_trait;
 
 use super::draft::draft_message;
 use super::prompt;
-use super::speech::SpeechLog;
+use super::speech::{self, SpeechLog};
 use super::validate::{parse_decision, summary};
 use super::{Brain, BrainError, BrainInput, ScriptedBrain};
-use crate::actions::Decision;
+use crate::actions::{Action, Decision};
 use crate::ids::MatchId;
 use crate::llm::{ChatModel, ChatRequest, Message, TextSink, Usage};
 use crate::store::scrub::Forms;
@@ -70,9 +70,43 @@ impl LlmAgent {
         }
         let thread = bounded_entry(&mut threads, input.ctx.match_id);
         thread.push_back((label, summary(decision)));
-        while thread.len() > THREAD_TURNS {
-            thread.pop_front();
+        // Trimmed by half when full, not turn by turn: a thread that slides
+        // by one changes the prompt right after the system message on every
+        // call and the server's cached prefix is lost; this way most calls
+        // extend the prompt the server has seen.
+        if thread.len() > THREAD_TURNS {
+            thread.drain(..thread.len() - THREAD_TURNS / 2);
         }
+    }
+
+    /// A quiet trigger (a move, the persona's own move, idleness) the
+    /// persona's chattiness leaves silent: the scripted voice's decision
+    /// (a mood, say), with no model call. None when there is something to
+    /// say, for the model to say it.
+    async fn quiet_turn(&self, input: &BrainInput<'_>) -> Option<Decision> {
+        if !speech::holds(input.trigger.kind) {
+            return None;
+        }
+        let scripted = BrainInput {
+            llm: None,
+            draft: None,
+            ..input.clone()
+        };
+        let mut decision = self.fallback.decide(scripted).await.ok()?;
+        let speaks = decision.actions.iter().any(|a| matches!(a, Action::SendMessage { .. }));
+        let why = match (speaks, self.speech.would_hold(input)) {
+            (true, false) => return None,
+            (true, true) => "I spoke lately",
+            (false, _) => "nothing here calls for words",
+        };
+        decision.actions.retain(|a| !matches!(a, Action::SendMessage { .. }));
+        let before = decision.thinking.take().unwrap_or_default();
+        decision.thinking = Some(
+            format!("{before} (quiet: {why}; no model call)")
+                .trim_start()
+                .to_string(),
+        );
+        Some(decision)
     }
 
     /// One answer, checked; `Err` carries the reason to show the model.
@@ -133,6 +167,10 @@ impl Brain for LlmAgent {
         let Some(model) = input.llm else {
             return self.fallback.decide(input).await;
         };
+        if let Some(mut quiet) = self.quiet_turn(&input).await {
+            self.speech.limit(&input, &mut quiet);
+            return Ok(quiet);
+        }
         let mut messages = self.messages(&input);
         let temperature = input.sampling.temperature;
         let mut usage = Usage::default();

@@ -28,12 +28,10 @@ impl SpeechLog {
             return;
         }
         let now = input.ctx.move_count;
+        let window = window(input);
+        let held = holds(input.trigger.kind) && spoke.get(&id).is_some_and(|t| recent(t, window, now));
         let times = super::llm::bounded_entry(&mut spoke, id);
-        let exempt = matches!(input.trigger.kind, TriggerKind::OnUserInput | TriggerKind::BeforeMatch);
-        // One user move is two plies.
-        let window = 2 * input.persona.chattiness as usize;
-        let recent = times.iter().filter(|&&t| t + window > now).count();
-        if !exempt && recent >= 1 {
+        if held {
             let before = decision.actions.len();
             decision.actions.retain(|a| !matches!(a, Action::SendMessage { .. }));
             if decision.actions.len() < before {
@@ -45,4 +43,30 @@ impl SpeechLog {
             times.retain(|&t| t + window > now);
         }
     }
+
+    /// Whether a message now would be held back (the persona spoke within
+    /// its chattiness window on a quiet trigger).
+    pub fn would_hold(&self, input: &BrainInput<'_>) -> bool {
+        let Ok(spoke) = self.spoke_at.lock() else { return false };
+        let times = spoke.get(&input.ctx.match_id);
+        holds(input.trigger.kind) && times.is_some_and(|t| recent(t, window(input), input.ctx.move_count))
+    }
+}
+
+/// Quiet triggers are rationed; a chat line, the greeting and the match's
+/// end may always be answered.
+pub fn holds(kind: TriggerKind) -> bool {
+    !matches!(
+        kind,
+        TriggerKind::OnUserInput | TriggerKind::BeforeMatch | TriggerKind::AfterMatch
+    )
+}
+
+/// Plies in which one message is allowed (one user move is two plies).
+fn window(input: &BrainInput<'_>) -> usize {
+    2 * input.persona.chattiness as usize
+}
+
+fn recent(times: &[usize], window: usize, now: usize) -> bool {
+    times.iter().any(|&t| t + window > now)
 }

@@ -184,12 +184,13 @@ async fn instructions_are_not_memories_and_quiet_moves_are_rationed() {
             .count()
     };
     assert_eq!(says(&first), 1);
-    assert_eq!(
-        says(&second),
-        usize::from(persona.chattiness <= 1),
-        "chattiness {}",
-        persona.chattiness
-    );
+    let speaks = usize::from(persona.chattiness <= 1);
+    assert_eq!(says(&second), speaks, "chattiness {}", persona.chattiness);
+    // A move the persona's chattiness leaves silent costs no model call.
+    assert_eq!(model.requests().len(), 1 + speaks, "chattiness {}", persona.chattiness);
+    if speaks == 0 {
+        assert!(second.thinking.unwrap().contains("no model call"));
+    }
 }
 
 #[test]
@@ -224,4 +225,31 @@ async fn the_model_is_told_what_answers_the_question() {
         ),
         "{turn}"
     );
+}
+
+#[tokio::test]
+async fn most_calls_extend_the_prompt_the_model_has_seen() {
+    let tone = pip().tones[0].clone();
+    let mut model = ScriptedModel::new();
+    for i in 0..16 {
+        model = model.then_text(&answer(&tone).replace("Bold start.", &format!("Reply {i}.")));
+    }
+    let agent = LlmAgent::new();
+    let ctx = test_context(&["e4"], &[]);
+    for i in 0..16 {
+        decide(&agent, &model, &chat(&format!("line {i}")), &ctx).await;
+    }
+    let requests = model.requests();
+    // What the next call may reuse: everything but this call's own turn.
+    let extends = requests.windows(2).filter(|pair| {
+        let seen = &pair[0].messages[..pair[0].messages.len() - 1];
+        pair[1].messages.starts_with(seen)
+    });
+    let (reused, pairs) = (extends.count(), requests.len() - 1);
+    assert!(
+        reused * 4 >= pairs * 3,
+        "{reused} of {pairs} calls extend the last prompt"
+    );
+    let longest = requests.iter().map(|r| r.messages.len()).max().unwrap();
+    assert!(longest <= 2 + 2 * 6, "the thread stays bounded: {longest} messages");
 }

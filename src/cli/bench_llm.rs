@@ -37,12 +37,26 @@ pub struct Plan {
     pub think: Duration,
 }
 
+/// One completed model call.
+#[derive(Clone)]
+struct Call {
+    prompt: i64,
+    output: i64,
+    /// Of the prompt, what the server had cached.
+    cached: i64,
+    ms: i64,
+    /// Answered (not failed, not abandoned at a deadline).
+    answered: bool,
+    /// Which firing it served: the match and the move count in its context.
+    firing: (usize, i64),
+}
+
 /// One way of playing: its move->reply times and the model's calls.
 #[derive(Default)]
 struct Played {
     reply_ms: Vec<f64>,
-    /// Per trigger: (calls, prompt tokens, output tokens, call ms).
-    calls: BTreeMap<String, Vec<(i64, i64, i64)>>,
+    /// Per trigger, the calls made for it.
+    calls: BTreeMap<String, Vec<Call>>,
     /// Per trigger: how its words came ("on time", "late: ...", "dropped: ...").
     words: BTreeMap<String, BTreeMap<String, usize>>,
     triggers: BTreeMap<String, usize>,
@@ -72,32 +86,46 @@ pub async fn run(config: Config, url: Option<String>, plan: Plan, json_out: &Pat
     let ratio = p(&model.reply_ms, 0.99) / p(&scripted.reply_ms, 0.99).max(0.001);
     println!("model/scripted p99 ratio {ratio:.2} (goal <= 1.5)");
     println!(
-        "{:<18} {:>8} {:>6} {:>10} {:>10} {:>10}  words",
-        "trigger", "fired", "calls", "prompt p50", "output p50", "call p50 ms"
+        "prompt tokens served from the server's cache: {:.0}%",
+        cached_share(&model) * 100.0
+    );
+    println!(
+        "{:<18} {:>6} {:>6} {:>9} {:>8} {:>7} {:>7} {:>7} {:>8}  words",
+        "trigger", "fired", "calls", "calls p50", "answered", "prompt", "cached", "output", "call ms"
     );
     for (trigger, fired) in &model.triggers {
         let calls = model.calls.get(trigger).cloned().unwrap_or_default();
-        let col = |i: usize| -> Vec<f64> { calls.iter().map(|c| [c.0, c.1, c.2][i] as f64).collect() };
+        let answered = calls.iter().filter(|c| c.answered);
+        let col = |f: fn(&Call) -> i64| -> Vec<f64> { answered.clone().map(|c| f(c) as f64).collect() };
         let words: Vec<String> = model
             .words
             .get(trigger)
             .map(|w| w.iter().map(|(k, n)| format!("{k} {n}")).collect())
             .unwrap_or_default();
         println!(
-            "{trigger:<18} {fired:>8} {:>6} {:>10.0} {:>10.0} {:>10.0}  {}",
+            "{trigger:<18} {fired:>6} {:>6} {:>9.0} {:>8} {:>7.0} {:>7.0} {:>7.0} {:>8.0}  {}",
             calls.len(),
-            p(&col(0), 0.5),
-            p(&col(1), 0.5),
-            p(&col(2), 0.5),
+            p(&calls_per_firing(&calls, *fired), 0.5),
+            answered.clone().count(),
+            p(&col(|c| c.prompt), 0.5),
+            p(&col(|c| c.cached), 0.5),
+            p(&col(|c| c.output), 0.5),
+            p(&col(|c| c.ms), 0.5),
             words.join(", ")
         );
     }
+    println!("(calls p50: per firing of the trigger, 0 for a firing with none; tokens and ms: p50 of answered calls)");
     let figures = json!({
         "endpoint": url, "matches": matches, "moves": moves, "think_ms": plan.think.as_millis() as u64,
         "scripted": { "reply_ms_p50": p(&scripted.reply_ms, 0.5), "reply_ms_p99": p(&scripted.reply_ms, 0.99) },
         "model": { "reply_ms_p50": p(&model.reply_ms, 0.5), "reply_ms_p99": p(&model.reply_ms, 0.99) },
         "p99_ratio": ratio,
         "calls_per_trigger": model.calls.iter().map(|(k, v)| (k.clone(), v.len())).collect::<BTreeMap<_, _>>(),
+        "calls_per_firing_p50": model.triggers.iter().map(|(k, fired)| {
+            let calls = model.calls.get(k).cloned().unwrap_or_default();
+            (k.clone(), p(&calls_per_firing(&calls, *fired), 0.5))
+        }).collect::<BTreeMap<_, _>>(),
+        "cached_prompt_share": cached_share(&model),
         "fired": model.triggers,
     });
     write_figures(json_out, &figures)?;
@@ -157,7 +185,7 @@ async fn play_all(mut config: Config, url: Option<String>, plan: Plan, data: &Pa
     // The last words land (a chat reply's deadline at most).
     tokio::time::sleep(Duration::from_secs(3)).await;
     let db = &runtime.services().db;
-    for id in ids {
+    for (n, id) in ids.into_iter().enumerate() {
         for t in db.triggers(id).await? {
             *played.triggers.entry(t.trigger.clone()).or_default() += 1;
             let words = t
@@ -180,14 +208,49 @@ async fn play_all(mut config: Config, url: Option<String>, plan: Plan, data: &Pa
                 .and_then(|r| r.split(|c: char| !c.is_alphanumeric() && c != '_').next())
                 .unwrap_or(call.role.as_str())
                 .to_string();
-            played.calls.entry(trigger).or_default().push((
-                call.prompt_tokens,
-                call.completion_tokens,
-                call.latency_ms,
-            ));
+            played.calls.entry(trigger).or_default().push(Call {
+                prompt: call.prompt_tokens,
+                output: call.completion_tokens,
+                cached: call.cached_tokens,
+                ms: call.latency_ms,
+                answered: call.error.is_none(),
+                firing: (n, move_count(&call.request)),
+            });
         }
     }
     Ok(played)
+}
+
+/// Calls per firing of a trigger fired `fired` times: a firing with no
+/// call counts 0.
+fn calls_per_firing(calls: &[Call], fired: usize) -> Vec<f64> {
+    let mut per: BTreeMap<(usize, i64), usize> = BTreeMap::new();
+    for c in calls {
+        *per.entry(c.firing).or_default() += 1;
+    }
+    let mut counts: Vec<f64> = per.values().map(|n| *n as f64).collect();
+    counts.resize(fired.max(counts.len()), 0.0);
+    counts
+}
+
+/// The share of all prompt tokens the server had cached.
+fn cached_share(played: &Played) -> f64 {
+    let all = played.calls.values().flatten().filter(|c| c.answered);
+    let (cached, prompt) = all.fold((0, 0), |(c, p), call| (c + call.cached, p + call.prompt));
+    cached as f64 / prompt.max(1) as f64
+}
+
+/// The move count in a main-agent request's context (`"move_count":N`).
+fn move_count(request: &str) -> i64 {
+    let Some(at) = request.find("move_count") else {
+        return -1;
+    };
+    let digits: String = request[at..]
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap_or(-1)
 }
 
 /// The tests' llama-server (scripts/llama-server.sh builds it once), on a

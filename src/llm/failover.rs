@@ -251,22 +251,67 @@ impl Session {
 
     async fn record(&self, e: &Endpoint, req: &ChatRequest, result: &Result<Reply, LlmError>, took: Duration) {
         let Some(log) = &self.pool.log else { return };
-        let (response, usage, error) = match result {
-            Ok(r) => (r.content.clone(), r.usage, None),
-            Err(err) => (String::new(), Usage::default(), Some(err.to_string())),
-        };
-        log.record(CallRecord {
+        let mut record = self.record_of(e, req, took);
+        match result {
+            Ok(r) => (record.response, record.usage) = (r.content.clone(), r.usage),
+            Err(err) => record.error = Some(err.to_string()),
+        }
+        log.record(record).await;
+    }
+
+    /// A call's record with its request, answer and usage still empty.
+    fn record_of(&self, e: &Endpoint, req: &ChatRequest, took: Duration) -> CallRecord {
+        CallRecord {
             match_id: self.match_id.clone(),
             role: self.role,
             endpoint: e.config.name.clone(),
             model: e.config.model.clone(),
             request: serde_json::to_string(&req.messages).unwrap_or_default(),
-            response,
-            usage,
+            response: String::new(),
+            usage: Usage::default(),
             latency_ms: took.as_millis() as u64,
-            error,
-        })
-        .await;
+            error: None,
+        }
+    }
+}
+
+/// A call whose caller may stop waiting (its deadline passed, a newer
+/// trigger called it off): the future is dropped mid-call and would leave
+/// no trace, so the record is written from here unless disarmed.
+struct Unfinished {
+    log: Option<Arc<dyn CallLog>>,
+    record: Option<CallRecord>,
+    started: Instant,
+}
+
+impl Unfinished {
+    fn arm(session: &Session, e: &Endpoint, req: &ChatRequest) -> Unfinished {
+        let log = session.pool.log.clone();
+        let record = log.as_ref().map(|_| CallRecord {
+            error: Some("abandoned: the caller stopped waiting (a deadline, or a newer trigger)".into()),
+            ..session.record_of(e, req, Duration::ZERO)
+        });
+        Unfinished {
+            log,
+            record,
+            started: Instant::now(),
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.record = None;
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        let (Some(log), Some(mut record)) = (self.log.take(), self.record.take()) else {
+            return;
+        };
+        record.latency_ms = self.started.elapsed().as_millis() as u64;
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { log.record(record).await });
+        }
     }
 }
 
@@ -283,7 +328,9 @@ impl ChatModel for Session {
         let endpoints = &self.pool.endpoints;
         for (i, e) in endpoints.iter().enumerate().skip(self.current.load(Ordering::SeqCst)) {
             let started = Instant::now();
+            let mut unfinished = Unfinished::arm(self, e, req);
             let result = self.call_one(e, req).await;
+            unfinished.disarm();
             self.record(e, req, &result, started.elapsed()).await;
             match result {
                 Ok(reply) => return Ok(reply),
