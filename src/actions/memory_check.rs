@@ -6,6 +6,7 @@
 //! game ends in a draw." mid-game, or its own prompt back as a "fact".
 
 use super::claims::{bare, blank_quotes, san_tokens, words};
+use crate::chess::openings;
 use crate::memory::MemoryType;
 use crate::triggers::GameContext;
 
@@ -16,7 +17,7 @@ pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str
     let words = words(&text);
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     // "Ann won the county championship" is no claim about this match.
-    let of_this_match = has(&["game", "match", "me", "us", "against", "i"]);
+    let of_this_match = has(&["game", "match", "me", "us", "against", "i"]) && !counts_games(&words);
     if let Some(why) = result_claim(&words, ctx).filter(|_| of_this_match) {
         return Some(why);
     }
@@ -31,6 +32,9 @@ pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str
         .filter(|_| !has(PAST) && !has(TASTES))
     {
         return Some(format!("{san} was not played in this game"));
+    }
+    if let Some(why) = history_claim(&text, &words, ctx).or_else(|| opening_claim(&text, &words, ctx)) {
+        return Some(why);
     }
     // A birthday may be any day; a match's record is dated today.
     let a_record = matches!(kind, MemoryType::GameContext | MemoryType::Streak);
@@ -132,6 +136,94 @@ fn result_claim(words: &[String], ctx: &GameContext) -> Option<String> {
     }
 }
 
+/// Words that make a number a streak: "3 in a row".
+const STREAK: &[&str] = &["row", "straight", "streak", "consecutive", "running"];
+/// Words that make a number a count of games: "won 4 games".
+const COUNTED: &[&str] = &[
+    "game", "games", "match", "matches", "win", "wins", "loss", "losses", "draw", "draws", "times",
+];
+/// Words that make "N-M" a score between the two.
+const SCORE: &[&str] = &["score", "scores", "record", "leads", "lead", "ahead", "behind", "trails", "overall"];
+
+/// A number of games, wins, losses or a streak must be one the history
+/// (with this game, once it is over) has: a model told "played: 2" will
+/// otherwise keep "Ann has beaten me five times".
+fn history_claim(text: &str, words: &[String], ctx: &GameContext) -> Option<String> {
+    let h = &ctx.history;
+    // Each count as it was before this game and as it is after it.
+    let ended = ctx.end.as_ref().map_or(0, |_| 1);
+    let counts = [h.played, h.user_wins, h.user_losses, h.draws];
+    let allowed: Vec<u32> = counts.iter().flat_map(|&n| [n, n + ended]).collect();
+    let streak = h.streak.as_ref().map_or(0, |(_, n)| *n);
+    let streaks = [streak, streak + ended, ended];
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    if has(SCORE)
+        && let Some((a, b)) = text.split_whitespace().find_map(score)
+    {
+        let pairs = [(h.user_wins, h.user_losses), (h.user_losses, h.user_wins)];
+        let fits = pairs.iter().any(|&(x, y)| [(x, y), (x + ended, y), (x, y + ended)].contains(&(a, b)));
+        if !fits {
+            return Some(format!("it says the score is {a}-{b}, but the games so far say otherwise"));
+        }
+    }
+    for (i, word) in words.iter().enumerate() {
+        let Some(n) = number(word) else { continue };
+        let near = &words[i + 1..words.len().min(i + 5)];
+        let near_has = |list: &[&str]| near.iter().any(|w| list.contains(&w.as_str()));
+        if near_has(STREAK) && !streaks.contains(&n) {
+            return Some(format!("it says {n} in a row, but the streak is {streak}"));
+        }
+        if near_has(COUNTED) && !near_has(STREAK) && !allowed.contains(&n) {
+            let played = h.played + ended;
+            return Some(format!("it counts {n}, but {played} games have been played"));
+        }
+    }
+    None
+}
+
+/// Whether the words count games ("lost two games", "3 in a row"): then
+/// they speak of the history, which `history_claim` checks, not of this game.
+fn counts_games(words: &[String]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
+        let near = &words[i + 1..words.len().min(i + 5)];
+        number(w).is_some() && near.iter().any(|n| COUNTED.contains(&n.as_str()) || STREAK.contains(&n.as_str()))
+    })
+}
+
+/// "3-1" (or "3–1") as two numbers.
+fn score(word: &str) -> Option<(u32, u32)> {
+    let word = word.trim_matches(|c: char| !c.is_ascii_digit());
+    let (a, b) = word.split_once(['-', '–'])?;
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// A count in digits or in words, up to twelve.
+fn number(word: &str) -> Option<u32> {
+    const NAMES: [&str; 12] = [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    ];
+    let named = NAMES.iter().position(|n| *n == word).map(|i| i as u32 + 1);
+    named.or_else(|| word.parse().ok().filter(|n| *n < 1000))
+}
+
+/// Words that say an opening was played in this game.
+const PLAYED: &[&str] = &["played", "opened", "chose", "went", "answered", "replied", "tried"];
+
+/// An opening said to be played in this game must be the one its moves are.
+fn opening_claim(text: &str, words: &[String], ctx: &GameContext) -> Option<String> {
+    let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
+    if !has(PLAYED) || has(PAST) || has(TASTES) {
+        return None;
+    }
+    let named = openings::book().named(text);
+    let actual = ctx.opening_name.as_ref().map(|o| o.family());
+    let wrong = named.iter().find(|f| Some(f.name.as_str()) != actual)?;
+    Some(match actual {
+        Some(actual) => format!("it names the {}, but this game is the {actual}", wrong.name),
+        None => format!("it names the {}, but no opening of that name was played", wrong.name),
+    })
+}
+
 /// A date written out ("25 November 2026", "November 25, 2026").
 fn named_day(text: &str) -> Option<chrono::NaiveDate> {
     let w = words(text);
@@ -154,6 +246,15 @@ fn named_day(text: &str) -> Option<chrono::NaiveDate> {
 mod tests {
     use super::*;
     use crate::triggers::{EndFact, test_context};
+
+    fn game_of(sans: &[&str]) -> crate::chess::Game {
+        let mut game = crate::chess::Game::new(None).unwrap();
+        for san in sans {
+            let m = game.parse(san).unwrap();
+            game.play(m);
+        }
+        game
+    }
 
     fn refused(content: &str, kind: MemoryType, ctx: &GameContext) -> Option<String> {
         refusal(content, kind, ctx, "Pip")
@@ -211,8 +312,26 @@ mod tests {
             ("Ann likes to play Bc4 in the Italian.", MemoryType::PlayerBehavior),
             ("Ann's birthday is 3 March 1990.", MemoryType::PersonalNote),
         ];
-        for (content, kind) in kept {
+        ctx.history.played = 2;
+        ctx.history.user_losses = 2;
+        ctx.history.streak = Some(("user_lost".into(), 2));
+        ctx.opening_name = openings::book().classify(&game_of(&["e4", "e5", "Nf3", "Nc6", "Bc4"])).cloned();
+        let more = [
+            ("Ann has lost two games against me.", MemoryType::Streak),
+            ("Ann played the Italian Game today.", MemoryType::PlayerBehavior),
+        ];
+        for (content, kind) in kept.into_iter().chain(more) {
             assert_eq!(refused(content, kind, &ctx), None, "{content}");
+        }
+        let false_counts = [
+            ("Ann has beaten me five times.", "counts 5"),
+            ("Ann has lost 4 games in a row to me.", "4 in a row"),
+            ("Ann leads the overall score 3-1.", "score is 3-1"),
+            ("Ann played the Sicilian Defense against me.", "names the Sicilian"),
+        ];
+        for (content, why) in false_counts {
+            let refused = refused(content, MemoryType::GameContext, &ctx);
+            assert!(refused.as_deref().is_some_and(|r| r.contains(why)), "{content}: {refused:?}");
         }
         ctx.end = Some(EndFact {
             result: "0-1",
