@@ -1,10 +1,12 @@
 //! Effective configuration: defaults, then `kibitz.toml`, then `KIBITZ_*`
 //! environment variables (each later source wins).
 
+mod limits;
 mod llm;
 mod recall;
 pub mod redact;
 
+pub use limits::{LimitsConfig, Registration};
 pub use llm::{ApiKind, EndpointConfig, LlmConfig, RoleConfig};
 pub use recall::RecallConfig;
 
@@ -141,6 +143,7 @@ pub struct Config {
     pub chat_per_minute: u32,
     /// Memory edits and deletions a player may make per minute (0: no limit).
     pub memory_writes_per_minute: u32,
+    pub limits: LimitsConfig,
     pub recall: RecallConfig,
     pub memory: MemoryConfig,
     pub llm: LlmConfig,
@@ -176,6 +179,7 @@ struct FileConfig {
     ws_ping_secs: Option<f64>,
     chat_per_minute: Option<u32>,
     memory_writes_per_minute: Option<u32>,
+    limits: Option<LimitsConfig>,
     recall: Option<RecallConfig>,
     memory: Option<MemoryConfig>,
     llm: Option<LlmConfig>,
@@ -282,6 +286,7 @@ impl Config {
             memory_writes_per_minute: parse_env(&env, "KIBITZ_MEMORY_WRITES_PER_MINUTE")?
                 .or(file.memory_writes_per_minute)
                 .unwrap_or(30),
+            limits: limits_from(file.limits.unwrap_or_default(), &env)?,
             recall: file.recall.unwrap_or_default(),
             memory: MemoryConfig {
                 consolidate_cron: env("KIBITZ_CONSOLIDATE_CRON").unwrap_or(memory.consolidate_cron),
@@ -312,6 +317,13 @@ impl Config {
     }
 
     fn validate(self) -> Result<Config, ConfigError> {
+        if self.limits.registration != Registration::Open && self.admin_token.is_none() {
+            return Err(ConfigError::Invalid {
+                key: "limits.registration",
+                message: "invite and admin registration need an admin token (KIBITZ_ADMIN_TOKEN) to let anyone in"
+                    .into(),
+            });
+        }
         if self.admin_token.as_ref().is_some_and(|t| t.len() < 16) {
             return Err(ConfigError::Env {
                 var: "KIBITZ_ADMIN_TOKEN",
@@ -370,6 +382,23 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
     toml::from_str(&text).map_err(|e| ConfigError::Parse {
         path: path.into(),
         message: e.to_string(),
+    })
+}
+
+/// `[limits]` with its `KIBITZ_*` overrides.
+fn limits_from(file: LimitsConfig, env: &impl Fn(&str) -> Option<String>) -> Result<LimitsConfig, ConfigError> {
+    Ok(LimitsConfig {
+        registration: parse_env(env, "KIBITZ_REGISTRATION")?.unwrap_or(file.registration),
+        registrations_per_hour: parse_env(env, "KIBITZ_REGISTRATIONS_PER_HOUR")?.unwrap_or(file.registrations_per_hour),
+        live_matches_per_player: parse_env(env, "KIBITZ_LIVE_MATCHES_PER_PLAYER")?
+            .unwrap_or(file.live_matches_per_player),
+        sockets_per_player: parse_env(env, "KIBITZ_SOCKETS_PER_PLAYER")?.unwrap_or(file.sockets_per_player),
+        sockets_per_match: parse_env(env, "KIBITZ_SOCKETS_PER_MATCH")?.unwrap_or(file.sockets_per_match),
+        requests_per_minute_per_token: parse_env(env, "KIBITZ_REQUESTS_PER_MINUTE_PER_TOKEN")?
+            .unwrap_or(file.requests_per_minute_per_token),
+        requests_per_minute_per_address: parse_env(env, "KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS")?
+            .unwrap_or(file.requests_per_minute_per_address),
+        invite_ttl_hours: parse_env(env, "KIBITZ_INVITE_TTL_HOURS")?.unwrap_or(file.invite_ttl_hours),
     })
 }
 
@@ -436,6 +465,15 @@ mod tests {
     #[test]
     fn a_node_budget_replaces_the_time_budget() {
         use crate::chess::engine::SearchBudget;
+        let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/kibitz.toml")).unwrap();
+        let shipped = Config::from_toml(&shipped, |_| None).unwrap();
+        assert_eq!(
+            shipped.limits,
+            LimitsConfig::default(),
+            "kibitz.toml shows the defaults"
+        );
+        let invite = Config::from_toml("[limits]\nregistration = \"invite\"", |_| None);
+        assert!(invite.is_err(), "invite registration needs an admin token");
         let timed = Config::from_toml("engine_movetime_ms = 50", |_| None).unwrap();
         assert_eq!(timed.search_budget(), SearchBudget::Millis(50));
         let file = Config::from_toml("engine_movetime_ms = 50\nengine_nodes = 800", |_| None).unwrap();

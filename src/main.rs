@@ -38,6 +38,10 @@ enum Command {
         listen: Option<std::net::SocketAddr>,
     },
     /// Play a game in this terminal, with chat, on the same runtime as the server.
+    ///
+    /// It opens this machine's data directly, so it is the operator's door:
+    /// the club's registration mode and request limits (for clients over
+    /// HTTP) do not apply; a player named here is created if new.
     Play(cli::play::PlayArgs),
     /// Print the effective configuration.
     Config,

@@ -1,6 +1,7 @@
 //! The club room in a real browser: `web/e2e/` (node's test runner,
 //! playwright-core driving Debian's Chromium) against a real `kibitz serve`,
-//! and `web/e2e-model/` against one whose model streams its words slowly.
+//! and `web/e2e-setups/` against servers set up otherwise: a model that
+//! streams its words slowly, registration by invite.
 //! `make test` builds the page and installs Chromium first
 //! (`scripts/web-setup.sh`); screenshots land in web/test-artifacts.
 
@@ -13,8 +14,9 @@ use common::fake_llm::{Behaviour, FakeLlm};
 use common::{Server, repo};
 use serde_json::json;
 
-/// Runs node's test runner on `dir` of web/ against `server`; its report.
-async fn browser_tests(dir: &str, server: Server, env: &[(&str, &str)]) {
+/// Runs node's test runner on `tests` (a folder or file of web/) against
+/// `server`; its report.
+async fn browser_tests(tests: &str, server: Server, env: &[(&str, &str)]) {
     let web = repo().join("web");
     assert!(
         web.join("node_modules/playwright-core").exists() && web.join("dist/index.html").exists(),
@@ -25,7 +27,7 @@ async fn browser_tests(dir: &str, server: Server, env: &[(&str, &str)]) {
         "no Chromium: `make test` installs Debian's (scripts/web-setup.sh)"
     );
     let mut node = Command::new("node");
-    node.args(["--test", dir])
+    node.args(["--test", tests])
         .current_dir(&web)
         .env("KIBITZ_URL", &server.base);
     node.envs(env.iter().copied());
@@ -61,5 +63,17 @@ async fn the_page_shows_the_words_grow_as_the_model_writes_them() {
     }])
     .await;
     let server = Server::start_with(&[("KIBITZ_LLM_URL", &fake.url)]).await;
-    browser_tests("e2e-model/", server, &[("KIBITZ_SAID", said)]).await;
+    browser_tests("e2e-setups/drafts.test.mjs", server, &[("KIBITZ_SAID", said)]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_asks_for_an_invite_where_the_club_wants_one() {
+    let admin = "admin-token-for-the-invite-page";
+    let server = Server::start_with(&[("KIBITZ_REGISTRATION", "invite"), ("KIBITZ_ADMIN_TOKEN", admin)]).await;
+    let (status, invite) = server
+        .send_as(reqwest::Method::POST, "/api/admin/invites", Some(admin), None)
+        .await;
+    assert_eq!(status, 201, "{invite}");
+    let code = invite["code"].as_str().unwrap().to_string();
+    browser_tests("e2e-setups/invite.test.mjs", server, &[("KIBITZ_INVITE", &code)]).await;
 }

@@ -143,7 +143,9 @@ const COUNTED: &[&str] = &[
     "game", "games", "match", "matches", "win", "wins", "loss", "losses", "draw", "draws", "times",
 ];
 /// Words that make "N-M" a score between the two.
-const SCORE: &[&str] = &["score", "scores", "record", "leads", "lead", "ahead", "behind", "trails", "overall"];
+const SCORE: &[&str] = &[
+    "score", "scores", "record", "leads", "lead", "ahead", "behind", "trails", "overall",
+];
 
 /// A number of games, wins, losses or a streak must be one the history
 /// (with this game, once it is over) has: a model told "played: 2" will
@@ -161,9 +163,13 @@ fn history_claim(text: &str, words: &[String], ctx: &GameContext) -> Option<Stri
         && let Some((a, b)) = text.split_whitespace().find_map(score)
     {
         let pairs = [(h.user_wins, h.user_losses), (h.user_losses, h.user_wins)];
-        let fits = pairs.iter().any(|&(x, y)| [(x, y), (x + ended, y), (x, y + ended)].contains(&(a, b)));
+        let fits = pairs
+            .iter()
+            .any(|&(x, y)| [(x, y), (x + ended, y), (x, y + ended)].contains(&(a, b)));
         if !fits {
-            return Some(format!("it says the score is {a}-{b}, but the games so far say otherwise"));
+            return Some(format!(
+                "it says the score is {a}-{b}, but the games so far say otherwise"
+            ));
         }
     }
     for (i, word) in words.iter().enumerate() {
@@ -186,7 +192,10 @@ fn history_claim(text: &str, words: &[String], ctx: &GameContext) -> Option<Stri
 fn counts_games(words: &[String]) -> bool {
     words.iter().enumerate().any(|(i, w)| {
         let near = &words[i + 1..words.len().min(i + 5)];
-        number(w).is_some() && near.iter().any(|n| COUNTED.contains(&n.as_str()) || STREAK.contains(&n.as_str()))
+        number(w).is_some()
+            && near
+                .iter()
+                .any(|n| COUNTED.contains(&n.as_str()) || STREAK.contains(&n.as_str()))
     })
 }
 
@@ -315,7 +324,9 @@ mod tests {
         ctx.history.played = 2;
         ctx.history.user_losses = 2;
         ctx.history.streak = Some(("user_lost".into(), 2));
-        ctx.opening_name = openings::book().classify(&game_of(&["e4", "e5", "Nf3", "Nc6", "Bc4"])).cloned();
+        ctx.opening_name = openings::book()
+            .classify(&game_of(&["e4", "e5", "Nf3", "Nc6", "Bc4"]))
+            .cloned();
         let more = [
             ("Ann has lost two games against me.", MemoryType::Streak),
             ("Ann played the Italian Game today.", MemoryType::PlayerBehavior),
@@ -331,7 +342,10 @@ mod tests {
         ];
         for (content, why) in false_counts {
             let refused = refused(content, MemoryType::GameContext, &ctx);
-            assert!(refused.as_deref().is_some_and(|r| r.contains(why)), "{content}: {refused:?}");
+            assert!(
+                refused.as_deref().is_some_and(|r| r.contains(why)),
+                "{content}: {refused:?}"
+            );
         }
         ctx.end = Some(EndFact {
             result: "0-1",

@@ -49,6 +49,7 @@ async fn play_all(mut config: Config, lines: &[String], data: &Path) -> anyhow::
     config.database_url = format!("sqlite://{}", data.join("kibitz.db").display());
     config.vectors_dir = data.join("vectors");
     config.chat_per_minute = 1_000_000;
+    config.limits = kibitz::config::LimitsConfig::unlimited();
     config.memory_writes_per_minute = 1_000_000;
     let runtime = Runtime::start(config).await?;
     let (player, _) = runtime.create_player("Sam").await?;

@@ -155,6 +155,7 @@ async fn play_all(mut config: Config, url: Option<String>, plan: Plan, data: &Pa
     config.llm.url = url;
     config.llm.detect_ollama = false;
     config.chat_per_minute = 1_000_000;
+    config.limits = kibitz::config::LimitsConfig::unlimited();
     let runtime = Runtime::start(config).await?;
     let (player, _) = runtime.create_player("Bench").await?;
     let mut played = Played::default();

@@ -117,6 +117,7 @@ impl Bench {
         config.vectors_dir = data.join("vectors");
         config.idle_time_scale = IDLE_SCALE;
         config.chat_per_minute = 1_000_000;
+        config.limits = kibitz::config::LimitsConfig::unlimited();
         config.memory_writes_per_minute = 1_000_000;
         let runtime = Runtime::start(config).await?;
         wait_for_vocabulary(&runtime).await?;

@@ -44,6 +44,15 @@ pub struct Outcome {
     pub state: MatchState,
 }
 
+/// A match opened for a player: a new one, or their unfinished one resumed.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct Opened {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The player's unfinished match against this persona, not a new one.
+    pub resumed: bool,
+}
+
 pub type Reply = oneshot::Sender<Result<Outcome, RuntimeError>>;
 
 pub enum Command {

@@ -31,6 +31,8 @@ pub enum RuntimeError {
     TextTooLong { len: usize, max: usize },
     #[error("the match is busy restarting; try again")]
     Unavailable,
+    #[error("you have {cap} unfinished matches, the most one player may hold: finish or resign one first")]
+    TooManyMatches { cap: u32 },
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -24,7 +24,7 @@ use rand::Rng;
 use shakmaty::Color;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
-pub use actor::{Outcome, UserCommand};
+pub use actor::{Opened, Outcome, UserCommand};
 pub use error::RuntimeError;
 pub use marker::RunMarker;
 pub use services::{MemoryOnly, Services, StartError};
@@ -125,6 +125,42 @@ impl Runtime {
             .player(id)
             .await?
             .ok_or_else(|| RuntimeError::NotFound(format!("player {id}")))
+    }
+
+    /// A match to play against `persona_id`: the player's unfinished one
+    /// against it, if there is one and no set position is asked for
+    /// (`resumed`), else a new one, unless the player already holds
+    /// `limits.live_matches_per_player` unfinished matches.
+    pub async fn open_match(
+        &self,
+        player_id: PlayerId,
+        persona_id: &str,
+        color: ColorChoice,
+        fen: Option<&str>,
+        utc_offset_minutes: Option<i32>,
+    ) -> Result<Opened, RuntimeError> {
+        let db = &self.svc.db;
+        if fen.is_none()
+            && let Some(id) = db.active_match(player_id, persona_id).await?
+        {
+            let state = self.state(id).await?;
+            let outcome = Outcome {
+                events: Vec::new(),
+                state,
+            };
+            return Ok(Opened { outcome, resumed: true });
+        }
+        let cap = self.svc.config.limits.live_matches_per_player;
+        if cap > 0 && db.active_match_count(player_id).await? >= i64::from(cap) {
+            return Err(RuntimeError::TooManyMatches { cap });
+        }
+        let outcome = self
+            .create_match(player_id, persona_id, color, fen, utc_offset_minutes)
+            .await?;
+        Ok(Opened {
+            outcome,
+            resumed: false,
+        })
     }
 
     pub async fn create_match(

@@ -58,9 +58,15 @@ fn unauthorized(message: &str) -> ApiError {
     ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
 }
 
+/// Whether the request carries the admin's token.
+pub fn is_admin(headers: &HeaderMap, app: &AppState) -> bool {
+    let admin = app.runtime.services().config.admin_token.as_deref();
+    matches!((bearer(headers), admin), (Ok(token), Some(admin)) if tokens::same(token, admin))
+}
+
 /// The bearer token of a request: the Authorization header, else a
 /// WebSocket subprotocol entry.
-fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
+pub(super) fn bearer(headers: &HeaderMap) -> Result<&str, ApiError> {
     let token = if let Some(header) = headers.get(AUTHORIZATION) {
         header
             .to_str()

@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -17,6 +17,8 @@ pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
+    /// Seconds to wait before trying again (a `Retry-After` header).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -25,6 +27,15 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// The same error, telling the client when to try again.
+    pub fn retry_after(self, secs: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(secs.max(1)),
+            ..self
         }
     }
 
@@ -64,7 +75,11 @@ impl IntoResponse for ApiError {
                 message: self.message,
             },
         };
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if let Some(secs) = self.retry_after {
+            response.headers_mut().insert(header::RETRY_AFTER, secs.into());
+        }
+        response
     }
 }
 
@@ -92,6 +107,7 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::ControlInName(_) => ApiError::new(S::BAD_REQUEST, "invalid_name", message),
             RuntimeError::TextTooLong { .. } => ApiError::new(S::PAYLOAD_TOO_LARGE, "text_too_long", message),
             RuntimeError::Unavailable => ApiError::new(S::SERVICE_UNAVAILABLE, "unavailable", message),
+            RuntimeError::TooManyMatches { .. } => ApiError::new(S::TOO_MANY_REQUESTS, "too_many_matches", message),
             RuntimeError::Store(e) => ApiError::internal(e),
         }
     }

@@ -7,6 +7,7 @@ mod extract;
 mod limits;
 mod openapi;
 mod routes;
+mod sockets;
 mod starting;
 mod web;
 mod ws;
@@ -32,6 +33,7 @@ const BODY_LIMIT: usize = 64 * 1024;
 pub struct AppState {
     pub runtime: Runtime,
     pub limits: std::sync::Arc<limits::RateLimits>,
+    pub sockets: std::sync::Arc<sockets::Sockets>,
 }
 
 pub fn router(runtime: Runtime) -> Router {
@@ -39,10 +41,8 @@ pub fn router(runtime: Runtime) -> Router {
     openapi::finish(&mut doc);
     let doc = std::sync::Arc::new(doc);
     let state = AppState {
-        limits: std::sync::Arc::new(limits::RateLimits::new(
-            runtime.services().config.chat_per_minute,
-            runtime.services().config.memory_writes_per_minute,
-        )),
+        limits: std::sync::Arc::new(limits::RateLimits::new(&runtime.services().config)),
+        sockets: std::sync::Arc::default(),
         runtime,
     };
     api.route(
@@ -52,6 +52,10 @@ pub fn router(runtime: Runtime) -> Router {
     .fallback(web::page_or_api_404)
     .method_not_allowed_fallback(routes::method_not_allowed)
     .layer(DefaultBodyLimit::max(BODY_LIMIT))
+    .layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        limits::every_request,
+    ))
     .with_state(state)
 }
 
@@ -70,6 +74,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(memories::export))
         .routes(routes!(memories::show, memories::patch, memories::delete))
         .routes(routes!(admin::status))
+        .routes(routes!(admin::invite))
         .routes(routes!(admin::consolidations))
         .routes(routes!(admin::consolidate))
         .routes(routes!(admin::llm_calls))
@@ -101,7 +106,9 @@ pub async fn serve<E>(
         listener.local_addr().map_err(ServeError::Io)?
     );
     let gate = starting::Gate::default();
-    let server = axum::serve(listener, gate.service()).with_graceful_shutdown(shutdown_signal());
+    // Each request knows its peer's address (the per-address limits).
+    let service = gate.service().into_make_service_with_connect_info::<SocketAddr>();
+    let server = axum::serve(listener, service).with_graceful_shutdown(shutdown_signal());
     let server = tokio::spawn(server.into_future());
     let runtime = match start.await {
         Ok(runtime) => runtime,

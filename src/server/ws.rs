@@ -67,13 +67,22 @@ pub async fn upgrade(
     let id: MatchId = caller.owned_match(&app, &id).await?;
     // A plain GET here needs an upgrade, which 426 says (axum's 400 does not).
     let ws = ws.map_err(|r| ApiError::new(StatusCode::UPGRADE_REQUIRED, "websocket_required", r.body_text()))?;
+    let player = match caller {
+        Caller::Player(p) => Some(p),
+        Caller::Admin => None,
+    };
+    let slot = app.sockets.open(player, id, &app.runtime.services().config.limits)?;
     let (runtime, limits) = (app.runtime.clone(), app.limits.clone());
     // A browser that offered `kibitz, bearer.<token>` needs one of them echoed.
     Ok(ws
         .protocols([WS_PROTOCOL])
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |socket| session(runtime, limits, id, params.since, socket)))
+        .on_upgrade(move |socket| async move {
+            // The slot is held for the socket's life.
+            let _slot = slot;
+            session(runtime, limits, id, params.since, socket).await
+        }))
 }
 
 async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: i64, socket: WebSocket) {

@@ -111,6 +111,15 @@ impl Db {
         rows.iter().map(|r| parse_id("matches", r.get("id"))).collect()
     }
 
+    /// How many unfinished matches a player holds.
+    pub async fn active_match_count(&self, player: PlayerId) -> StoreResult<i64> {
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM matches WHERE player_id = $1 AND status = 'active'")
+            .bind(player.to_string())
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.get("n"))
+    }
+
     /// The newest unfinished match of a player against a persona.
     pub async fn active_match(&self, player: PlayerId, persona: &str) -> StoreResult<Option<MatchId>> {
         let row = sqlx::query(

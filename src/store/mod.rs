@@ -4,6 +4,7 @@
 
 mod consolidation;
 mod erasure;
+mod invites;
 mod journal;
 mod llm_calls;
 mod matches;

@@ -157,6 +157,10 @@ impl Server {
             .env("KIBITZ_LLM_DETECT_OLLAMA", "false")
             .env_remove("KIBITZ_LLM_URL")
             .env("RUST_LOG", "warn,qdrant_edge=error,kibitz=info")
+            // Every test client is 127.0.0.1: the per-address limits are
+            // off unless a test sets them (tests/abuse.rs).
+            .env("KIBITZ_REGISTRATIONS_PER_HOUR", "0")
+            .env("KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS", "0")
             .current_dir(self.data.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -19,24 +19,71 @@ export async function lobby(view) {
         el("p", { class: "strength" }, `${p.elo} Elo, ${p.style}`),
         el("p", {}, p.biography),
         el("button", { type: "button", onclick: () => start(p.id, color) }, `Play ${p.name.split(" ")[0]}`))));
-  view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, `Welcome, ${player.name}`), colours, ...cards));
+  view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, `Welcome, ${player.name}`),
+    el("p", { class: "notice", role: "alert" }), colours, ...cards));
 }
 
 async function start(personaId, color) {
   const player = me();
   const body = { player_id: player.id, persona_id: personaId, color, utc_offset_minutes: -new Date().getTimezoneOffset() };
-  const out = await api("POST", "/api/matches", body);
-  location.hash = `#/play/${out.state.id}`;
+  try {
+    // An unfinished match against this persona comes back resumed.
+    const out = await api("POST", "/api/matches", body);
+    location.hash = `#/play/${out.state.id}`;
+  } catch (e) {
+    // too_many_matches names the cap; busy and rate limits say when to retry.
+    document.querySelector(".lobby .notice")?.replaceChildren(e.message);
+  }
 }
 
-function signIn(view) {
+// Who may join is the club's choice (`limits.registration`): anyone, with
+// an invite code, or only through the admin, who hands out id and token.
+async function signIn(view) {
+  const { registration = "open" } = await api("GET", "/api/health").catch(() => ({}));
+  const notice = el("p", { class: "notice", role: "alert" });
   const name = el("input", { id: "name", name: "name", required: true, maxlength: 64, autocomplete: "nickname" });
-  const form = el("form", { class: "sign-in", onsubmit: async (e) => {
+  const invite = el("input", { id: "invite", name: "invite", required: true, maxlength: 128, autocomplete: "off" });
+  const join = async (e) => {
     e.preventDefault();
-    const out = await api("POST", "/api/players", { name: name.value });
-    remember({ id: out.id, name: out.name, token: out.token });
-    location.hash = "#/";
-    lobby(view);
-  } }, el("label", { for: "name" }, "Your name at the club"), name, el("button", { type: "submit" }, "Come in"));
-  view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, "The club room"), form));
+    try {
+      const body = { name: name.value, ...(registration === "invite" ? { invite: invite.value.trim() } : {}) };
+      const out = await api("POST", "/api/players", body);
+      enter(view, { id: out.id, name: out.name, token: out.token });
+    } catch (err) {
+      notice.replaceChildren(err.message);
+    }
+  };
+  const fields = [el("label", { for: "name" }, "Your name at the club"), name];
+  if (registration === "invite") fields.push(el("label", { for: "invite" }, "Invite code"), invite);
+  const forms = registration === "admin"
+    ? [el("p", {}, "Players here are created by the club's admin: ask them for your player id and token.")]
+    : [el("form", { class: "sign-in", onsubmit: join }, ...fields, el("button", { type: "submit" }, "Come in"))];
+  view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, "The club room"), ...forms,
+    tokenForm(view, notice, registration === "admin"), notice));
+}
+
+/// Signing in with a player id and token the admin (or another device) gave.
+function tokenForm(view, notice, open) {
+  const id = el("input", { id: "player-id", name: "player-id", required: true, autocomplete: "username" });
+  const token = el("input", { id: "token", name: "token", type: "password", required: true, autocomplete: "current-password" });
+  const form = el("form", { class: "token-sign-in", onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      const res = await fetch(`/api/players/${encodeURIComponent(id.value.trim())}`,
+        { headers: { Authorization: `Bearer ${token.value.trim()}` } });
+      if (!res.ok) throw new Error("That player id and token do not match.");
+      const player = await res.json();
+      enter(view, { id: player.id, name: player.name, token: token.value.trim() });
+    } catch (err) {
+      notice.replaceChildren(err.message);
+    }
+  } }, el("label", { for: "player-id" }, "Player id"), id, el("label", { for: "token" }, "Token"), token,
+  el("button", { type: "submit" }, "Sign in"));
+  return el("details", { class: "have-token", open }, el("summary", {}, "I have a token"), form);
+}
+
+function enter(view, player) {
+  remember(player);
+  location.hash = "#/";
+  lobby(view);
 }

@@ -15,6 +15,27 @@ use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::{AppState, error::ApiError};
 use crate::store::{ConsolidationRow, LlmCallRow};
 
+/// A new invite code, shown once.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Invite {
+    code: String,
+    expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// An invite code for one new player (registration by invite), good for
+/// `limits.invite_ttl_hours`.
+#[utoipa::path(post, path = "/api/admin/invites", tag = "admin", security(("bearer" = [])), responses((status = 201, body = Invite), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn invite(State(app): State<AppState>, caller: Caller) -> Result<(StatusCode, Json<Invite>), ApiError> {
+    admin_only(caller)?;
+    let svc = app.runtime.services();
+    let hours = i64::from(svc.config.limits.invite_ttl_hours.max(1));
+    let expires_at = chrono::Utc::now() + chrono::Duration::hours(hours);
+    // 96 random bits: short enough to read out, far too many to guess.
+    let code: String = crate::tokens::new_token().chars().take(24).collect();
+    svc.db.insert_invite(&crate::tokens::hash(&code), expires_at).await?;
+    Ok((StatusCode::CREATED, Json(Invite { code, expires_at })))
+}
+
 fn admin_only(caller: Caller) -> Result<(), ApiError> {
     match caller {
         Caller::Admin => Ok(()),
@@ -84,6 +105,10 @@ pub struct Status {
     live_matches: usize,
     embedding: EmbedStats,
     timings: Vec<PhaseStats>,
+    /// The `[limits]` in force, and what is open against them now.
+    #[schema(value_type = Object)]
+    limits: crate::config::LimitsConfig,
+    open_sockets: u32,
 }
 
 #[utoipa::path(get, path = "/api/admin/status", tag = "admin", security(("bearer" = [])), responses((status = 200, body = Status), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
@@ -104,6 +129,8 @@ pub async fn status(State(app): State<AppState>, caller: Caller) -> Result<Json<
         live_matches: app.runtime.live_matches(),
         embedding: app.runtime.services().memory.embedding_stats(),
         timings: app.runtime.services().timings.snapshot(),
+        limits: svc.config.limits.clone(),
+        open_sockets: app.sockets.count(),
     }))
 }
 

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::events::MatchEvent;
 use crate::ids::{MatchId, PlayerId};
-use crate::runtime::{ColorChoice, MatchState, Outcome, UserCommand};
+use crate::runtime::{ColorChoice, MatchState, Opened, Outcome, UserCommand};
 use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::limits::Limit;
@@ -35,17 +35,21 @@ fn random() -> ColorChoice {
     ColorChoice::Random
 }
 
-#[utoipa::path(post, path = "/api/matches", tag = "matches", security(("bearer" = [])), request_body = NewMatch, responses((status = 201, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+/// A new match, or (no `fen` given) the player's unfinished one against
+/// the same persona, resumed: 200 with `"resumed": true`. A player holds at
+/// most `limits.live_matches_per_player` unfinished matches (429
+/// `too_many_matches`).
+#[utoipa::path(post, path = "/api/matches", tag = "matches", security(("bearer" = [])), request_body = NewMatch, responses((status = 201, description = "a new match", body = Opened), (status = 200, description = "the unfinished match against this persona, resumed", body = Opened), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn create(
     State(app): State<AppState>,
     caller: Caller,
     ApiJson(body): ApiJson<NewMatch>,
-) -> Result<(StatusCode, Json<Outcome>), ApiError> {
+) -> Result<(StatusCode, Json<Opened>), ApiError> {
     let player: PlayerId = body.player_id.parse()?;
     caller.may_access(Some(player), "player")?;
-    let outcome = app
+    let opened = app
         .runtime
-        .create_match(
+        .open_match(
             player,
             &body.persona_id,
             body.color,
@@ -53,7 +57,12 @@ pub async fn create(
             body.utc_offset_minutes,
         )
         .await?;
-    Ok((StatusCode::CREATED, Json(outcome)))
+    let status = if opened.resumed {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    Ok((status, Json(opened)))
 }
 
 #[utoipa::path(get, path = "/api/matches/{id}", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = MatchState), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]

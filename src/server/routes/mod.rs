@@ -13,16 +13,18 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::error::ApiError;
 
-#[utoipa::path(get, path = "/api/health", tag = "service", responses((status = 200, description = "up: `ok`; `starting` with how many unfinished matches are still `resuming`; or `degraded` when memory writes are off (why: the admin status)", body = Object)))]
+#[utoipa::path(get, path = "/api/health", tag = "service", responses((status = 200, description = "up: `ok`; `starting` with how many unfinished matches are still `resuming`; or `degraded` when memory writes are off (why: the admin status); and who may join (`registration`: open, invite or admin)", body = Object)))]
 pub async fn health(State(app): State<AppState>) -> Json<Value> {
     // Anyone may ask, so it says only whether all is well: the reason (a
     // filesystem path, an error text) is for the admin status.
+    // Who may join is public: the page shows the right door.
+    let registration = app.runtime.services().config.limits.registration;
     if app.runtime.services().memory.writable().await.is_err() {
-        return Json(json!({ "status": "degraded" }));
+        return Json(json!({ "status": "degraded", "registration": registration }));
     }
     match app.runtime.resuming() {
-        0 => Json(json!({ "status": "ok" })),
-        left => Json(json!({ "status": "starting", "resuming": left })),
+        0 => Json(json!({ "status": "ok", "registration": registration })),
+        left => Json(json!({ "status": "starting", "resuming": left, "registration": registration })),
     }
 }
 

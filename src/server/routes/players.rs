@@ -1,16 +1,23 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 
-use crate::server::auth::Caller;
-use crate::server::extract::ApiJson;
+use crate::config::Registration;
+use crate::server::auth::{Caller, is_admin};
+use crate::server::extract::{ApiJson, PeerAddress};
+use crate::server::limits::Limit;
 use crate::server::{AppState, error::ApiError};
 use crate::store::{MatchRow, Player};
+use crate::tokens;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
+    /// A code from the club's admin, when registration is by invite.
+    #[schema(max_length = 128)]
+    #[serde(default)]
+    invite: Option<String>,
     #[schema(
         min_length = 1,
         max_length = 64,
@@ -27,13 +34,66 @@ pub struct CreatedPlayer {
     token: String,
 }
 
-#[utoipa::path(post, path = "/api/players", tag = "players", request_body = NewPlayer, responses((status = 201, description = "the player and its token, shown once", body = CreatedPlayer), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+/// A new player. Who may create one is the club's `limits.registration`:
+/// anyone (at most `registrations_per_hour` from one address), anyone with
+/// an invite code (`invite`), or only the admin.
+#[utoipa::path(post, path = "/api/players", tag = "players", request_body = NewPlayer, responses((status = 201, description = "the player and its token, shown once", body = CreatedPlayer), (status = "4XX", description = "a client error, with a stable code: invite_required, invalid_invite, registration_closed, rate_limited", body = crate::server::ErrorBody)))]
 pub async fn create(
     State(app): State<AppState>,
+    headers: HeaderMap,
+    address: PeerAddress,
     ApiJson(body): ApiJson<NewPlayer>,
 ) -> Result<(StatusCode, Json<CreatedPlayer>), ApiError> {
+    let invite = admit(&app, &headers, &address, body.invite.as_deref()).await?;
     let (player, token) = app.runtime.create_player(&body.name).await?;
+    if let Some(code_hash) = invite {
+        app.runtime
+            .services()
+            .db
+            .invite_used_by(&code_hash, &player.id.to_string())
+            .await?;
+    }
     Ok((StatusCode::CREATED, Json(CreatedPlayer { player, token })))
+}
+
+/// Whether this request may create a player; the hash of the invite it
+/// used, if any. The admin may always.
+async fn admit(
+    app: &AppState,
+    headers: &HeaderMap,
+    address: &PeerAddress,
+    invite: Option<&str>,
+) -> Result<Option<String>, ApiError> {
+    if is_admin(headers, app) {
+        return Ok(None);
+    }
+    let forbidden = |code, message: &str| ApiError::new(StatusCode::FORBIDDEN, code, message);
+    match app.runtime.services().config.limits.registration {
+        Registration::Open => {
+            app.limits.take(Limit::Registration, &address.key())?;
+            Ok(None)
+        }
+        Registration::Invite => {
+            let code = invite.filter(|c| !c.trim().is_empty()).ok_or_else(|| {
+                forbidden(
+                    "invite_required",
+                    "this club admits players by invite: ask its admin for a code",
+                )
+            })?;
+            let code_hash = tokens::hash(code.trim());
+            match app.runtime.services().db.take_invite(&code_hash).await? {
+                true => Ok(Some(code_hash)),
+                false => Err(forbidden(
+                    "invalid_invite",
+                    "that invite code is unknown, used or expired",
+                )),
+            }
+        }
+        Registration::Admin => Err(forbidden(
+            "registration_closed",
+            "players here are created by the club's admin: ask them for an account",
+        )),
+    }
 }
 
 #[utoipa::path(get, path = "/api/players/{id}", tag = "players", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, body = Player), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
