@@ -121,11 +121,12 @@ async fn the_websocket_hears_a_fact_and_a_question() {
     ws_send(&mut ws, json!({ "type": "chat", "text": "I work as a baker in Leeds" })).await;
     let frames = ws_until(&mut ws, Duration::from_secs(10), persona_says).await;
     assert!(said(&frames).contains("baker in Leeds"), "echoed: {frames:?}");
-    let facts = server.memory_texts(&tom).await;
-    assert!(
-        facts.iter().any(|f| f.contains("Tom works as a baker in Leeds")),
-        "{facts:?}"
-    );
+    // The fact is kept as the reply is said (its row may commit just after).
+    let kept = || async {
+        let facts = server.memory_texts(&tom).await;
+        facts.iter().any(|f| f.contains("Tom works as a baker in Leeds"))
+    };
+    assert!(eventually(5, kept).await, "{:?}", server.memory_texts(&tom).await);
 
     ws_send(&mut ws, json!({ "type": "chat", "text": "why did you play that?" })).await;
     let frames = ws_until(&mut ws, Duration::from_secs(10), persona_says).await;

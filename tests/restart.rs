@@ -57,7 +57,10 @@ async fn a_killed_server_resumes_the_game() {
         "sequence numbers continue without gaps"
     );
 
-    // The memory index was reloaded too: the persona still recalls the player.
+    // The memory index was reloaded too: the persona still recalls the
+    // player in the next match (this one ended first: another with the
+    // same persona would resume it).
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
     let (m2, _) = server.new_match(&player, "margot", "black").await;
     let log = server.triggers(&m2).await;
     assert!(!log[0]["recalled_ids"].as_array().unwrap().is_empty(), "{log:?}");

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde_json::json;
 
 use kibitz::config::Config;
-use kibitz::runtime::{ColorChoice, Runtime, UserCommand};
+use kibitz::runtime::{MatchRequest, Runtime, UserCommand};
 
 /// One persona's conversation, tallied.
 pub struct Played {
@@ -56,9 +56,7 @@ async fn play_all(mut config: Config, lines: &[String], data: &Path) -> anyhow::
     let personas: Vec<String> = runtime.services().personas.iter().map(|p| p.id.clone()).collect();
     let mut out = Vec::new();
     for persona in personas {
-        let created = runtime
-            .create_match(player.id, &persona, ColorChoice::White, None, None)
-            .await?;
+        let created = runtime.create_match(player.id, MatchRequest::new(&persona)).await?;
         let id = created.state.id;
         let mut said: Vec<String> = Vec::new();
         let mut times = Vec::new();

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use kibitz::config::Config;
-use kibitz::runtime::{ColorChoice, Runtime, UserCommand};
+use kibitz::runtime::{MatchRequest, Runtime, UserCommand};
 
 use super::bench::{percentile, write_figures};
 
@@ -161,9 +161,7 @@ async fn play_all(mut config: Config, url: Option<String>, plan: Plan, data: &Pa
     let mut played = Played::default();
     let mut ids = Vec::new();
     for n in 0..matches {
-        let created = runtime
-            .create_match(player.id, "viktor", ColorChoice::White, None, None)
-            .await?;
+        let created = runtime.create_match(player.id, MatchRequest::new("viktor")).await?;
         let id = created.state.id;
         ids.push(id);
         let mut state = created.state;

@@ -9,7 +9,7 @@ use kibitz::chess::Game;
 use kibitz::config::Config;
 use kibitz::events::MatchEvent;
 use kibitz::ids::MatchId;
-use kibitz::runtime::{ColorChoice, MatchState, Outcome, Runtime, RuntimeError, UserCommand};
+use kibitz::runtime::{ColorChoice, MatchRequest, MatchState, Outcome, Runtime, RuntimeError, UserCommand};
 
 #[derive(clap::Args)]
 pub struct PlayArgs {
@@ -67,15 +67,13 @@ pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
                 ColorArg::Black => ColorChoice::Black,
                 ColorArg::Random => ColorChoice::Random,
             };
-            let outcome = runtime
-                .create_match(
-                    player.id,
-                    &args.persona,
-                    color,
-                    args.fen.as_deref(),
-                    Some(local_offset()),
-                )
-                .await?;
+            let req = MatchRequest {
+                color,
+                fen: args.fen.as_deref(),
+                utc_offset_minutes: Some(local_offset()),
+                ..MatchRequest::new(&args.persona)
+            };
+            let outcome = runtime.create_match(player.id, req).await?;
             println!("You are {} against {}. {HELP}", outcome.state.user_color, view.persona);
             view.show(&outcome);
             outcome.state.id

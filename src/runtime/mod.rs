@@ -52,6 +52,29 @@ pub enum ColorChoice {
     Random,
 }
 
+/// What a player asks for when a match is opened.
+#[derive(Debug, Clone, Copy)]
+pub struct MatchRequest<'a> {
+    pub persona_id: &'a str,
+    pub color: ColorChoice,
+    /// A set start position (None: the initial one).
+    pub fen: Option<&'a str>,
+    /// Minutes east of UTC where the player is.
+    pub utc_offset_minutes: Option<i32>,
+}
+
+impl<'a> MatchRequest<'a> {
+    /// From the initial position, as White, the player's offset unknown.
+    pub fn new(persona_id: &'a str) -> Self {
+        MatchRequest {
+            persona_id,
+            color: ColorChoice::White,
+            fen: None,
+            utc_offset_minutes: None,
+        }
+    }
+}
+
 struct Live {
     inbox: mpsc::Sender<Command>,
     events: broadcast::Sender<MatchEvent>,
@@ -131,17 +154,10 @@ impl Runtime {
     /// against it, if there is one and no set position is asked for
     /// (`resumed`), else a new one, unless the player already holds
     /// `limits.live_matches_per_player` unfinished matches.
-    pub async fn open_match(
-        &self,
-        player_id: PlayerId,
-        persona_id: &str,
-        color: ColorChoice,
-        fen: Option<&str>,
-        utc_offset_minutes: Option<i32>,
-    ) -> Result<Opened, RuntimeError> {
+    pub async fn open_match(&self, player_id: PlayerId, req: MatchRequest<'_>) -> Result<Opened, RuntimeError> {
         let db = &self.svc.db;
-        if fen.is_none()
-            && let Some(id) = db.active_match(player_id, persona_id).await?
+        if req.fen.is_none()
+            && let Some(id) = db.active_match(player_id, req.persona_id).await?
         {
             let state = self.state(id).await?;
             let outcome = Outcome {
@@ -154,23 +170,20 @@ impl Runtime {
         if cap > 0 && db.active_match_count(player_id).await? >= i64::from(cap) {
             return Err(RuntimeError::TooManyMatches { cap });
         }
-        let outcome = self
-            .create_match(player_id, persona_id, color, fen, utc_offset_minutes)
-            .await?;
+        let outcome = self.create_match(player_id, req).await?;
         Ok(Opened {
             outcome,
             resumed: false,
         })
     }
 
-    pub async fn create_match(
-        &self,
-        player_id: PlayerId,
-        persona_id: &str,
-        color: ColorChoice,
-        fen: Option<&str>,
-        utc_offset_minutes: Option<i32>,
-    ) -> Result<Outcome, RuntimeError> {
+    pub async fn create_match(&self, player_id: PlayerId, req: MatchRequest<'_>) -> Result<Outcome, RuntimeError> {
+        let MatchRequest {
+            persona_id,
+            color,
+            fen,
+            utc_offset_minutes,
+        } = req;
         if let Some(m) = utc_offset_minutes.filter(|m| !(-720..=840).contains(m)) {
             return Err(RuntimeError::BadUtcOffset(m));
         }

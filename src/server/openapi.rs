@@ -39,6 +39,37 @@ pub fn finish(api: &mut utoipa::openapi::OpenApi) {
     if let Some(RefOr::T(Schema::Object(patch))) = schemas.and_then(|s| s.get_mut("Patch")) {
         patch.min_properties = Some(1);
     }
+    rate_limited_everywhere(api);
+}
+
+/// Every route passes the request limiter (server/limits.rs), so every
+/// operation may answer 429: said once here rather than on each handler.
+fn rate_limited_everywhere(api: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::{Content, Ref, ResponseBuilder};
+    let limited = ResponseBuilder::new()
+        .description(
+            "too many requests from this token or address (`rate_limited`); `Retry-After` says when to try again",
+        )
+        .content(
+            "application/json",
+            Content::new(Some(Ref::from_schema_name("ErrorBody"))),
+        )
+        .build();
+    for item in api.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for op in operations.into_iter().flatten() {
+            op.responses
+                .responses
+                .entry("429".to_string())
+                .or_insert_with(|| limited.clone().into());
+        }
+    }
 }
 
 impl Modify for BearerAuth {

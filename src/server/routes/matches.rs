@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::events::MatchEvent;
 use crate::ids::{MatchId, PlayerId};
-use crate::runtime::{ColorChoice, MatchState, Opened, Outcome, UserCommand};
+use crate::runtime::{ColorChoice, MatchRequest, MatchState, Opened, Outcome, UserCommand};
 use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::limits::Limit;
@@ -47,16 +47,13 @@ pub async fn create(
 ) -> Result<(StatusCode, Json<Opened>), ApiError> {
     let player: PlayerId = body.player_id.parse()?;
     caller.may_access(Some(player), "player")?;
-    let opened = app
-        .runtime
-        .open_match(
-            player,
-            &body.persona_id,
-            body.color,
-            body.fen.as_deref(),
-            body.utc_offset_minutes,
-        )
-        .await?;
+    let req = MatchRequest {
+        persona_id: &body.persona_id,
+        color: body.color,
+        fen: body.fen.as_deref(),
+        utc_offset_minutes: body.utc_offset_minutes,
+    };
+    let opened = app.runtime.open_match(player, req).await?;
     let status = if opened.resumed {
         StatusCode::OK
     } else {

@@ -44,6 +44,10 @@ pub async fn create(
     address: PeerAddress,
     ApiJson(body): ApiJson<NewPlayer>,
 ) -> Result<(StatusCode, Json<CreatedPlayer>), ApiError> {
+    if body.invite.as_ref().is_some_and(|c| c.chars().count() > 128) {
+        let message = "an invite code is at most 128 characters";
+        return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", message));
+    }
     let invite = admit(&app, &headers, &address, body.invite.as_deref()).await?;
     let (player, token) = app.runtime.create_player(&body.name).await?;
     if let Some(code_hash) = invite {
