@@ -17,7 +17,7 @@ pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str
     let words = words(&text);
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
     // "Ann won the county championship" is no claim about this match.
-    let of_this_match = has(&["game", "match", "me", "us", "against", "i"]) && !counts_games(&words);
+    let of_this_match = has(&["game", "match", "me", "us", "against", "i"]) && !counts_games(&words, &ctx.player_name);
     if let Some(why) = result_claim(&words, ctx).filter(|_| of_this_match) {
         return Some(why);
     }
@@ -154,8 +154,8 @@ fn history_claim(text: &str, words: &[String], ctx: &GameContext) -> Option<Stri
     let h = &ctx.history;
     // Each count as it was before this game and as it is after it.
     let ended = ctx.end.as_ref().map_or(0, |_| 1);
-    let counts = [h.played, h.user_wins, h.user_losses, h.draws];
-    let allowed: Vec<u32> = counts.iter().flat_map(|&n| [n, n + ended]).collect();
+    let tallies = [h.played, h.user_wins, h.user_losses, h.draws];
+    let allowed: Vec<u32> = tallies.iter().flat_map(|&n| [n, n + ended]).collect();
     let streak = h.streak.as_ref().map_or(0, |(_, n)| *n);
     let streaks = [streak, streak + ended, ended];
     let has = |list: &[&str]| words.iter().any(|w| list.contains(&w.as_str()));
@@ -172,31 +172,57 @@ fn history_claim(text: &str, words: &[String], ctx: &GameContext) -> Option<Stri
             ));
         }
     }
-    for (i, word) in words.iter().enumerate() {
-        let Some(n) = number(word) else { continue };
-        let near = &words[i + 1..words.len().min(i + 5)];
-        let near_has = |list: &[&str]| near.iter().any(|w| list.contains(&w.as_str()));
-        if near_has(STREAK) && !streaks.contains(&n) {
-            return Some(format!("it says {n} in a row, but the streak is {streak}"));
-        }
-        if near_has(COUNTED) && !near_has(STREAK) && !allowed.contains(&n) {
-            let played = h.played + ended;
-            return Some(format!("it counts {n}, but {played} games have been played"));
+    for (n, count) in counts(words, &ctx.player_name) {
+        match count {
+            Count::Streak if !streaks.contains(&n) => {
+                return Some(format!("it says {n} in a row, but the streak is {streak}"));
+            }
+            Count::Games if !allowed.contains(&n) => {
+                let played = h.played + ended;
+                return Some(format!("it counts {n}, but {played} games have been played"));
+            }
+            _ => {}
         }
     }
     None
 }
 
+/// What a number in a memory counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Count {
+    /// "3 in a row", "two straight".
+    Streak,
+    /// "five times", "2 games", "3 more wins".
+    Games,
+}
+
+/// The numbers that count games or a streak, with where they stand: the
+/// counted word right after the number (or one word on), a streak's within
+/// four ("4 games in a row"). A number in the player's name ("Player 761") counts nothing.
+fn counts(words: &[String], player: &str) -> Vec<(u32, Count)> {
+    let name = super::claims::words(player);
+    let after = |i: usize, n: usize| &words[(i + 1).min(words.len())..words.len().min(i + 1 + n)];
+    let any = |w: &[String], list: &[&str]| w.iter().any(|w| list.contains(&w.as_str()));
+    words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| !name.contains(w))
+        .filter_map(|(i, w)| {
+            let n = number(w)?;
+            let count = match () {
+                _ if any(after(i, 4), STREAK) => Count::Streak,
+                _ if any(after(i, 2), COUNTED) => Count::Games,
+                _ => return None,
+            };
+            Some((n, count))
+        })
+        .collect()
+}
+
 /// Whether the words count games ("lost two games", "3 in a row"): then
 /// they speak of the history, which `history_claim` checks, not of this game.
-fn counts_games(words: &[String]) -> bool {
-    words.iter().enumerate().any(|(i, w)| {
-        let near = &words[i + 1..words.len().min(i + 5)];
-        number(w).is_some()
-            && near
-                .iter()
-                .any(|n| COUNTED.contains(&n.as_str()) || STREAK.contains(&n.as_str()))
-    })
+fn counts_games(words: &[String], player: &str) -> bool {
+    !counts(words, player).is_empty()
 }
 
 /// "3-1" (or "3–1") as two numbers.
@@ -329,6 +355,10 @@ mod tests {
             .cloned();
         let more = [
             ("Ann has lost two games against me.", MemoryType::Streak),
+            (
+                "Ann has lost 2 matches in a row against me, 38 moves last time.",
+                MemoryType::Streak,
+            ),
             ("Ann played the Italian Game today.", MemoryType::PlayerBehavior),
         ];
         for (content, kind) in kept.into_iter().chain(more) {
