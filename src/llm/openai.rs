@@ -98,7 +98,7 @@ impl OpenAiModel {
         let mut response = response;
         if !event_stream {
             let text = response.text().await.map_err(|e| transport_error(e, self.timeout))?;
-            let (content, usage) = parse_whole(&text)?;
+            let (content, _, usage) = parse_whole(&text)?;
             deltas.send(&content);
             return Ok((content, usage));
         }
@@ -227,13 +227,24 @@ struct StreamDelta {
     content: Option<String>,
 }
 
-/// A whole completion's text and usage.
-fn parse_whole(text: &str) -> Result<(String, Usage), LlmError> {
+/// A whole (unstreamed) completion: its text, tool calls and usage.
+fn parse_whole(text: &str) -> Result<(String, Vec<ToolCall>, Usage), LlmError> {
     let completion: Completion =
         serde_json::from_str(text).map_err(|e| LlmError::BadReply(format!("{e}: {}", clip(text))))?;
     let usage = completion.usage.map_or_else(Usage::default, Usage::from);
-    let content = completion.choices.into_iter().next().and_then(|c| c.message.content);
-    Ok((content.unwrap_or_default(), usage))
+    let choice = completion
+        .choices
+        .into_iter()
+        .next()
+        .ok_or_else(|| LlmError::BadReply("no choices".into()))?;
+    let calls = choice
+        .message
+        .tool_calls
+        .into_iter()
+        .enumerate()
+        .map(tool_call)
+        .collect();
+    Ok((choice.message.content.unwrap_or_default(), calls, usage))
 }
 
 #[async_trait]
@@ -263,23 +274,10 @@ impl ChatModel for OpenAiModel {
             });
         }
         let text = send_for_text(call, self.timeout).await?;
-        let completion: Completion =
-            serde_json::from_str(&text).map_err(|e| LlmError::BadReply(format!("{e}: {}", clip(&text))))?;
-        let choice = completion
-            .choices
-            .into_iter()
-            .next()
-            .ok_or_else(|| LlmError::BadReply("no choices".into()))?;
-        let usage = completion.usage.map_or_else(Usage::default, Usage::from);
+        let (content, tool_calls, usage) = parse_whole(&text)?;
         Ok(Reply {
-            content: choice.message.content.unwrap_or_default(),
-            tool_calls: choice
-                .message
-                .tool_calls
-                .into_iter()
-                .enumerate()
-                .map(tool_call)
-                .collect(),
+            content,
+            tool_calls,
             usage,
             latency: started.elapsed(),
         })

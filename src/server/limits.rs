@@ -96,6 +96,11 @@ impl RateLimits {
         }
     }
 
+    /// Whether `limit` limits anything (0 turns it off).
+    pub fn enabled(&self, limit: Limit) -> bool {
+        self.allowances.get(&limit).is_some_and(|a| a.depth > 0.0)
+    }
+
     /// Takes one token for `key`, or says how long to wait.
     pub fn take(&self, limit: Limit, key: &str) -> Result<(), ApiError> {
         let Some(&Allowance { depth, per_second }) = self.allowances.get(&limit).filter(|a| a.depth > 0.0) else {
@@ -129,7 +134,12 @@ impl RateLimits {
 /// bucket and, if it carries a bearer token, from that token's.
 pub async fn every_request(State(app): State<AppState>, req: Request, next: Next) -> Response {
     let address = PeerAddress::of(req.extensions());
-    let token = super::auth::bearer(req.headers()).ok().map(crate::tokens::hash);
+    // The token is keyed by its hash (never kept as sent), computed only
+    // when the limit is on: this runs on every request.
+    let token = match app.limits.enabled(Limit::RequestByToken) {
+        true => super::auth::bearer(req.headers()).ok().map(crate::tokens::hash),
+        false => None,
+    };
     let taken = app
         .limits
         .take(Limit::RequestByAddress, &address.key())
