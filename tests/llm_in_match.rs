@@ -48,7 +48,11 @@ async fn the_model_speaks_for_the_persona_and_the_state_says_which() {
         .find(|e| e["type"] == "message")
         .unwrap();
     // (The greeting may land here too, if the line came before it was done.)
-    let texts = persona_words_after(&server, &m, line["seq"].as_i64().unwrap(), 10).await;
+    let seq = line["seq"].as_i64().unwrap();
+    let texts = persona_words_until(&server, &m, seq, 10, |said| {
+        said.iter().any(|s| s == "Bold start, Pat.")
+    })
+    .await;
     assert_eq!(texts.last().map(String::as_str), Some("Bold start, Pat."), "{texts:?}");
     let serving = &out["state"]["serving"];
     assert_eq!(

@@ -107,13 +107,10 @@ async fn moves_never_wait_for_a_slow_model() {
         .iter()
         .find(|e| e["type"] == "message")
         .unwrap();
-    let reply = persona_words_after(&server, &m, line["seq"].as_i64().unwrap(), 15).await;
-    assert!(
-        reply
-            .iter()
-            .any(|r| r.to_lowercase().contains("your grandmother taught you chess")),
-        "{reply:?}"
-    );
+    let told = |r: &String| r.to_lowercase().contains("your grandmother taught you chess");
+    let seq = line["seq"].as_i64().unwrap();
+    let reply = persona_words_until(&server, &m, seq, 15, |said| said.iter().any(told)).await;
+    assert!(reply.iter().any(told), "{reply:?}");
     let facts = server.memory_texts(&ida).await;
     assert!(
         facts.iter().any(|f| f.contains("Ida's grandmother taught them chess")),
