@@ -286,7 +286,7 @@ impl Config {
             memory_writes_per_minute: parse_env(&env, "KIBITZ_MEMORY_WRITES_PER_MINUTE")?
                 .or(file.memory_writes_per_minute)
                 .unwrap_or(30),
-            limits: limits_from(file.limits.unwrap_or_default(), &env)?,
+            limits: file.limits.unwrap_or_default().with_env(&env)?,
             recall: file.recall.unwrap_or_default(),
             memory: MemoryConfig {
                 consolidate_cron: env("KIBITZ_CONSOLIDATE_CRON").unwrap_or(memory.consolidate_cron),
@@ -322,6 +322,13 @@ impl Config {
                 key: "limits.registration",
                 message: "invite and admin registration need an admin token (KIBITZ_ADMIN_TOKEN) to let anyone in"
                     .into(),
+            });
+        }
+        let hours = self.limits.abandon_after_hours;
+        if !(hours.is_finite() && hours >= 0.0) {
+            return Err(ConfigError::Invalid {
+                key: "limits.abandon_after_hours",
+                message: format!("{hours}: use a number of hours, 0 for never"),
             });
         }
         if self.admin_token.as_ref().is_some_and(|t| t.len() < 16) {
@@ -385,24 +392,7 @@ fn read_file(path: &Path) -> Result<FileConfig, ConfigError> {
     })
 }
 
-/// `[limits]` with its `KIBITZ_*` overrides.
-fn limits_from(file: LimitsConfig, env: &impl Fn(&str) -> Option<String>) -> Result<LimitsConfig, ConfigError> {
-    Ok(LimitsConfig {
-        registration: parse_env(env, "KIBITZ_REGISTRATION")?.unwrap_or(file.registration),
-        registrations_per_hour: parse_env(env, "KIBITZ_REGISTRATIONS_PER_HOUR")?.unwrap_or(file.registrations_per_hour),
-        live_matches_per_player: parse_env(env, "KIBITZ_LIVE_MATCHES_PER_PLAYER")?
-            .unwrap_or(file.live_matches_per_player),
-        sockets_per_player: parse_env(env, "KIBITZ_SOCKETS_PER_PLAYER")?.unwrap_or(file.sockets_per_player),
-        sockets_per_match: parse_env(env, "KIBITZ_SOCKETS_PER_MATCH")?.unwrap_or(file.sockets_per_match),
-        requests_per_minute_per_token: parse_env(env, "KIBITZ_REQUESTS_PER_MINUTE_PER_TOKEN")?
-            .unwrap_or(file.requests_per_minute_per_token),
-        requests_per_minute_per_address: parse_env(env, "KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS")?
-            .unwrap_or(file.requests_per_minute_per_address),
-        invite_ttl_hours: parse_env(env, "KIBITZ_INVITE_TTL_HOURS")?.unwrap_or(file.invite_ttl_hours),
-    })
-}
-
-fn parse_env<T: std::str::FromStr>(
+pub(crate) fn parse_env<T: std::str::FromStr>(
     env: &impl Fn(&str) -> Option<String>,
     var: &'static str,
 ) -> Result<Option<T>, ConfigError>

@@ -26,13 +26,19 @@ pub struct PlayedMove {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameEnd {
-    Checkmate { winner: Color },
-    Resignation { winner: Color },
+    Checkmate {
+        winner: Color,
+    },
+    Resignation {
+        winner: Color,
+    },
     Stalemate,
     InsufficientMaterial,
     FiftyMoves,
     Threefold,
     DrawAgreed,
+    /// The player stopped coming back: no result either way.
+    Abandoned,
 }
 
 impl GameEnd {
@@ -43,12 +49,14 @@ impl GameEnd {
         }
     }
 
-    /// PGN result tag: `1-0`, `0-1` or `1/2-1/2`.
+    /// PGN result tag: `1-0`, `0-1`, `1/2-1/2`, or `*` for a game left
+    /// unfinished.
     pub fn result(self) -> &'static str {
-        match self.winner() {
-            Some(Color::White) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
+        match (self, self.winner()) {
+            (GameEnd::Abandoned, _) => "*",
+            (_, Some(Color::White)) => "1-0",
+            (_, Some(Color::Black)) => "0-1",
+            (_, None) => "1/2-1/2",
         }
     }
 
@@ -62,6 +70,7 @@ impl GameEnd {
             GameEnd::FiftyMoves => "fifty_moves",
             GameEnd::Threefold => "threefold_repetition",
             GameEnd::DrawAgreed => "draw_agreed",
+            GameEnd::Abandoned => "abandoned",
         }
     }
 
@@ -79,6 +88,7 @@ impl GameEnd {
             ("fifty_moves", None) => GameEnd::FiftyMoves,
             ("threefold_repetition", None) => GameEnd::Threefold,
             ("draw_agreed", None) => GameEnd::DrawAgreed,
+            ("abandoned", None) if result == "*" => GameEnd::Abandoned,
             _ => return None,
         })
     }
@@ -330,6 +340,7 @@ mod tests {
             GameEnd::FiftyMoves,
             GameEnd::Threefold,
             GameEnd::DrawAgreed,
+            GameEnd::Abandoned,
         ];
         for end in ends {
             assert_eq!(GameEnd::parse(end.termination(), end.result()), Some(end));

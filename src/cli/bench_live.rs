@@ -22,9 +22,9 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use super::live_board::Game;
-use super::live_phases;
 use super::live_report::{CpuUse, ServerView, Tally, report};
 use super::live_server::{LiveServer, own_cpu_seconds};
+use super::{live_flood, live_phases, live_report};
 use kibitz::config::Config;
 
 #[derive(clap::Args)]
@@ -57,6 +57,15 @@ pub struct LiveArgs {
     /// The started server's cheap odds evaluation, in nodes (deep revision off).
     #[arg(long, default_value_t = 500)]
     pub(super) eval_nodes: u64,
+    /// Match creations a second tried by a flooding script during the load
+    /// (a new player each, the persona moving first); with it the bench
+    /// runs twice, without the flood and with it, and compares their p99.
+    #[arg(long, default_value_t = 0.0)]
+    pub(super) flood: f64,
+    /// The started server's admission budget: new matches are refused as
+    /// busy while a search waits longer than this for the engine (0: never).
+    #[arg(long, default_value_t = kibitz::config::LimitsConfig::default().busy_engine_wait_ms)]
+    pub(super) busy_engine_wait_ms: u64,
     #[arg(long, default_value = "bench/last-live.json")]
     pub(super) json: PathBuf,
 }
@@ -71,6 +80,26 @@ pub(super) const WINDOW: Duration = Duration::from_secs(10);
 const LAST_REPLY_WAIT: Duration = Duration::from_secs(10);
 
 pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
+    let report = match args.flood > 0.0 {
+        false => run_once(config, &args, false).await?,
+        true => {
+            eprintln!("live: run 1 of 2, without the flood");
+            let quiet = run_once(config, &args, false).await?;
+            eprintln!("live: run 2 of 2, with {} match creations a second", args.flood);
+            let flooded = run_once(config, &args, true).await?;
+            live_report::compare_flood(&args, quiet, flooded)
+        }
+    };
+    if let Some(dir) = args.json.parent() {
+        std::fs::create_dir_all(dir).ok();
+    }
+    std::fs::write(&args.json, serde_json::to_string_pretty(&report)?)?;
+    println!("figures written to {}", args.json.display());
+    Ok(())
+}
+
+/// One load on a server of its own (or `--url`), flooded or not: its report.
+async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Result<Value> {
     let personas = kibitz::personas::load_dir(&config.personas_dir)?;
     let shortest = personas
         .iter()
@@ -88,6 +117,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
                 ("KIBITZ_ENGINE_NODES", args.engine_nodes.to_string()),
                 ("KIBITZ_EVAL_NODES", args.eval_nodes.to_string()),
                 ("KIBITZ_EVAL_DEEP_NODES", "0".to_string()),
+                ("KIBITZ_BUSY_ENGINE_WAIT_MS", args.busy_engine_wait_ms.to_string()),
             ];
             LiveServer::spawn(config, idle_scale, &engine).await?
         }
@@ -138,6 +168,10 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
     let cpu_before = (server.cpu(), own_cpu_seconds());
     let phases = live_phases::watch(&server, deadline).await;
     let _ = start_tx.send(Some((started, deadline)));
+    let flood = flooded.then(|| {
+        let ids = personas.iter().map(|p| p.id.clone()).collect();
+        tokio::spawn(live_flood::flood(server.base.clone(), ids, args.flood, deadline))
+    });
     let rss = server.watch_rss(deadline);
     for t in tasks {
         if let Ok(Err(e)) = t.await {
@@ -145,6 +179,10 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
             tally.errors += 1;
         }
     }
+    let flood = match flood {
+        Some(task) => Some(task.await?.to_json()),
+        None => None,
+    };
     let peak_rss_mb = rss.await.unwrap_or(0) as f64 / 1024.0;
     let (cpu_after, own_after) = (server.cpu(), own_cpu_seconds());
     let cpu = CpuUse {
@@ -159,7 +197,12 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
         embedding: watched.embedding,
         phases: live_phases::report(&watched.snapshots),
     };
-    report(&args, &mut tally, opened_s, peak_rss_mb, cpu, server_view)
+    let mut report = report(args, &mut tally, opened_s, peak_rss_mb, cpu, server_view)?;
+    if let Some(flood) = flood {
+        println!("live: the flood: {flood}");
+        report["flood"] = flood;
+    }
+    Ok(report)
 }
 
 struct MatchCtx {

@@ -83,7 +83,7 @@ pub(super) fn report(
     peak_rss_mb: f64,
     cpu: CpuUse,
     server: ServerView,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Value> {
     let ServerView { embedding, phases } = server;
     if t.latencies_ms.is_empty() {
         bail!("no move was answered: is the server up?");
@@ -144,11 +144,28 @@ pub(super) fn report(
         "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes,
         "embedding": embedding, "server_phases": phases,
         "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
+        "busy_engine_wait_ms": args.busy_engine_wait_ms,
     });
-    if let Some(dir) = args.json.parent() {
-        std::fs::create_dir_all(dir).ok();
-    }
-    std::fs::write(&args.json, serde_json::to_string_pretty(&report)?)?;
-    println!("figures written to {}", args.json.display());
-    Ok(())
+    Ok(report)
+}
+
+/// The same load without and with the flood: the live matches' p99 in
+/// each and their ratio (the goal: at most 2).
+pub(super) fn compare_flood(args: &LiveArgs, quiet: Value, flooded: Value) -> Value {
+    let p99 = |r: &Value| r["move_reply_p99_ms"].as_f64().unwrap_or(f64::NAN);
+    let ratio = p99(&flooded) / p99(&quiet);
+    println!(
+        "live: move->reply p99 {:.1} ms without the flood, {:.1} ms with {} creations a second (ratio {ratio:.2}; \
+         admission budget {} ms); the flood: {}",
+        p99(&quiet),
+        p99(&flooded),
+        args.flood,
+        args.busy_engine_wait_ms,
+        flooded["flood"]
+    );
+    json!({
+        "flood_per_second": args.flood, "busy_engine_wait_ms": args.busy_engine_wait_ms,
+        "p99_without_flood_ms": p99(&quiet), "p99_with_flood_ms": p99(&flooded), "p99_ratio": ratio,
+        "without_flood": quiet, "with_flood": flooded,
+    })
 }

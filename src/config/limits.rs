@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::{ConfigError, parse_env};
+
 /// Who may create a player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -46,6 +48,13 @@ pub struct LimitsConfig {
     pub requests_per_minute_per_address: u32,
     /// How long an invite code stays good.
     pub invite_ttl_hours: u32,
+    /// New matches are turned away (503 `busy`) while a search waits longer
+    /// than this for an engine worker, so the live ones keep their pace
+    /// (0: never).
+    pub busy_engine_wait_ms: u64,
+    /// A match in which the player has neither moved nor written for this
+    /// long ends as abandoned (0: never).
+    pub abandon_after_hours: f64,
 }
 
 impl Default for LimitsConfig {
@@ -59,6 +68,8 @@ impl Default for LimitsConfig {
             requests_per_minute_per_token: 600,
             requests_per_minute_per_address: 1200,
             invite_ttl_hours: 72,
+            busy_engine_wait_ms: 1000,
+            abandon_after_hours: 24.0,
         }
     }
 }
@@ -74,7 +85,42 @@ impl LimitsConfig {
             sockets_per_match: 0,
             requests_per_minute_per_token: 0,
             requests_per_minute_per_address: 0,
+            busy_engine_wait_ms: 0,
             ..LimitsConfig::default()
         }
+    }
+}
+
+impl LimitsConfig {
+    /// These limits with their `KIBITZ_*` overrides.
+    pub(super) fn with_env(self, env: &impl Fn(&str) -> Option<String>) -> Result<LimitsConfig, ConfigError> {
+        let or = |var, file| parse_env(env, var).map(|v| v.unwrap_or(file));
+        let or64 = |var, file| parse_env(env, var).map(|v| v.unwrap_or(file));
+        Ok(LimitsConfig {
+            registration: parse_env(env, "KIBITZ_REGISTRATION")?.unwrap_or(self.registration),
+            registrations_per_hour: or("KIBITZ_REGISTRATIONS_PER_HOUR", self.registrations_per_hour)?,
+            live_matches_per_player: or("KIBITZ_LIVE_MATCHES_PER_PLAYER", self.live_matches_per_player)?,
+            sockets_per_player: or("KIBITZ_SOCKETS_PER_PLAYER", self.sockets_per_player)?,
+            sockets_per_match: or("KIBITZ_SOCKETS_PER_MATCH", self.sockets_per_match)?,
+            requests_per_minute_per_token: or(
+                "KIBITZ_REQUESTS_PER_MINUTE_PER_TOKEN",
+                self.requests_per_minute_per_token,
+            )?,
+            requests_per_minute_per_address: or(
+                "KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS",
+                self.requests_per_minute_per_address,
+            )?,
+            invite_ttl_hours: or("KIBITZ_INVITE_TTL_HOURS", self.invite_ttl_hours)?,
+            busy_engine_wait_ms: or64("KIBITZ_BUSY_ENGINE_WAIT_MS", self.busy_engine_wait_ms)?,
+            abandon_after_hours: parse_env(env, "KIBITZ_ABANDON_AFTER_HOURS")?.unwrap_or(self.abandon_after_hours),
+        })
+    }
+}
+
+impl LimitsConfig {
+    /// How long a match may go untouched before it ends as abandoned.
+    pub fn abandon_after(&self) -> Option<std::time::Duration> {
+        let secs = self.abandon_after_hours * 3600.0;
+        (secs.is_finite() && secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs))
     }
 }

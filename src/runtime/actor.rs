@@ -84,6 +84,11 @@ pub enum Command {
     },
     /// The language model's words for a trigger are composed.
     WordsReady,
+    /// End the match as abandoned unless the player was heard after `cutoff`.
+    Abandon {
+        cutoff: DateTime<Utc>,
+        reply: oneshot::Sender<Result<bool, RuntimeError>>,
+    },
 }
 
 pub struct MatchActor {
@@ -125,6 +130,9 @@ pub struct MatchActor {
     pub(super) sub_llm: Option<Arc<Session>>,
     /// The model's words being composed for a trigger, if any.
     pub(super) composing: Option<super::words::Composing>,
+    /// When the player last sent a command to this actor (None: not since
+    /// it was loaded).
+    pub(super) last_heard: Option<DateTime<Utc>>,
 }
 
 pub(super) type Events = Vec<MatchEvent>;
@@ -173,6 +181,10 @@ impl MatchActor {
                     if let Err(e) = self.settled(result).await {
                         tracing::warn!(match_id = %self.id, "the persona's words failed: {e}");
                     }
+                }
+                Command::Abandon { cutoff, reply } => {
+                    let result = self.abandon(cutoff).await;
+                    let _ = reply.send(self.settled(result).await);
                 }
             }
             if self.done {
@@ -262,6 +274,7 @@ impl MatchActor {
         if self.game.end().is_some() {
             return Err(RuntimeError::GameOver);
         }
+        self.last_heard = Some(chrono::Utc::now());
         let mut events = Vec::new();
         match cmd {
             UserCommand::Move(text) => self.user_move(&text, &mut events).await?,

@@ -2,7 +2,9 @@
 //! serialises its events. Commands go in through [`Runtime`]; events come
 //! out through each match's broadcast channel.
 
+mod abandon;
 mod actor;
+mod admission;
 mod error;
 mod history;
 mod idle;
@@ -25,6 +27,7 @@ use shakmaty::Color;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 pub use actor::{Opened, Outcome, UserCommand};
+pub use admission::AdmissionView;
 pub use error::RuntimeError;
 pub use marker::RunMarker;
 pub use services::{MemoryOnly, Services, StartError};
@@ -90,6 +93,8 @@ pub struct Runtime {
     actors: Arc<watch::Sender<()>>,
     /// Unfinished matches found at start and not yet resumed (`resume.rs`).
     resuming: Arc<resume::Resuming>,
+    /// New matches refused because the engine was behind (`admission.rs`).
+    refused_busy: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Runtime {
@@ -102,9 +107,11 @@ impl Runtime {
             live: Arc::default(),
             actors: Arc::new(watch::channel(()).0),
             resuming: Arc::default(),
+            refused_busy: Arc::default(),
         };
         let unfinished = runtime.svc.db.active_match_ids().await?;
         runtime.resume_in_background(unfinished);
+        runtime.watch_for_abandoned().await;
         Ok(runtime)
     }
 
@@ -153,7 +160,8 @@ impl Runtime {
     /// A match to play against `persona_id`: the player's unfinished one
     /// against it, if there is one and no set position is asked for
     /// (`resumed`), else a new one, unless the player already holds
-    /// `limits.live_matches_per_player` unfinished matches.
+    /// `limits.live_matches_per_player` unfinished matches, or the engine
+    /// is too far behind to take a new one (`admission.rs`).
     pub async fn open_match(&self, player_id: PlayerId, req: MatchRequest<'_>) -> Result<Opened, RuntimeError> {
         let db = &self.svc.db;
         if req.fen.is_none()
@@ -170,6 +178,7 @@ impl Runtime {
         if cap > 0 && db.active_match_count(player_id).await? >= i64::from(cap) {
             return Err(RuntimeError::TooManyMatches { cap });
         }
+        self.admit_new_match()?;
         let outcome = self.create_match(player_id, req).await?;
         Ok(Opened {
             outcome,
@@ -356,6 +365,7 @@ impl Runtime {
             },
             to_move_since: chrono::Utc::now(),
             last_think: None,
+            last_heard: None,
             brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
             agent_llm: self.svc.llm.as_ref().map(|pool| {
                 let sampling = persona.llm.sampling(self.svc.config.llm.main);

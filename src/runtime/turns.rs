@@ -114,6 +114,25 @@ impl MatchActor {
 
     /// Records the result, then lets the persona reflect (after_match).
     pub(super) async fn finish(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
+        self.record_end(end, events).await?;
+        self.history = self.load_history().await?;
+        self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
+        if let Err(e) = self.reflect(end, events).await {
+            tracing::warn!(match_id = %self.id, "no reflection for this match: {e}");
+        }
+        self.stop_talking();
+        // Tidy this player's memories now, off the match's critical path.
+        let (memory, player) = (self.svc.memory.clone(), self.player.id);
+        tokio::spawn(async move {
+            if let Err(e) = memory.consolidate(Scope::Player(player), "after_match").await {
+                tracing::warn!("memory consolidation after the match failed: {e}");
+            }
+        });
+        Ok(())
+    }
+
+    /// The end, stored and announced (`game_over`), the idle timer stopped.
+    pub(super) async fn record_end(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
         self.game.finish(end);
         self.idle.cancel().await;
         let data = json!({
@@ -126,27 +145,19 @@ impl MatchActor {
             termination: end.termination().into(),
         };
         events.push(self.emitter.emit("game_over", data, write).await?);
-        // The history below reads this match's result back from SQL.
+        // What follows (the history) reads this match's result back from SQL.
         self.emitter.settle().await?;
         self.draw_offer = None;
-        self.history = self.load_history().await?;
-        self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
-        if let Err(e) = self.reflect(end, events).await {
-            tracing::warn!(match_id = %self.id, "no reflection for this match: {e}");
-        }
+        Ok(())
+    }
+
+    /// Nothing more to say in this match: the actor stops after this
+    /// command, and any model call still in flight is stopped.
+    pub(super) fn stop_talking(&mut self) {
         self.done = true;
-        // Nothing more to say in this match: stop any call still in flight.
         for llm in [&self.agent_llm, &self.sub_llm].into_iter().flatten() {
             llm.cancel();
         }
-        // Tidy this player's memories now, off the match's critical path.
-        let (memory, player) = (self.svc.memory.clone(), self.player.id);
-        tokio::spawn(async move {
-            if let Err(e) = memory.consolidate(Scope::Player(player), "after_match").await {
-                tracing::warn!("memory consolidation after the match failed: {e}");
-            }
-        });
-        Ok(())
     }
 
     /// Arms the next idle_wait if the user is to move and nudges remain.

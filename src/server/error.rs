@@ -108,6 +108,9 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::TextTooLong { .. } => ApiError::new(S::PAYLOAD_TOO_LARGE, "text_too_long", message),
             RuntimeError::Unavailable => ApiError::new(S::SERVICE_UNAVAILABLE, "unavailable", message),
             RuntimeError::TooManyMatches { .. } => ApiError::new(S::TOO_MANY_REQUESTS, "too_many_matches", message),
+            RuntimeError::Busy { retry_after_secs, .. } => {
+                ApiError::new(S::SERVICE_UNAVAILABLE, "busy", message).retry_after(retry_after_secs)
+            }
             RuntimeError::Store(e) => ApiError::internal(e),
         }
     }

@@ -111,6 +111,21 @@ impl Db {
         rows.iter().map(|r| parse_id("matches", r.get("id"))).collect()
     }
 
+    /// Unfinished matches begun before `cutoff` in which the player has
+    /// neither moved nor written since.
+    pub async fn untouched_since(&self, cutoff: DateTime<Utc>) -> StoreResult<Vec<MatchId>> {
+        let rows = sqlx::query(
+            "SELECT m.id FROM matches m WHERE m.status = 'active' AND m.created_at < $1 \
+             AND NOT EXISTS (SELECT 1 FROM moves v WHERE v.match_id = m.id AND v.side = 'user' AND v.created_at >= $1) \
+             AND NOT EXISTS (SELECT 1 FROM messages t WHERE t.match_id = m.id AND t.sender = 'user' AND t.created_at >= $1) \
+             ORDER BY m.created_at",
+        )
+        .bind(ts(cutoff))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(|r| parse_id("matches", r.get("id"))).collect()
+    }
+
     /// How many unfinished matches a player holds.
     pub async fn active_match_count(&self, player: PlayerId) -> StoreResult<i64> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM matches WHERE player_id = $1 AND status = 'active'")
@@ -133,11 +148,12 @@ impl Db {
         row.map(|r| parse_id("matches", r.get("id"))).transpose()
     }
 
-    /// Finished matches of a player against a persona, newest first.
+    /// Matches of a player against a persona played to a result, newest
+    /// first (one left unfinished counts for neither side).
     pub async fn finished_matches(&self, player: PlayerId, persona: &str, limit: i64) -> StoreResult<Vec<MatchRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = $1 AND persona_id = $2 AND status = 'finished' \
-             ORDER BY created_at DESC LIMIT $3"
+             AND termination <> 'abandoned' ORDER BY created_at DESC LIMIT $3"
         ))
         .bind(player.to_string())
         .bind(persona)

@@ -162,6 +162,9 @@ impl Server {
             // off unless a test sets them (tests/abuse.rs).
             .env("KIBITZ_REGISTRATIONS_PER_HOUR", "0")
             .env("KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS", "0")
+            // Tests run side by side on a small machine: a new match is
+            // never refused as busy unless a test asks (tests/overload.rs).
+            .env("KIBITZ_BUSY_ENGINE_WAIT_MS", "0")
             .current_dir(self.data.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -13,15 +13,20 @@ export async function history(view, matchId) {
     api("GET", "/api/personas"),
   ]);
   const name = (id) => personas.find((p) => p.id === id)?.name || id;
+  const left = (m) => m.termination === "abandoned";
+  const outcome = (m) => {
+    if (left(m)) return "left unfinished";
+    return m.status === "finished" ? `${m.result} (${(m.termination || "").replaceAll("_", " ")})` : "in progress";
+  };
   const rows = matches.map((m) =>
     el("li", { class: "past-match", "data-match": m.id },
       el("strong", {}, name(m.persona_id)), ` · you played ${m.user_color} · ${m.created_at.slice(0, 10)} · `,
-      m.status === "finished" ? `${m.result} (${(m.termination || "").replaceAll("_", " ")})` : "in progress",
+      outcome(m),
       " · ", el("button", { type: "button", class: "link", "data-pgn": m.id,
         onclick: () => download(`/api/matches/${m.id}/pgn`, `kibitz-${m.id}.pgn`) }, "PGN"),
-      " · ", m.status === "finished"
+      ...(left(m) ? [] : [" · ", m.status === "finished"
         ? el("a", { href: `#/history/${m.id}` }, "Reflection")
-        : el("a", { href: `#/play/${m.id}` }, "Resume")));
+        : el("a", { href: `#/play/${m.id}` }, "Resume")])));
   const streaks = personas.map((p) => streak(matches.filter((m) => m.persona_id === p.id)))
     .map((s, i) => s && el("li", { class: "streak" }, `${personas[i].name}: ${s}`)).filter(Boolean);
   view.replaceChildren(el("section", { class: "history" }, el("h1", {}, "Your matches"),
@@ -31,7 +36,9 @@ export async function history(view, matchId) {
 
 /// "won 3 in a row" from the newest finished matches against one persona.
 function streak(matches) {
-  const outcomes = matches.filter((m) => m.status === "finished").map((m) => {
+  // A game left unfinished counts for neither side.
+  const played = matches.filter((m) => m.status === "finished" && m.termination !== "abandoned");
+  const outcomes = played.map((m) => {
     if (m.result === "1/2-1/2") return "drew";
     const whiteWon = m.result === "1-0";
     return whiteWon === (m.user_color === "white") ? "won" : "lost";

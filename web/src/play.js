@@ -182,7 +182,10 @@ class Match {
     ui.oddsFill.style.height = `${white}%`;
     ui.oddsText.textContent = odds ? `White ${white.toFixed(0)}%` : "";
     this.mood(s.emotion);
-    if (s.status === "finished") {
+    if (s.termination === "abandoned") {
+      ui.status.textContent = "This game was left unfinished: no result, and nothing to reflect on.";
+      this.thinking(false);
+    } else if (s.status === "finished") {
       ui.status.replaceChildren(`Game over: ${s.result} (${s.termination.replaceAll("_", " ")}). `,
         el("a", { href: `#/history/${s.id}` }, "Read the reflection"));
       this.thinking(false);

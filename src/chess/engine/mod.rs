@@ -3,12 +3,14 @@
 //! stops for want of an engine.
 
 mod builtin;
+mod queue;
 mod stockfish;
 pub mod style;
 pub mod uci;
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -87,6 +89,11 @@ pub trait Engine: Send + Sync {
     /// The position's score for the side to move, at full strength, searching
     /// about `nodes` nodes (a fixed budget, so the cost is predictable).
     async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError>;
+    /// How long a search asked for now should expect to wait for a worker
+    /// (zero for an engine that searches on the caller's own task).
+    fn queue_wait(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 /// Stockfish if the binary exists and answers, else the built-in engine.
@@ -147,5 +154,9 @@ impl Engine for WithFallback {
                 self.fallback.evaluate(fen, nodes).await
             }
         }
+    }
+
+    fn queue_wait(&self) -> Duration {
+        self.primary.queue_wait()
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use std::sync::Arc;
@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
+use super::queue::QueueClock;
 use super::style::{Candidate, shape_choice};
 use super::uci::{EngineLine, Score, parse_line};
 use super::{Chosen, Engine, EngineError, SearchBudget, SearchRequest};
@@ -42,6 +43,7 @@ enum Answer {
 struct Job {
     work: Work,
     reply: oneshot::Sender<Result<Answer, EngineError>>,
+    queued_at: Instant,
 }
 
 pub struct StockfishEngine {
@@ -49,6 +51,7 @@ pub struct StockfishEngine {
     name: String,
     /// Jobs dropped unsearched because their asker had stopped waiting.
     abandoned: Arc<AtomicU64>,
+    clock: Arc<QueueClock>,
 }
 
 impl StockfishEngine {
@@ -59,17 +62,24 @@ impl StockfishEngine {
         let queue = Arc::new(Mutex::new(rx));
         let mut name = String::new();
         let abandoned = Arc::new(AtomicU64::new(0));
+        let clock = Arc::new(QueueClock::default());
         for _ in 0..workers.max(1) {
             let process = Process::spawn(path).await?;
             name = process.name.clone();
-            tokio::spawn(serve(
-                path.to_path_buf(),
-                Some(process),
-                queue.clone(),
-                abandoned.clone(),
-            ));
+            let worker = Worker {
+                path: path.to_path_buf(),
+                queue: queue.clone(),
+                abandoned: abandoned.clone(),
+                clock: clock.clone(),
+            };
+            tokio::spawn(worker.serve(Some(process)));
         }
-        Ok(StockfishEngine { jobs, name, abandoned })
+        Ok(StockfishEngine {
+            jobs,
+            name,
+            abandoned,
+            clock,
+        })
     }
 
     /// How many queued jobs were dropped because nobody waited for them any more.
@@ -101,13 +111,23 @@ impl Engine for StockfishEngine {
             Answer::Move(_) => Err(EngineError::Protocol("a move where a score was due".into())),
         }
     }
+
+    fn queue_wait(&self) -> Duration {
+        self.clock.wait(Instant::now())
+    }
 }
 
 impl StockfishEngine {
     async fn ask(&self, work: Work) -> Result<Answer, EngineError> {
         let (reply, rx) = oneshot::channel();
         let gone = || EngineError::Process("engine actor stopped".into());
-        self.jobs.send(Job { work, reply }).await.map_err(|_| gone())?;
+        let queued_at = Instant::now();
+        self.clock.queued(queued_at);
+        let job = Job { work, reply, queued_at };
+        if self.jobs.send(job).await.is_err() {
+            self.clock.unqueued(queued_at);
+            return Err(gone());
+        }
         rx.await.map_err(|_| gone())?
     }
 }
@@ -116,26 +136,42 @@ type Queue = Arc<Mutex<mpsc::Receiver<Job>>>;
 
 /// One worker: owns one process (restarted when it dies) and serves jobs from
 /// the shared queue until the engine is dropped.
-async fn serve(path: PathBuf, mut process: Option<Process>, queue: Queue, abandoned: Arc<AtomicU64>) {
-    loop {
-        let next = queue.lock().await.recv().await;
-        let Some(job) = next else { break };
-        // An evaluation past its time budget is dropped by its asker; under
-        // load, searching it anyway would only make the next one late too.
-        if job.reply.is_closed() {
-            abandoned.fetch_add(1, Ordering::Relaxed);
-            continue;
+struct Worker {
+    path: PathBuf,
+    queue: Queue,
+    abandoned: Arc<AtomicU64>,
+    clock: Arc<QueueClock>,
+}
+
+impl Worker {
+    async fn serve(self, mut process: Option<Process>) {
+        loop {
+            let next = self.queue.lock().await.recv().await;
+            let Some(job) = next else { break };
+            self.clock.taken(job.queued_at, Instant::now());
+            // An evaluation past its time budget is dropped by its asker; under
+            // load, searching it anyway would only make the next one late too.
+            if job.reply.is_closed() {
+                self.abandoned.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            let result = self.run(&mut process, &job.work).await;
+            let _ = job.reply.send(result);
         }
+    }
+
+    /// The job on this worker's process, on a fresh one if it fails once.
+    async fn run(&self, process: &mut Option<Process>, work: &Work) -> Result<Answer, EngineError> {
         let mut result = Err(EngineError::Process("not started".into()));
         for _attempt in 0..2 {
             if process.is_none() {
-                process = Process::spawn(&path)
+                *process = Process::spawn(&self.path)
                     .await
                     .map_err(|e| tracing::warn!("restarting stockfish: {e}"))
                     .ok();
             }
             let Some(p) = process.as_mut() else { continue };
-            result = match &job.work {
+            result = match work {
                 Work::Choose(req) => p.search(req).await.map(Answer::Move),
                 Work::Evaluate { fen, nodes } => p.evaluate(fen, *nodes).await.map(Answer::Score),
             };
@@ -143,9 +179,9 @@ async fn serve(path: PathBuf, mut process: Option<Process>, queue: Queue, abando
                 break;
             }
             // The process failed: dropping it kills it; the next attempt starts afresh.
-            process = None;
+            *process = None;
         }
-        let _ = job.reply.send(result);
+        result
     }
 }
 

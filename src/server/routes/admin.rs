@@ -109,6 +109,7 @@ pub struct Status {
     #[schema(value_type = Object)]
     limits: crate::config::LimitsConfig,
     open_sockets: u32,
+    admission: crate::runtime::AdmissionView,
 }
 
 #[utoipa::path(get, path = "/api/admin/status", tag = "admin", security(("bearer" = [])), responses((status = 200, body = Status), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
@@ -131,6 +132,7 @@ pub async fn status(State(app): State<AppState>, caller: Caller) -> Result<Json<
         timings: app.runtime.services().timings.snapshot(),
         limits: svc.config.limits.clone(),
         open_sockets: app.sockets.count(),
+        admission: app.runtime.admission(),
     }))
 }
 
