@@ -22,10 +22,7 @@ async fn register(server: &Server, name: &str, token: Option<&str>, invite: Opti
     }
     let response = req.send().await.unwrap();
     let status = response.status().as_u16();
-    let retry = response
-        .headers()
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let retry = retry_after(&response);
     (status, response.json().await.unwrap(), retry)
 }
 

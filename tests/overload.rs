@@ -23,10 +23,7 @@ async fn open(server: &Server, player: &str, color: &str) -> (u16, Value, Option
         .await
         .unwrap();
     let status = response.status().as_u16();
-    let retry = response
-        .headers()
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok()?.parse().ok());
+    let retry = retry_after(&response);
     (status, response.json().await.unwrap(), retry)
 }
 

@@ -134,3 +134,11 @@ pub fn ucis(state: &Value) -> Vec<String> {
         .map(|mv| mv["uci"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// An answer's `Retry-After`, in seconds.
+pub fn retry_after(response: &reqwest::Response) -> Option<u64> {
+    response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok()?.parse().ok())
+}
