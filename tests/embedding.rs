@@ -28,17 +28,19 @@ async fn embeddings_match_the_reference_similarities() {
     let norm: f32 = v[0].iter().map(|x| x * x).sum::<f32>().sqrt();
     assert!((norm - 1.0).abs() < 1e-3, "L2-normalised, got {norm}");
     // Reference values from onnxruntime 1.31.1 in Python on the same files,
-    // each text alone; and those of the float model it was derived from
-    // (the wheel's model.onnx), which quantization must not move far.
+    // each text alone, for the float model the int8 one was derived from
+    // (the wheel's model.onnx): exact on any CPU. The int8 arithmetic itself
+    // differs between CPUs (VNNI or AVX2 kernels: Python's a,c was -0.0307 on
+    // one and -0.0132 on an AVX2-only EPYC), so the int8 model is held to
+    // the float one within what quantization moves, not to one CPU's figures.
     let (ab, ac, bc) = (cosine(&v[0], &v[1]), cosine(&v[0], &v[2]), cosine(&v[1], &v[2]));
-    for (got, int8, float, pair) in [
-        (ab, 0.8198, 0.8259, "a, b"),
-        (ac, -0.0307, -0.0322, "a, c"),
-        (bc, -0.0711, -0.0841, "b, c"),
-    ] {
-        assert!((got - int8).abs() < 0.005, "sim({pair}) = {got}, reference {int8}");
-        assert!((got - float).abs() < 0.02, "sim({pair}) = {got}, float model {float}");
+    for (got, float, pair) in [(ab, 0.8259, "a, b"), (ac, -0.0322, "a, c"), (bc, -0.0841, "b, c")] {
+        assert!((got - float).abs() < 0.025, "sim({pair}) = {got}, float model {float}");
     }
+    assert!(
+        ab > 0.75 && ac.abs() < 0.1 && bc.abs() < 0.15,
+        "related texts are near, unrelated ones far"
+    );
     // Batching must not change a sentence's embedding.
     let alone = embedder.embed_one(texts[1]).await.unwrap();
     assert!(cosine(&alone, &v[1]) > 0.999);
