@@ -45,8 +45,8 @@ enum Command {
     Play(cli::play::PlayArgs),
     /// Print the effective configuration.
     Config,
-    /// List the club's personas.
-    Personas,
+    /// The club's personas: list, import a character card, export one as a card.
+    Personas(cli::personas::PersonasArgs),
     /// Review what the club remembers: list, search, show, edit, pin, forget, delete, export, reindex.
     Memories(cli::memories::MemoriesArgs),
     /// Benchmarks; figures are printed and written as JSON.
@@ -86,7 +86,7 @@ fn main() -> anyhow::Result<()> {
                 print!("{}", config.to_toml());
                 Ok(())
             }
-            Command::Personas => cli::personas(&config),
+            Command::Personas(args) => cli::personas::run(&config, args),
             Command::Memories(args) => cli::memories::run(&config, args).await,
             Command::Bench(args) => cli::bench::run(&config, args).await,
             Command::Models => cli::models(&config),

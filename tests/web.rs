@@ -1,7 +1,8 @@
 //! The club room in a real browser: `web/e2e/` (node's test runner,
 //! playwright-core driving Debian's Chromium) against a real `kibitz serve`,
 //! and `web/e2e-setups/` against servers set up otherwise: a model that
-//! streams its words slowly, registration by invite.
+//! streams its words slowly, registration by invite, a character card
+//! imported while it serves.
 //! `make test` builds the page and installs Chromium first
 //! (`scripts/web-setup.sh`); screenshots land in web/test-artifacts.
 
@@ -11,7 +12,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::fake_llm::{Behaviour, FakeLlm};
-use common::{Server, repo};
+use common::{Server, cards, repo};
 use serde_json::json;
 
 /// Runs node's test runner on `tests` (a folder or file of web/) against
@@ -76,4 +77,15 @@ async fn the_page_asks_for_an_invite_where_the_club_wants_one() {
     assert_eq!(status, 201, "{invite}");
     let code = invite["code"].as_str().unwrap().to_string();
     browser_tests("e2e-setups/invite.test.mjs", server, &[("KIBITZ_INVITE", &code)]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_imported_while_serving_shows_its_portrait_and_faces() {
+    let admin = "admin-token-for-the-card-page";
+    let personas = cards::personas_copy();
+    let dir = personas.path().to_string_lossy().to_string();
+    let server = Server::start_with(&[("KIBITZ_PERSONAS_DIR", &dir), ("KIBITZ_ADMIN_TOKEN", admin)]).await;
+    let (status, out) = cards::import_card(&server, admin, "", cards::captain_v3_png()).await;
+    assert_eq!(status, 201, "{out}");
+    browser_tests("e2e-setups/card.test.mjs", server, &[]).await;
 }

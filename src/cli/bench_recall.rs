@@ -126,7 +126,7 @@ impl Bench {
         let router = kibitz::server::router(runtime.clone());
         tokio::spawn(async move { axum::serve(listener, router).await });
         let mut ledger = Ledger::default();
-        for persona in &runtime.services().personas {
+        for persona in runtime.services().personas.list().iter() {
             ledger
                 .lore
                 .extend(runtime.services().db.lore(&persona.id).await?.iter().map(|m| m.id));

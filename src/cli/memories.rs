@@ -85,6 +85,15 @@ enum MemoriesCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Bring memories back from an export file (this installation's or
+    /// another's) as a player's; each goes through the write policy
+    /// (duplicates reinforce, contradictions supersede).
+    Import {
+        file: PathBuf,
+        /// Player id or name: whose memories they become.
+        #[arg(long)]
+        player: String,
+    },
     /// Rebuild the vector index from SQL.
     Reindex,
     /// Merge near-duplicates, supersede contradictions and apply decay now
@@ -125,6 +134,7 @@ pub async fn run(config: &Config, args: MemoriesArgs) -> anyhow::Result<()> {
             Ok(())
         }
         MemoriesCommand::Export { player, out } => export(&m, &player, out).await,
+        MemoriesCommand::Import { file, player } => import(config, &m, &file, &player).await,
         MemoriesCommand::Reindex => {
             let n = m
                 .memory
@@ -195,6 +205,36 @@ async fn show(m: &MemoryOnly, id: MemoryId) -> anyhow::Result<()> {
             "recalled {} in match {} on {} (score {:.3}): {}",
             r.recalled_at, r.match_id, r.trigger, r.score, r.reason
         );
+    }
+    Ok(())
+}
+
+async fn import(config: &Config, m: &MemoryOnly, file: &std::path::Path, player: &str) -> anyhow::Result<()> {
+    let player = find_player(&m.db, player).await?;
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let personas: Vec<String> = kibitz::personas::load_dir(&config.personas_dir)?
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    let source = file
+        .file_name()
+        .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let r = m
+        .memory
+        .import(player.id, &bytes, &personas, &source)
+        .await
+        .with_context(|| format!("importing {}", file.display()))?;
+    println!(
+        "{} for {}: {} inserted, {} reinforced, {} superseded an older one, {} skipped",
+        file.display(),
+        player.name,
+        r.inserted,
+        r.reinforced,
+        r.superseded,
+        r.skipped.len()
+    );
+    for why in &r.skipped {
+        println!("  skipped {why}");
     }
     Ok(())
 }

@@ -17,6 +17,7 @@ mod live_phases;
 mod live_report;
 mod live_server;
 pub mod memories;
+pub mod personas;
 pub mod play;
 mod recall_set;
 pub mod reflections;
@@ -38,22 +39,6 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     match runtime.shutdown().await {
         Stopped::Clean => tracing::info!("stopped cleanly"),
         Stopped::Unclean(why) => tracing::warn!("stopped: {why}; the next start checks the vector index"),
-    }
-    Ok(())
-}
-
-pub fn personas(config: &Config) -> anyhow::Result<()> {
-    let personas = kibitz::personas::load_dir(&config.personas_dir)?;
-    println!("{:<10} {:<18} {:>5}  {:<11} biography", "id", "name", "elo", "style");
-    for p in personas {
-        let first = p.biography.split(". ").next().unwrap_or("");
-        let bio = if first.chars().count() > 70 {
-            format!("{}…", first.chars().take(69).collect::<String>())
-        } else {
-            format!("{first}.")
-        };
-        let style = format!("{:?}", p.style).to_lowercase();
-        println!("{:<10} {:<18} {:>5}  {:<11} {bio}", p.id, p.name, p.elo, style);
     }
     Ok(())
 }

@@ -5,6 +5,7 @@ pub mod concepts;
 mod consolidate;
 pub mod edge;
 pub mod embed;
+mod import;
 pub mod lexical;
 pub mod model;
 mod model_thread;
@@ -20,6 +21,9 @@ pub mod vector;
 pub mod watched;
 
 pub use consolidate::Scope;
-pub use model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement, clipped};
+pub use import::{ImportError, ImportReport, MAX_IMPORT_BYTES};
+pub use model::{
+    CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement, clipped, key_tag, key_tags_in,
+};
 pub use review::recall_entries;
 pub use service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory, Reconciled, Saved, Search};

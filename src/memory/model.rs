@@ -188,12 +188,59 @@ impl Memory {
         if self.created_by == CreatedBy::PersonaLore {
             self.tags.retain(|t| t != "personal");
         }
+        let keys: Vec<String> = self.keys().into_iter().map(key_tag).collect();
+        self.tags.extend(keys);
     }
 
     /// Whether the subconscious may offer it.
     pub fn recallable(&self) -> bool {
         !self.never_recall && self.valid_to.is_none()
     }
+
+    /// The words that bring it up when the player says them (a lorebook
+    /// entry's keys), if it has any.
+    pub fn keys(&self) -> Vec<&str> {
+        let keys = self.metadata.get("keys").and_then(|k| k.as_array());
+        keys.map_or_else(Vec::new, |k| k.iter().filter_map(|k| k.as_str()).collect())
+    }
+
+    /// What recall by words reads: its text, and its keys.
+    pub fn lexical_text(&self) -> String {
+        std::iter::once(self.content.as_str())
+            .chain(self.keys())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// The tag a lorebook key gives its memory: `key:` and its words in lower
+/// case ("key:king's gambit").
+pub fn key_tag(key: &str) -> String {
+    format!("key:{}", key_words(key).join(" "))
+}
+
+fn key_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The key tags a chat line says: its words, and its runs of two and three
+/// words (keys may be names of several words), at most 96.
+pub fn key_tags_in(text: &str) -> Vec<String> {
+    let words = key_words(text);
+    let mut tags: Vec<String> = Vec::new();
+    for n in 1..=3 {
+        for run in words.windows(n) {
+            let tag = format!("key:{}", run.join(" "));
+            if !tags.contains(&tag) {
+                tags.push(tag);
+            }
+        }
+    }
+    tags.truncate(96);
+    tags
 }
 
 /// One time a memory was handed to the main agent.
@@ -231,5 +278,30 @@ pub fn clipped(text: &str) -> String {
         format!("{kept}…")
     } else {
         kept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lorebook_key_is_a_tag_a_chat_line_can_say() {
+        let mut lore = Memory::new(
+            "rook",
+            MemoryType::PersonalNote,
+            "He kept a lighthouse.",
+            CreatedBy::PersonaLore,
+        );
+        lore.metadata = serde_json::json!({ "lore": true, "keys": ["Brannock Light", "lighthouse"] });
+        lore.retag();
+        assert!(lore.tags.contains(&"key:brannock light".to_string()), "{:?}", lore.tags);
+        let said = key_tags_in("Did you see the Brannock light, Captain?");
+        assert!(
+            said.contains(&key_tag("Brannock Light")) && said.contains(&"key:captain".to_string()),
+            "{said:?}"
+        );
+        assert!(!key_tags_in("lighthouses everywhere").contains(&key_tag("lighthouse")));
+        assert_eq!(lore.lexical_text(), "He kept a lighthouse. Brannock Light lighthouse");
     }
 }

@@ -230,13 +230,18 @@ impl MemoryService {
             .collect())
     }
 
-    /// Makes the lore in SQL and the index match the persona files.
+    /// Makes the lore in SQL and the index match the persona files: a line
+    /// whose words, keys or importance changed is made anew.
     pub async fn sync_lore(&self, personas: &[Persona]) -> Result<(), MemoryError> {
         for persona in personas {
             let stored = self.db.lore(&persona.id).await?;
+            let wanted: Vec<Memory> = persona.lore.iter().map(|l| lore_memory(persona, l)).collect();
+            let same = |a: &Memory, b: &Memory| {
+                a.content == b.content && a.metadata == b.metadata && a.importance == b.importance
+            };
             let stale: Vec<MemoryId> = stored
                 .iter()
-                .filter(|m| !persona.lore.contains(&m.content))
+                .filter(|m| !wanted.iter().any(|w| same(m, w)))
                 .map(|m| m.id)
                 .collect();
             for id in &stale {
@@ -245,11 +250,9 @@ impl MemoryService {
             if !stale.is_empty() {
                 self.index.delete(stale).await?;
             }
-            let fresh: Vec<Memory> = persona
-                .lore
-                .iter()
-                .filter(|text| !stored.iter().any(|m| &&m.content == text))
-                .map(|text| lore_memory(persona, text))
+            let fresh: Vec<Memory> = wanted
+                .into_iter()
+                .filter(|w| !stored.iter().any(|m| same(m, w)))
                 .collect();
             for m in &fresh {
                 self.db.insert_memory(m).await?;
@@ -418,12 +421,25 @@ impl MemoryService {
     }
 }
 
-fn lore_memory(persona: &Persona, text: &str) -> Memory {
-    Memory {
-        metadata: serde_json::json!({ "lore": true }),
-        importance: 1.0,
-        ..Memory::new(&persona.id, MemoryType::PersonalNote, text, CreatedBy::PersonaLore)
-    }
+/// A line of lore as a memory; its keys (the words that bring it up) in
+/// its metadata, where recall by words finds them.
+fn lore_memory(persona: &Persona, lore: &crate::personas::Lore) -> Memory {
+    let metadata = match lore.keys.is_empty() {
+        true => serde_json::json!({ "lore": true }),
+        false => serde_json::json!({ "lore": true, "keys": lore.keys }),
+    };
+    let mut memory = Memory {
+        metadata,
+        importance: lore.importance,
+        ..Memory::new(
+            &persona.id,
+            MemoryType::PersonalNote,
+            &lore.text,
+            CreatedBy::PersonaLore,
+        )
+    };
+    memory.retag();
+    memory
 }
 
 /// A crash leaves the old file or the new one, never half of one.

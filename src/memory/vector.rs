@@ -97,7 +97,7 @@ impl IndexedMemory {
             eco: memory.position.as_ref().and_then(|p| p.eco.clone()),
             tags: memory.tags.clone(),
             line: crate::chess::openings::line_keys(&memory.content),
-            text: super::lexical::document(&memory.content),
+            text: super::lexical::document(&memory.lexical_text()),
         }
     }
 }

@@ -27,10 +27,28 @@ pub enum PersonaError {
 const PLACEHOLDERS: [&str; 8] = [
     "player", "persona", "move", "piece", "result", "memory", "answer", "echo",
 ];
-const MAX_FILE_BYTES: u64 = 256 * 1024;
+/// A persona imported with a thousand lines of lore fits.
+const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+const MAX_BIOGRAPHY_CHARS: usize = 16_000;
+const MAX_LORE_CHARS: usize = crate::memory::MAX_CONTENT_CHARS;
+const IMAGE_EXTENSIONS: [&str; 5] = ["png", "jpg", "jpeg", "gif", "webp"];
+
+/// Where a persona's images live: `<dir>/<id>.assets/`.
+pub fn assets_dir(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.assets"))
+}
 
 /// Loads every `*.toml` in `dir`, sorted by file name.
 pub fn load_dir(dir: &Path) -> Result<Vec<Persona>, PersonaError> {
+    let personas: Vec<Persona> = load_dir_entries(dir)?.into_iter().map(|(_, p)| p).collect();
+    if personas.is_empty() {
+        return Err(PersonaError::Empty(dir.into()));
+    }
+    Ok(personas)
+}
+
+/// Every persona in `dir` with the file it came from.
+pub fn load_dir_entries(dir: &Path) -> Result<Vec<(PathBuf, Persona)>, PersonaError> {
     let io = |source| PersonaError::Io {
         path: dir.into(),
         source,
@@ -41,9 +59,6 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Persona>, PersonaError> {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
-    if files.is_empty() {
-        return Err(PersonaError::Empty(dir.into()));
-    }
     let mut ids = HashSet::new();
     let mut personas = Vec::new();
     for path in files {
@@ -51,7 +66,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Persona>, PersonaError> {
         if !ids.insert(persona.id.clone()) {
             return Err(PersonaError::Duplicate { path, id: persona.id });
         }
-        personas.push(persona);
+        personas.push((path, persona));
     }
     Ok(personas)
 }
@@ -74,17 +89,20 @@ pub fn load_file(path: &Path) -> Result<Persona, PersonaError> {
         // toml's message names the missing, unknown or mistyped field and its line.
         message: e.to_string().trim().replace('\n', " "),
     })?;
-    validate(&persona).map_err(|(field, problem)| PersonaError::Field {
-        path: path.into(),
-        field,
-        problem,
-    })?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    validate(&persona)
+        .and_then(|()| check_images(&persona, &assets_dir(dir, &persona.id)))
+        .map_err(|(field, problem)| PersonaError::Field {
+            path: path.into(),
+            field,
+            problem,
+        })?;
     Ok(persona)
 }
 
 type Problem = (String, String);
 
-fn validate(p: &Persona) -> Result<(), Problem> {
+pub(crate) fn validate(p: &Persona) -> Result<(), Problem> {
     let bad = |field: &str, problem: String| Err((field.to_string(), problem));
     if p.id.is_empty()
         || !p
@@ -98,6 +116,12 @@ fn validate(p: &Persona) -> Result<(), Problem> {
         if value.trim().is_empty() {
             return bad(field, "must not be empty".into());
         }
+    }
+    if p.name.chars().count() > 100 {
+        return bad("name", "is over 100 characters".into());
+    }
+    if p.biography.chars().count() > MAX_BIOGRAPHY_CHARS {
+        return bad("biography", format!("is over {MAX_BIOGRAPHY_CHARS} characters"));
     }
     if !(400..=3200).contains(&p.elo) {
         return bad("elo", format!("{} is outside 400..=3200", p.elo));
@@ -126,6 +150,8 @@ fn validate(p: &Persona) -> Result<(), Problem> {
         }
     }
     validate_idle(p)?;
+    validate_lore(p)?;
+    validate_images(p)?;
     validate_lines(p)?;
     validate_chat(p)?;
     for (event, mood) in p.moods.all() {
@@ -158,6 +184,72 @@ fn validate_chat(p: &Persona) -> Result<(), Problem> {
             && let Some(i) = lines.iter().position(|l| !l.text.contains(needed))
         {
             return Err((format!("{field}[{i}].text"), format!("must say {needed}")));
+        }
+    }
+    Ok(())
+}
+
+fn validate_lore(p: &Persona) -> Result<(), Problem> {
+    for (i, lore) in p.lore.iter().enumerate() {
+        let at = format!("lore[{i}]");
+        let chars = lore.text.trim().chars().count();
+        if chars == 0 || chars > MAX_LORE_CHARS {
+            return Err((format!("{at}.text"), format!("must be 1..={MAX_LORE_CHARS} characters")));
+        }
+        if !(0.0..=1.0).contains(&lore.importance) {
+            return Err((
+                format!("{at}.importance"),
+                format!("{} is outside 0..=1", lore.importance),
+            ));
+        }
+        if let Some(k) = lore
+            .keys
+            .iter()
+            .position(|k| k.trim().is_empty() || k.chars().count() > 100)
+        {
+            return Err((format!("{at}.keys[{k}]"), "must be 1..=100 characters".into()));
+        }
+    }
+    for (i, example) in p.examples.iter().enumerate() {
+        check_placeholders(example).map_err(|problem| (format!("examples[{i}]"), problem))?;
+    }
+    Ok(())
+}
+
+/// Image names are plain file names with an image extension, one per
+/// declared emotion.
+fn validate_images(p: &Persona) -> Result<(), Problem> {
+    let named = p
+        .expression_images
+        .iter()
+        .map(|(e, f)| (format!("expression_images.{e}"), Some(e), f));
+    for (field, emotion, file) in p.avatar.iter().map(|f| ("avatar".to_string(), None, f)).chain(named) {
+        if emotion.is_some_and(|e| !p.emotions.contains(e)) {
+            return Err((field, "is not one of the declared emotions".into()));
+        }
+        let ext = file.rsplit_once('.').map(|(_, x)| x.to_ascii_lowercase());
+        let plain = !file.starts_with('.')
+            && file
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !plain || !ext.is_some_and(|x| IMAGE_EXTENSIONS.contains(&x.as_str())) {
+            return Err((
+                field,
+                format!("'{file}' must be a file name ending in .png, .jpg, .gif or .webp"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_images(p: &Persona, assets: &Path) -> Result<(), Problem> {
+    let named = p
+        .expression_images
+        .iter()
+        .map(|(e, f)| (format!("expression_images.{e}"), f));
+    for (field, file) in p.avatar.iter().map(|f| ("avatar".to_string(), f)).chain(named) {
+        if !assets.join(file).is_file() {
+            return Err((field, format!("{} does not exist", assets.join(file).display())));
         }
     }
     Ok(())

@@ -1,10 +1,16 @@
 //! The club's personas, loaded from `personas/*.toml`. A persona is data:
 //! who it is, how it speaks, how strong it plays, what it does when idle.
 
+pub mod card;
+mod install;
 mod load;
 mod model;
+mod roster;
 
-pub use load::{PersonaError, load_dir};
+pub use install::{InstallError, Installed, Prepared, install, prepare, read_files, to_toml};
+pub(crate) use load::validate;
+pub use load::{PersonaError, assets_dir, load_dir, load_file};
+pub use roster::Roster;
 
 /// The personas shipped in the repository, for tests. Read at run time: `cargo test` sets
 /// CARGO_MANIFEST_DIR, and a binary built in a shared target dir from another clone would
@@ -14,4 +20,4 @@ pub(crate) fn shipped_dir() -> std::path::PathBuf {
     let repo = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
     std::path::PathBuf::from(repo).join("personas")
 }
-pub use model::{BrainKind, IdlePolicy, Line, LineEvent, Lines, Persona, PersonaLlm};
+pub use model::{BrainKind, CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm};

@@ -29,7 +29,20 @@ pub struct Persona {
     /// Speak on a quiet user move only every this many moves.
     pub chattiness: u32,
     /// Shared, read-only memories every player may hear about.
-    pub lore: Vec<String>,
+    pub lore: Vec<Lore>,
+    /// Dialogues in its voice, for the language model (a card's `mes_example`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<String>,
+    /// Its portrait, a file in `<id>.assets/` beside the persona file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avatar: Option<String>,
+    /// An image per emotion, files in `<id>.assets/`; the page shows it
+    /// instead of the emotion's glyph.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub expression_images: std::collections::BTreeMap<String, String>,
+    /// Where an imported persona came from (its card's credits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card: Option<CardOrigin>,
     pub lines: Lines,
     /// Its words per chat intent (`listen::Intent` names: `asks_memory`,
     /// `compliment`, ...), optional: an intent it does not word gets a
@@ -38,6 +51,88 @@ pub struct Persona {
     #[serde(default)]
     pub chat: std::collections::BTreeMap<String, Vec<Line>>,
     pub moods: Moods,
+}
+
+/// One line of lore. In a persona file a plain string, or a table with the
+/// words that bring it up when the player says them (a lorebook's keys) and
+/// how much it matters (0..=1, 1 when not given).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "LoreRepr", into = "LoreRepr")]
+pub struct Lore {
+    pub text: String,
+    pub keys: Vec<String>,
+    pub importance: f32,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum LoreRepr {
+    Text(String),
+    Entry(LoreTable),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoreTable {
+    text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    keys: Vec<String>,
+    #[serde(default = "full")]
+    importance: f32,
+}
+
+fn full() -> f32 {
+    1.0
+}
+
+impl From<LoreRepr> for Lore {
+    fn from(r: LoreRepr) -> Lore {
+        match r {
+            LoreRepr::Text(text) => Lore::from(text),
+            LoreRepr::Entry(t) => Lore {
+                text: t.text,
+                keys: t.keys,
+                importance: t.importance,
+            },
+        }
+    }
+}
+
+impl From<Lore> for LoreRepr {
+    fn from(l: Lore) -> LoreRepr {
+        if l.keys.is_empty() && l.importance == 1.0 {
+            return LoreRepr::Text(l.text);
+        }
+        LoreRepr::Entry(LoreTable {
+            text: l.text,
+            keys: l.keys,
+            importance: l.importance,
+        })
+    }
+}
+
+impl From<String> for Lore {
+    fn from(text: String) -> Lore {
+        Lore {
+            text,
+            keys: Vec::new(),
+            importance: 1.0,
+        }
+    }
+}
+
+/// A card's credits, kept so an export gives them back.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardOrigin {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub creator: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub character_version: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub creator_notes: String,
 }
 
 /// `[llm]` in a persona card: an endpoint to try first (by name) and its own

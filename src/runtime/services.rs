@@ -1,7 +1,6 @@
 //! Everything a match needs, opened once at start-up: SQL, embedder, vector
 //! index, personas, engine, scheduler, and the trigger pipeline.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use std::fs::File;
@@ -23,7 +22,7 @@ use crate::memory::vector::{VectorError, VectorStore};
 use crate::memory::watched::Watched;
 use crate::memory::{MemoryError, MemoryService, Reconciled};
 use crate::moves::Workshop;
-use crate::personas::{self, Persona, PersonaError};
+use crate::personas::{self, Persona, PersonaError, Roster};
 use crate::store::{Db, StoreError};
 use crate::subconscious::{Subconscious, situation};
 use crate::triggers::Pipeline;
@@ -58,7 +57,10 @@ pub struct Services {
     pub config: Config,
     pub db: Db,
     pub memory: MemoryService,
-    pub personas: Vec<Arc<Persona>>,
+    /// The club's personas; an admin's import adds one while it serves.
+    pub personas: Roster,
+    /// Held while a card is imported: one import at a time.
+    pub(super) imports: tokio::sync::Mutex<()>,
     pub engine: Arc<dyn Engine>,
     /// A separate engine process for the deeper evaluation after each move,
     /// so it never queues in front of a persona's move.
@@ -71,7 +73,6 @@ pub struct Services {
     pub scheduler: JobScheduler,
     /// Where the matches' time goes, per phase (admin status).
     pub timings: PhaseTimes,
-    by_id: HashMap<String, Arc<Persona>>,
     /// Held for the life of the process: the vector shard is single-process.
     /// Removed at a clean shutdown (`marker.release()`).
     pub marker: RunMarker,
@@ -127,13 +128,13 @@ impl Services {
             sampling: config.llm.main,
             sub_sampling: config.llm.subconscious,
         };
-        let personas: Vec<Arc<Persona>> = personas.into_iter().map(Arc::new).collect();
-        let by_id = personas.iter().map(|p| (p.id.clone(), p.clone())).collect();
+        let personas = Roster::new(personas);
         Ok(Services {
             config,
             db,
             memory,
             personas,
+            imports: tokio::sync::Mutex::default(),
             engine,
             analyst,
             moves,
@@ -141,14 +142,13 @@ impl Services {
             pipeline,
             scheduler,
             timings: PhaseTimes::default(),
-            by_id,
             marker,
             _data_lock: data_lock,
         })
     }
 
     pub fn persona(&self, id: &str) -> Option<Arc<Persona>> {
-        self.by_id.get(id).cloned()
+        self.personas.get(id)
     }
 }
 

@@ -43,7 +43,7 @@ impl ApiError {
         ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("{} not found", what.into()))
     }
 
-    fn internal(e: impl std::fmt::Display) -> ApiError {
+    pub(crate) fn internal(e: impl std::fmt::Display) -> ApiError {
         tracing::error!("internal error: {e}");
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -80,6 +80,23 @@ impl IntoResponse for ApiError {
             response.headers_mut().insert(header::RETRY_AFTER, secs.into());
         }
         response
+    }
+}
+
+impl From<crate::runtime::ImportError> for ApiError {
+    fn from(e: crate::runtime::ImportError) -> ApiError {
+        use crate::personas::InstallError;
+        use crate::personas::card::CardError;
+        use crate::runtime::ImportError as E;
+        let message = e.to_string();
+        match e {
+            E::Card(CardError::TooLarge(_)) => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", message),
+            E::Card(_) | E::Install(InstallError::Invalid(_)) => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_card", message)
+            }
+            E::Install(InstallError::Taken { .. }) => ApiError::new(StatusCode::CONFLICT, "conflict", message),
+            E::Install(InstallError::Io { .. }) | E::Memory(_) => ApiError::internal(message),
+        }
     }
 }
 

@@ -80,3 +80,17 @@ impl<S: Send + Sync> FromRequestParts<S> for PeerAddress {
         Ok(PeerAddress::of(&parts.extensions))
     }
 }
+
+/// A raw body (an uploaded file), its rejection one of our JSON errors.
+pub struct ApiBytes(pub axum::body::Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for ApiBytes {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        axum::body::Bytes::from_request(req, state)
+            .await
+            .map(ApiBytes)
+            .map_err(|r| ApiError::new(r.status(), "bad_body", r.body_text()))
+    }
+}

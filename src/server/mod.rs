@@ -28,6 +28,9 @@ use crate::runtime::Runtime;
 
 /// Largest request body; chat and FEN limits are far below it.
 const BODY_LIMIT: usize = 64 * 1024;
+/// Largest upload (a character card, a memory export): a little over what
+/// their readers take, so a file just too large gets their clear answer.
+const UPLOAD_LIMIT: usize = crate::personas::card::MAX_CARD_BYTES + 1024 * 1024;
 
 #[derive(Clone)]
 pub struct AppState {
@@ -61,11 +64,19 @@ pub fn router(runtime: Runtime) -> Router {
 
 /// Every API route, each registered with its OpenAPI description.
 fn api_routes() -> OpenApiRouter<AppState> {
-    use routes::{admin, matches, memories, personas, players, reflections};
+    use routes::{admin, cards, matches, memories, personas, players, reflections};
+    // The innermost body limit wins: uploads may be larger than the rest.
+    let uploads = OpenApiRouter::new()
+        .routes(routes!(cards::import))
+        .routes(routes!(memories::import))
+        .layer(DefaultBodyLimit::max(UPLOAD_LIMIT));
     OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
         .routes(routes!(routes::health))
         .routes(routes!(personas::list))
         .routes(routes!(personas::get))
+        .routes(routes!(personas::image))
+        .routes(routes!(cards::export))
+        .merge(uploads)
         .routes(routes!(players::create))
         .routes(routes!(players::get))
         .routes(routes!(players::matches))

@@ -21,6 +21,8 @@ use crate::memory::strength::{self, LiveBoard};
 /// Why a memory came when no cue and no board brought it: its meaning.
 pub const BY_MEANING: &str = "it came to mind";
 pub const BY_WORDS: &str = "what you said";
+/// Why a lore line came when the player said one of its keys (then the key).
+pub const BY_KEY: &str = "you mentioned ";
 
 /// What a candidate can be recalled by, beside its similarity.
 pub struct Evidence<'a> {
@@ -48,6 +50,19 @@ pub fn rank(
     for r in &found {
         tracing::trace!(similarity = r.similarity, words = words(r), tags = ?r.memory.tags, "found: {}", r.memory.content);
     }
+    let said: Vec<String> = situation
+        .chat
+        .as_deref()
+        .map(crate::memory::key_tags_in)
+        .unwrap_or_default();
+    let keyed = |r: &Recalled| {
+        let tag = r
+            .memory
+            .tags
+            .iter()
+            .find(|t| t.starts_with("key:") && said.contains(t))?;
+        Some(tag.trim_start_matches("key:").to_string())
+    };
     let standout = standing_out(&found, recall);
     let lined: Vec<MemoryId> = found
         .iter()
@@ -62,7 +77,7 @@ pub fn rank(
         let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
         let close = r.similarity >= min_similarity || (situation.chat.is_some() && standout == Some(r.memory.id));
         let meant = close && r.similarity >= recall.min_score;
-        cues >= recall.tag_gate || placed || worded || meant
+        cues >= recall.tag_gate || placed || worded || meant || keyed(r).is_some()
     });
     for r in &mut found {
         let worded = (words(r) / recall.word_min_score).min(2.0) * recall.word_weight;
@@ -72,6 +87,11 @@ pub fn rank(
             None if situation.chat.is_some() => BY_WORDS.to_string(),
             None => BY_MEANING.to_string(),
         };
+        // A lorebook's key said aloud brings its entry, as it does in a card's home.
+        if let Some(key) = keyed(r) {
+            r.score += 2.0 * recall.word_weight;
+            r.why = format!("{BY_KEY}{key}");
+        }
         if lined.contains(&r.memory.id) {
             r.score += recall.same_opening_boost;
             r.why = "you are on a line you played before".to_string();

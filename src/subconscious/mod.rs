@@ -149,6 +149,16 @@ impl Subconscious {
             let tagged = SearchFilter { tags, ..filter.clone() };
             searches.push((queries[0].clone(), search(tagged, wide)));
         }
+        // A lorebook's entry comes when the chat line says one of its keys.
+        if let Some(text) = &situation.chat {
+            let keyed = SearchFilter {
+                tags: crate::memory::key_tags_in(text),
+                ..filter.clone()
+            };
+            if !keyed.tags.is_empty() {
+                searches.push((queries[0].clone(), search(keyed, self.config.limit)));
+            }
+        }
         // ... and so do those made at this very position or in this opening.
         let at_board = BoardFilter {
             position_key: board.position_key.clone(),
@@ -183,7 +193,10 @@ impl Subconscious {
         // The persona's lore is told once in a while, not again for each new
         // reason: the player's own memories come back when the moment changes.
         let lore = |r: &Recalled| r.memory.player_id.is_none();
-        let told = |r: &Recalled| state.given_for(r.memory.id, &r.why) || (lore(r) && state.given(r.memory.id));
+        // A key the player says brings its line back even so: they asked.
+        let asked = |r: &Recalled| r.why.starts_with(fuse::BY_KEY);
+        let told =
+            |r: &Recalled| state.given_for(r.memory.id, &r.why) || (lore(r) && !asked(r) && state.given(r.memory.id));
         chosen.retain(|r| !told(r));
         let chosen = fuse::choose(chosen, &self.config);
         Ok(hand_over(chosen, state, &situation.summary(), now))

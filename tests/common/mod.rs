@@ -2,6 +2,7 @@
 //! with a temporary data dir, the real models, personas and Stockfish.
 #![allow(dead_code)]
 
+pub mod cards;
 pub mod fake_llm;
 pub mod llama;
 pub mod slow_llm;

@@ -17,10 +17,15 @@ export async function lobby(view) {
       el("div", {},
         el("h2", {}, p.name),
         el("p", { class: "strength" }, `${p.elo} Elo, ${p.style}`),
-        el("p", {}, p.biography),
+        el("p", {}, short(p.biography)),
         el("button", { type: "button", onclick: () => start(p.id, color) }, `Play ${p.name.split(" ")[0]}`))));
   view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, `Welcome, ${player.name}`),
     el("p", { class: "notice", role: "alert" }), colours, ...cards));
+}
+
+// An imported card's biography can run to pages: the lobby shows its start.
+function short(text) {
+  return text.length <= 320 ? text : `${text.slice(0, 320).replace(/\s+\S*$/, "")}…`;
 }
 
 async function start(personaId, color) {

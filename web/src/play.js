@@ -4,7 +4,7 @@
 
 import { Chessground } from "chessground";
 import { api, el, me } from "./api.js";
-import { emblem, face } from "./faces.js";
+import { emblem, showFace } from "./faces.js";
 
 export async function play(view, matchId) {
   const state0 = await api("GET", `/api/matches/${matchId}`);
@@ -243,7 +243,7 @@ class Match {
 
   mood(emotion) {
     if (!emotion) return;
-    this.ui.face.textContent = face(this.persona, emotion);
+    showFace(this.ui.face, this.persona, emotion);
     this.ui.face.setAttribute("aria-label", emotion);
     this.ui.mood.textContent = emotion.replaceAll("_", " ");
     this.ui.root.setAttribute("data-emotion", emotion);

@@ -36,7 +36,7 @@ pub async fn invite(State(app): State<AppState>, caller: Caller) -> Result<(Stat
     Ok((StatusCode::CREATED, Json(Invite { code, expires_at })))
 }
 
-fn admin_only(caller: Caller) -> Result<(), ApiError> {
+pub(super) fn admin_only(caller: Caller) -> Result<(), ApiError> {
     match caller {
         Caller::Admin => Ok(()),
         Caller::Player(_) => Err(ApiError::new(

@@ -12,7 +12,7 @@ use crate::ids::{MatchId, MemoryId};
 use crate::memory::vector::VectorError;
 use crate::memory::{CreatedBy, Memory, MemoryError, MemoryType, RecallRecord, Recalled};
 use crate::server::auth::Caller;
-use crate::server::extract::{ApiJson, ApiQuery};
+use crate::server::extract::{ApiBytes, ApiJson, ApiQuery};
 use crate::server::limits::Limit;
 use crate::server::{AppState, error::ApiError};
 use crate::store::{MemoryQuery, MemoryVersion};
@@ -136,6 +136,41 @@ pub async fn export(
     let body = app.runtime.services().memory.export(id).await?;
     let disposition = format!("attachment; filename=\"kibitz-memories-{id}.json\"");
     Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(body)))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ImportQuery {
+    /// The file's name, kept in each memory's provenance (default `upload`).
+    source: Option<String>,
+}
+
+#[utoipa::path(post, path = "/api/players/{id}/memories/import", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id"), ImportQuery), request_body(content = Object, description = "a memory export (GET /api/players/{id}/memories/export), at most 5 MiB"), responses((status = 200, description = "what was inserted, reinforced, superseded and skipped", body = crate::memory::ImportReport), (status = "4XX", description = "a client error, with a stable code: invalid_import names the field", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
+pub async fn import(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<ImportQuery>,
+    ApiBytes(body): ApiBytes,
+) -> Result<Json<crate::memory::ImportReport>, ApiError> {
+    let id = caller.owned_player(&app, &id).await?;
+    app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
+    let svc = app.runtime.services();
+    let personas: Vec<String> = svc.personas.list().iter().map(|p| p.id.clone()).collect();
+    let source: String = q.source.unwrap_or_else(|| "upload".into()).chars().take(120).collect();
+    Ok(Json(svc.memory.import(id, &body, &personas, &source).await?))
+}
+
+impl From<crate::memory::ImportError> for ApiError {
+    fn from(e: crate::memory::ImportError) -> ApiError {
+        use crate::memory::ImportError as E;
+        match e {
+            E::TooLarge(_) => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", e.to_string()),
+            E::Field { .. } => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_import", e.to_string()),
+            E::Memory(e) => e.into(),
+        }
+    }
 }
 
 /// One memory and its full provenance.

@@ -1,4 +1,5 @@
 pub mod admin;
+pub mod cards;
 pub mod matches;
 pub mod memories;
 pub mod personas;

@@ -1,5 +1,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::chess::engine::Style;
@@ -20,6 +22,12 @@ pub struct PersonaView {
     emotions: Vec<String>,
     /// A face per emotion, for the page.
     expressions: std::collections::BTreeMap<String, String>,
+    /// Its portrait, if it has one (a URL on this server).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    avatar_url: Option<String>,
+    /// An image per emotion (URLs on this server), shown instead of its face.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    expression_images: std::collections::BTreeMap<String, String>,
 }
 
 impl From<&Persona> for PersonaView {
@@ -34,8 +42,18 @@ impl From<&Persona> for PersonaView {
             tones: p.tones.clone(),
             emotions: p.emotions.clone(),
             expressions: p.expressions.clone(),
+            avatar_url: p.avatar.as_ref().map(|f| image_url(p, f)),
+            expression_images: p
+                .expression_images
+                .iter()
+                .map(|(e, f)| (e.clone(), image_url(p, f)))
+                .collect(),
         }
     }
+}
+
+fn image_url(p: &Persona, file: &str) -> String {
+    format!("/api/personas/{}/images/{file}", p.id)
 }
 
 #[utoipa::path(get, path = "/api/personas", tag = "personas", responses((status = 200, body = Vec<PersonaView>)))]
@@ -44,6 +62,7 @@ pub async fn list(State(app): State<AppState>) -> Json<Vec<PersonaView>> {
         app.runtime
             .services()
             .personas
+            .list()
             .iter()
             .map(|p| PersonaView::from(p.as_ref()))
             .collect(),
@@ -58,4 +77,32 @@ pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<
         .persona(&id)
         .ok_or_else(|| ApiError::not_found(format!("persona '{}'", id.chars().take(64).collect::<String>())))?;
     Ok(Json(PersonaView::from(persona.as_ref())))
+}
+
+#[utoipa::path(get, path = "/api/personas/{id}/images/{file}", tag = "personas", params(("id" = String, Path, description = "persona id"), ("file" = String, Path, description = "an image the persona names (its avatar_url, expression_images)")), responses((status = 200, description = "the image", content_type = "image/png"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn image(
+    State(app): State<AppState>,
+    Path((id, file)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let svc = app.runtime.services();
+    let missing = || ApiError::not_found("image");
+    let persona = svc.persona(&id).ok_or_else(missing)?;
+    // Only a file the persona names: never a path the client makes up.
+    let mut named = persona.avatar.iter().chain(persona.expression_images.values());
+    let file = named.find(|f| **f == file).ok_or_else(missing)?;
+    let path = crate::personas::assets_dir(&svc.config.personas_dir, &persona.id).join(file);
+    let bytes = tokio::fs::read(&path).await.map_err(|_| missing())?;
+    let mime = match crate::personas::card::image_ext(&bytes) {
+        Some("png") => "image/png",
+        Some("jpg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        _ => return Err(missing()),
+    };
+    let headers = [
+        (header::CONTENT_TYPE, mime),
+        (header::CACHE_CONTROL, "public, max-age=300"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+    ];
+    Ok((headers, bytes).into_response())
 }
