@@ -67,6 +67,12 @@ pub fn read(bytes: &[u8]) -> Result<ReadCard, CardError> {
     if bytes.len() > MAX_CARD_BYTES {
         return Err(CardError::TooLarge(bytes.len()));
     }
+    if bytes.starts_with(b"PK\x03\x04") {
+        return Err(CardError::field(
+            "(the file)",
+            "is a CHARX (zip) card, which kibitz does not read: export it as PNG or JSON",
+        ));
+    }
     if !png::is_png(bytes) {
         let card = Card::from_json(bytes)?;
         return Ok(ReadCard {
