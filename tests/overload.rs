@@ -1,6 +1,7 @@
-//! Overload: while the engine is behind, new matches are refused (503
-//! `busy`, with `Retry-After`) and the matches being played go on; once
-//! it catches up, new ones are let in again.
+//! Overload: while the engine is behind, or moves are answered too slowly
+//! whatever the cause, new matches are refused (503 `busy`, with
+//! `Retry-After`) and the matches being played go on; once it catches up,
+//! new ones are let in again.
 
 mod common;
 
@@ -105,6 +106,42 @@ async fn new_matches_wait_while_the_engine_is_behind_and_live_ones_play_on() {
         out["state"]["moves"].as_array().is_some_and(|m| m.len() == 1),
         "the persona moved first: {out}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_matches_wait_while_moves_are_answered_slowly() {
+    // Every real answer takes more than a millisecond: once twenty moves
+    // have shown it, the server counts as behind.
+    let server = Server::start_with(&[("KIBITZ_ADMIN_TOKEN", ADMIN), ("KIBITZ_BUSY_MOVE_REPLY_MS", "1")]).await;
+    let (ann, bea) = (server.new_player("Ann").await, server.new_player("Bea").await);
+    let mut games = Vec::new();
+    for (player, persona) in [(&ann, "viktor"), (&bea, "pip")] {
+        let (m, opened) = server.new_match(player, persona, "white").await;
+        games.push((m, opened["state"].clone()));
+    }
+    let mut answered = 0;
+    while answered < 24 && games.iter().any(|(_, s)| s["status"] == "active") {
+        for (m, state) in games.iter_mut().filter(|(_, s)| s["status"] == "active") {
+            let uci = state["legal_moves"][0]["uci"].as_str().unwrap().to_string();
+            let (status, out) = server
+                .post(&format!("/api/matches/{m}/moves"), json!({ "move": uci }))
+                .await;
+            assert_eq!(status, 200, "{out}");
+            *state = out["state"].clone();
+            answered += 1;
+        }
+    }
+    assert!(answered >= 20, "only {answered} moves before both games ended");
+    let seen = admission(&server).await;
+    assert!(seen["move_reply_p90_ms"].as_u64() >= Some(1), "{seen}");
+    let cy = server.new_player("Cy").await;
+    let (status, out, retry) = open(&server, &cy, "white").await;
+    assert_eq!((status, out["error"]["code"].as_str()), (503, Some("busy")), "{out}");
+    assert!(retry.is_some_and(|s| (1..=60).contains(&s)), "{retry:?}");
+    // A match being played is no new load: resuming it is let in.
+    let (status, out, _) = open(&server, &ann, "white").await;
+    let resumed = games[0].1["status"] == "active";
+    assert!(!resumed || (status == 200 && out["resumed"] == true), "{status} {out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -19,7 +19,6 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use super::live_board::Game;
 use super::live_report::{CpuUse, ServerView, Tally, report};
@@ -66,6 +65,12 @@ pub struct LiveArgs {
     /// busy while a search waits longer than this for the engine (0: never).
     #[arg(long, default_value_t = kibitz::config::LimitsConfig::default().busy_engine_wait_ms)]
     pub(super) busy_engine_wait_ms: u64,
+    /// ... and while the runtime's timers fire this late (0: never).
+    #[arg(long, default_value_t = kibitz::config::LimitsConfig::default().busy_lag_ms)]
+    pub(super) busy_lag_ms: u64,
+    /// ... and while writes lately wait longer than this for their commit (p90; 0: never).
+    #[arg(long, default_value_t = kibitz::config::LimitsConfig::default().busy_commit_wait_ms)]
+    pub(super) busy_commit_wait_ms: u64,
     #[arg(long, default_value = "bench/last-live.json")]
     pub(super) json: PathBuf,
 }
@@ -118,6 +123,8 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
                 ("KIBITZ_EVAL_NODES", args.eval_nodes.to_string()),
                 ("KIBITZ_EVAL_DEEP_NODES", "0".to_string()),
                 ("KIBITZ_BUSY_ENGINE_WAIT_MS", args.busy_engine_wait_ms.to_string()),
+                ("KIBITZ_BUSY_LAG_MS", args.busy_lag_ms.to_string()),
+                ("KIBITZ_BUSY_COMMIT_WAIT_MS", args.busy_commit_wait_ms.to_string()),
             ];
             LiveServer::spawn(config, idle_scale, &engine).await?
         }
@@ -205,23 +212,23 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     Ok(report)
 }
 
-struct MatchCtx {
-    http: reqwest::Client,
-    base: String,
+pub(super) struct MatchCtx {
+    pub(super) http: reqwest::Client,
+    pub(super) base: String,
     /// Every game played, checked against the store once the load is over.
     played: Arc<Mutex<Vec<Played>>>,
     /// Plays two moves, then stays quiet to be nudged.
     quiet: bool,
     move_every: Duration,
     chat_every: u32,
-    idle_after: Vec<(String, f64)>,
-    seed: u64,
+    pub(super) idle_after: Vec<(String, f64)>,
+    pub(super) seed: u64,
 }
 
 /// When the load begins (every match open) and ends.
 type Start = watch::Receiver<Option<(Instant, Instant)>>;
 
-type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+pub(super) type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
 /// One game's view, kept until the load is over.
 struct Played {
@@ -325,7 +332,10 @@ impl MatchCtx {
             if Instant::now() >= deadline {
                 return Ok(());
             }
-            next = self.new_match(&player_id, &token).await?;
+            next = match self.rematch(&player_id, &token, deadline).await? {
+                Some(next) => next,
+                None => return Ok(()),
+            };
         }
     }
 
@@ -377,42 +387,6 @@ impl MatchCtx {
             }
         }
         Ok(())
-    }
-
-    async fn new_player(&self) -> anyhow::Result<(Value, String)> {
-        let player = self
-            .post("/api/players", None, json!({ "name": format!("Load {}", self.seed) }))
-            .await?;
-        let token = player["token"].as_str().context("a token")?.to_string();
-        Ok((player["id"].clone(), token))
-    }
-
-    /// A match as White against this player's persona, and its WebSocket (token as subprotocol).
-    async fn new_match(&self, player_id: &Value, token: &str) -> anyhow::Result<(String, f64, Ws)> {
-        let (persona, idle_after) = self.idle_after[self.seed as usize % self.idle_after.len()].clone();
-        let body = json!({ "player_id": player_id, "persona_id": persona, "color": "white" });
-        let created = self.post("/api/matches", Some(token), body).await?;
-        let id = created["state"]["id"].as_str().context("a match id")?.to_string();
-        let url = format!("{}/api/matches/{id}/ws", self.base.replacen("http", "ws", 1));
-        let mut request = url.into_client_request()?;
-        let protocols = format!("kibitz, bearer.{token}").parse()?;
-        request.headers_mut().insert("sec-websocket-protocol", protocols);
-        let (ws, _) = tokio_tungstenite::connect_async(request).await?;
-        Ok((id, idle_after, ws))
-    }
-
-    async fn post(&self, path: &str, token: Option<&str>, body: Value) -> anyhow::Result<Value> {
-        let mut req = self.http.post(format!("{}{path}", self.base)).json(&body);
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        let res = req.send().await?;
-        let status = res.status();
-        let value: Value = res.json().await?;
-        if !status.is_success() {
-            bail!("POST {path}: {status} {value}");
-        }
-        Ok(value)
     }
 }
 

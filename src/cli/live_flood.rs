@@ -111,3 +111,17 @@ impl Attempt {
         Ok(created.status().as_u16())
     }
 }
+
+/// A `busy` answer (503) and its Retry-After in seconds.
+#[derive(Debug, thiserror::Error)]
+#[error("the server is busy; retry after {0} s")]
+pub(super) struct Busy(pub u64);
+
+impl Busy {
+    pub(super) fn from_headers(headers: &reqwest::header::HeaderMap) -> Busy {
+        let secs = headers
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok()?.parse().ok());
+        Busy(secs.unwrap_or(1))
+    }
+}

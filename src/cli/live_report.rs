@@ -144,7 +144,7 @@ pub(super) fn report(
         "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes,
         "embedding": embedding, "server_phases": phases,
         "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
-        "busy_engine_wait_ms": args.busy_engine_wait_ms,
+        "busy_engine_wait_ms": args.busy_engine_wait_ms, "busy_lag_ms": args.busy_lag_ms, "busy_commit_wait_ms": args.busy_commit_wait_ms,
     });
     Ok(report)
 }
@@ -156,15 +156,18 @@ pub(super) fn compare_flood(args: &LiveArgs, quiet: Value, flooded: Value) -> Va
     let ratio = p99(&flooded) / p99(&quiet);
     println!(
         "live: move->reply p99 {:.1} ms without the flood, {:.1} ms with {} creations a second (ratio {ratio:.2}; \
-         admission budget {} ms); the flood: {}",
+         admission: engine wait {} ms, runtime lag {} ms, commit wait p90 {} ms); the flood: {}",
         p99(&quiet),
         p99(&flooded),
         args.flood,
         args.busy_engine_wait_ms,
+        args.busy_lag_ms,
+        args.busy_commit_wait_ms,
         flooded["flood"]
     );
     json!({
         "flood_per_second": args.flood, "busy_engine_wait_ms": args.busy_engine_wait_ms,
+        "busy_lag_ms": args.busy_lag_ms, "busy_commit_wait_ms": args.busy_commit_wait_ms,
         "p99_without_flood_ms": p99(&quiet), "p99_with_flood_ms": p99(&flooded), "p99_ratio": ratio,
         "without_flood": quiet, "with_flood": flooded,
     })

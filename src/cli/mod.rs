@@ -12,6 +12,7 @@ mod bench_recall;
 mod bench_tools;
 mod bench_trigger;
 mod live_board;
+mod live_client;
 mod live_flood;
 mod live_phases;
 mod live_report;

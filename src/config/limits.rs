@@ -52,6 +52,16 @@ pub struct LimitsConfig {
     /// than this for an engine worker, so the live ones keep their pace
     /// (0: never).
     pub busy_engine_wait_ms: u64,
+    /// ... and while the runtime's timers fire this late (smoothed): the
+    /// cores are saturated, whatever by (0: never).
+    pub busy_lag_ms: u64,
+    /// ... and while the players' moves lately take longer than this to be
+    /// answered (their 90th percentile; 0: never, the default: what is slow
+    /// depends on the persona's search time).
+    pub busy_move_reply_ms: u64,
+    /// ... and while the matches' writes lately wait longer than this for
+    /// their commit (90th percentile; one writer serves every match).
+    pub busy_commit_wait_ms: u64,
     /// A match in which the player has neither moved nor written for this
     /// long ends as abandoned (0: never).
     pub abandon_after_hours: f64,
@@ -69,6 +79,9 @@ impl Default for LimitsConfig {
             requests_per_minute_per_address: 1200,
             invite_ttl_hours: 72,
             busy_engine_wait_ms: 1000,
+            busy_lag_ms: 20,
+            busy_move_reply_ms: 0,
+            busy_commit_wait_ms: 100,
             abandon_after_hours: 24.0,
         }
     }
@@ -86,6 +99,9 @@ impl LimitsConfig {
             requests_per_minute_per_token: 0,
             requests_per_minute_per_address: 0,
             busy_engine_wait_ms: 0,
+            busy_lag_ms: 0,
+            busy_move_reply_ms: 0,
+            busy_commit_wait_ms: 0,
             ..LimitsConfig::default()
         }
     }
@@ -112,6 +128,9 @@ impl LimitsConfig {
             )?,
             invite_ttl_hours: or("KIBITZ_INVITE_TTL_HOURS", self.invite_ttl_hours)?,
             busy_engine_wait_ms: or64("KIBITZ_BUSY_ENGINE_WAIT_MS", self.busy_engine_wait_ms)?,
+            busy_lag_ms: or64("KIBITZ_BUSY_LAG_MS", self.busy_lag_ms)?,
+            busy_move_reply_ms: or64("KIBITZ_BUSY_MOVE_REPLY_MS", self.busy_move_reply_ms)?,
+            busy_commit_wait_ms: or64("KIBITZ_BUSY_COMMIT_WAIT_MS", self.busy_commit_wait_ms)?,
             abandon_after_hours: parse_env(env, "KIBITZ_ABANDON_AFTER_HOURS")?.unwrap_or(self.abandon_after_hours),
         })
     }

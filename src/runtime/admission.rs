@@ -1,6 +1,8 @@
-//! Admission control: while searches wait too long for an engine worker,
-//! new matches are turned away (`busy`, with when to try again), so the
-//! matches being played keep their pace; and what an operator reads of it.
+//! Admission control: while searches wait too long for an engine worker, or
+//! the runtime's timers fire late (the cores are saturated, whatever by),
+//! new matches are turned away (`busy`, with when to try
+//! again), so the matches being played keep their pace; and what an
+//! operator reads of it.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -15,6 +17,18 @@ pub struct AdmissionView {
     pub engine_queue_wait_ms: u64,
     /// The wait past which new matches are refused (0: never).
     pub busy_engine_wait_ms: u64,
+    /// How late the runtime's timers fire now (smoothed), in ms.
+    pub runtime_lag_ms: f64,
+    /// The lateness past which new matches are refused (0: never).
+    pub busy_lag_ms: u64,
+    /// The 90th percentile of the players' moves answered lately.
+    pub move_reply_p90_ms: u64,
+    /// The answer time past which new matches are refused (0: never).
+    pub busy_move_reply_ms: u64,
+    /// The 90th percentile of the recent waits for a commit.
+    pub commit_wait_p90_ms: u64,
+    /// The commit wait past which new matches are refused (0: never).
+    pub busy_commit_wait_ms: u64,
     /// New matches refused as busy since start.
     pub refused_busy: u64,
     /// The most live matches one player holds, and how many players hold
@@ -24,18 +38,30 @@ pub struct AdmissionView {
 }
 
 impl Runtime {
-    /// Ok unless the engine is behind its budget (a resumed match is no new
-    /// load and is never asked).
+    /// Ok unless the engine or the server is behind its budget (a resumed
+    /// match is no new load and is never asked).
     pub(super) fn admit_new_match(&self) -> Result<(), RuntimeError> {
-        let budget = self.svc.config.limits.busy_engine_wait_ms;
-        let wait = self.svc.engine.queue_wait();
-        if budget == 0 || wait <= Duration::from_millis(budget) {
+        let limits = &self.svc.config.limits;
+        let over = |budget_ms: u64, now: Duration| budget_ms > 0 && now > Duration::from_millis(budget_ms);
+        let engine = self.svc.engine.queue_wait();
+        let t = &self.svc.timings;
+        let (lag, moves, commits) = (t.lag.now(), t.recent_move_p90(), t.recent_commit_p90());
+        let behind = if over(limits.busy_engine_wait_ms, engine) {
+            engine
+        } else if over(limits.busy_lag_ms, lag) {
+            // A backlog of CPU work drains slower than its lateness shows.
+            (lag * 20).max(Duration::from_secs(1))
+        } else if over(limits.busy_commit_wait_ms, commits) {
+            (commits * 10).max(Duration::from_secs(1))
+        } else if over(limits.busy_move_reply_ms, moves) {
+            moves
+        } else {
             return Ok(());
-        }
+        };
         self.refused_busy.fetch_add(1, Ordering::Relaxed);
         Err(RuntimeError::Busy {
-            wait_ms: wait.as_millis() as u64,
-            retry_after_secs: retry_after(wait),
+            wait_ms: behind.as_millis() as u64,
+            retry_after_secs: retry_after(behind),
         })
     }
 
@@ -48,6 +74,12 @@ impl Runtime {
         AdmissionView {
             engine_queue_wait_ms: self.svc.engine.queue_wait().as_millis() as u64,
             busy_engine_wait_ms: self.svc.config.limits.busy_engine_wait_ms,
+            runtime_lag_ms: self.svc.timings.lag.now().as_secs_f64() * 1000.0,
+            busy_lag_ms: self.svc.config.limits.busy_lag_ms,
+            move_reply_p90_ms: self.svc.timings.recent_move_p90().as_millis() as u64,
+            busy_move_reply_ms: self.svc.config.limits.busy_move_reply_ms,
+            commit_wait_p90_ms: self.svc.timings.recent_commit_p90().as_millis() as u64,
+            busy_commit_wait_ms: self.svc.config.limits.busy_commit_wait_ms,
             refused_busy: self.refused_busy.load(Ordering::Relaxed),
             most_live_matches_of_one_player: per_player.values().copied().max().unwrap_or(0),
             players_at_match_cap: match cap {

@@ -33,7 +33,7 @@ pub enum RuntimeError {
     Unavailable,
     #[error("you have {cap} unfinished matches, the most one player may hold: finish or resign one first")]
     TooManyMatches { cap: u32 },
-    #[error("the server is busy (searches wait {wait_ms} ms for the engine); try again in {retry_after_secs} s")]
+    #[error("the server is busy (its games are {wait_ms} ms behind); try again in {retry_after_secs} s")]
     Busy { wait_ms: u64, retry_after_secs: u64 },
     #[error(transparent)]
     Store(#[from] StoreError),

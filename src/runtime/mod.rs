@@ -10,6 +10,7 @@ mod history;
 mod idle;
 mod marker;
 mod odds;
+mod pace;
 mod personas;
 mod reflect;
 mod resume;

@@ -141,7 +141,11 @@ impl Services {
             llm,
             pipeline,
             scheduler,
-            timings: PhaseTimes::default(),
+            timings: {
+                let timings = PhaseTimes::default();
+                tokio::spawn(timings.lag.clone().watch());
+                timings
+            },
             marker,
             _data_lock: data_lock,
         })

@@ -73,15 +73,36 @@ impl Phase {
     }
 }
 
-/// Every phase's histogram.
+/// Every phase's histogram, and the recent pace of answered moves.
 #[derive(Default)]
 pub struct PhaseTimes {
     phases: [Histogram; PHASES],
+    pace: super::pace::Pace,
+    commits: super::pace::Pace,
+    /// How late the runtime's timers fire (`Lag::watch`, started with the services).
+    pub lag: std::sync::Arc<super::pace::Lag>,
 }
 
 impl PhaseTimes {
     pub fn record(&self, phase: Phase, took: Duration) {
         self.phases[phase.index()].record(took);
+        match phase {
+            Phase::UserMove => self.pace.record(took, std::time::Instant::now()),
+            Phase::Commit => self.commits.record(took, std::time::Instant::now()),
+            _ => {}
+        }
+    }
+
+    /// The 90th percentile of the players' moves answered lately (zero when
+    /// too few were).
+    pub fn recent_move_p90(&self) -> Duration {
+        self.pace.p90(std::time::Instant::now())
+    }
+
+    /// The same for the waits for a commit: every match's writes go through
+    /// one writer, so when it falls behind, every move waits on it.
+    pub fn recent_commit_p90(&self) -> Duration {
+        self.commits.p90(std::time::Instant::now())
     }
 
     /// Each phase that has a sample, by name.

@@ -166,6 +166,9 @@ impl Server {
             // Tests run side by side on a small machine: a new match is
             // never refused as busy unless a test asks (tests/overload.rs).
             .env("KIBITZ_BUSY_ENGINE_WAIT_MS", "0")
+            .env("KIBITZ_BUSY_LAG_MS", "0")
+            .env("KIBITZ_BUSY_MOVE_REPLY_MS", "0")
+            .env("KIBITZ_BUSY_COMMIT_WAIT_MS", "0")
             .current_dir(self.data.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

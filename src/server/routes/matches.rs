@@ -39,9 +39,10 @@ fn random() -> ColorChoice {
 /// the same persona, resumed: 200 with `"resumed": true`. A player holds at
 /// most `limits.live_matches_per_player` unfinished matches (429
 /// `too_many_matches`). While the engine is too far behind
-/// (`limits.busy_engine_wait_ms`) a new match is refused: 503 `busy` with
+/// (`limits.busy_engine_wait_ms`) or the cores are saturated
+/// (`limits.busy_lag_ms`) a new match is refused: 503 `busy` with
 /// `Retry-After`.
-#[utoipa::path(post, path = "/api/matches", tag = "matches", security(("bearer" = [])), request_body = NewMatch, responses((status = 201, description = "a new match", body = Opened), (status = 200, description = "the unfinished match against this persona, resumed", body = Opened), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "busy: the engine is behind; try again after Retry-After seconds", body = crate::server::ErrorBody)))]
+#[utoipa::path(post, path = "/api/matches", tag = "matches", security(("bearer" = [])), request_body = NewMatch, responses((status = 201, description = "a new match", body = Opened), (status = 200, description = "the unfinished match against this persona, resumed", body = Opened), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "busy: the server is behind; try again after Retry-After seconds", body = crate::server::ErrorBody)))]
 pub async fn create(
     State(app): State<AppState>,
     caller: Caller,
