@@ -86,7 +86,7 @@ pub fn shape_choice(req: &SearchRequest, floor: Option<u32>, engine_pick: &str, 
 }
 
 /// Share of moves that slip, growing with the gap below the engine's floor.
-/// The slope is calibrated by `kibitz calibrate` (see the README).
+/// The slope is calibrated by `kibitz calibrate` (see docs/benchmarks.md).
 pub fn slip_chance(elo: u32, floor: u32) -> f64 {
     (f64::from(floor.saturating_sub(elo)) / SLIP_ELO_PER_UNIT).clamp(0.0, 0.5)
 }
