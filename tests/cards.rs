@@ -253,6 +253,15 @@ async fn an_imported_card_plays_with_its_greeting_faces_and_lore() {
         chat["recalled_ids"].to_string().contains(&lighthouse),
         "its key brings the lore: {chat}"
     );
+    // Whatever a line is for (a greeting here), a key said brings its lore
+    // into the answer.
+    let hello = json!({ "text": "Hello again! Is the lighthouse still lit?" });
+    let (status, out) = server.post(&format!("/api/matches/{m}/chat"), hello).await;
+    assert_eq!(status, 200, "{out}");
+    assert!(
+        out["events"].to_string().contains("Brannock lighthouse"),
+        "a greeting that names a key: {out}"
+    );
 
     // It exports as a card, which names its portrait and faces.
     let r = reqwest::Client::new()

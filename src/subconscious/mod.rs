@@ -15,6 +15,7 @@ mod fuse;
 mod llm;
 pub mod situation;
 
+pub use fuse::BY_KEY;
 pub use situation::{Cue, Situation};
 
 use crate::config::{RecallConfig, RoleConfig};

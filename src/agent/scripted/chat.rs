@@ -60,7 +60,7 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     };
     // Answered in the mood it found the persona in; the words move it after.
     actions.extend(moved.filter(|m| *m != input.emotion).map(Action::feel));
-    if let Some(related) = related_memory(input, heard) {
+    if let Some(related) = related_memory(input, heard, &fill.answer) {
         actions.push(Action::say(super::reminder(related), &input.persona.tones[0]));
     }
     for fact in &heard.facts {
@@ -85,8 +85,13 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
 
 /// A memory the line brought back, told beside the answer where the
 /// answer did not use one already: what the player says of themselves,
-/// their tastes, their small talk.
-fn related_memory<'a>(input: &'a BrainInput<'_>, heard: &Heard) -> Option<&'a Recalled> {
+/// their tastes, their small talk; and, whatever the line was for, a lore
+/// line the player named by one of its keys ("what's on the menu?").
+fn related_memory<'a>(input: &'a BrainInput<'_>, heard: &Heard, answer: &str) -> Option<&'a Recalled> {
+    let named = |r: &&Recalled| r.why.starts_with(crate::subconscious::BY_KEY) && !answer.contains(&r.memory.content);
+    if let Some(r) = input.memories.iter().find(named) {
+        return Some(r);
+    }
     let chatty = matches!(
         heard.intent,
         Intent::SelfDisclosure
