@@ -20,12 +20,16 @@ use crate::server::{AppState, error::ApiError};
 #[serde(deny_unknown_fields)]
 pub struct ImportQuery {
     /// The persona's id (else made from the card's name).
+    #[param(pattern = "^[a-z0-9-]{1,40}$")]
     id: Option<String>,
     /// Its strength, 400..=3200 (default 1500, or the card's kibitz section).
+    #[param(minimum = 400, maximum = 3200)]
     elo: Option<u32>,
     /// aggressive, positional, defensive or tricky.
+    #[param(pattern = "^(aggressive|positional|defensive|tricky)$")]
     style: Option<String>,
     /// engine, llm or pipeline:p+e+pl+m.
+    #[param(pattern = "^(engine|llm|pipeline(:[a-z]+(\\+[a-z]+)*)?)$")]
     brain: Option<String>,
     /// Replace the persona of the same id.
     #[serde(default)]
@@ -88,6 +92,7 @@ fn options(
 #[serde(deny_unknown_fields)]
 pub struct CardQuery {
     /// v3-png (default), v3-json or v2-json.
+    #[param(pattern = "^(v3-png|v3-json|v2-json)$")]
     format: Option<String>,
 }
 

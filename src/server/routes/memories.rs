@@ -143,6 +143,7 @@ pub async fn export(
 #[serde(deny_unknown_fields)]
 pub struct ImportQuery {
     /// The file's name, kept in each memory's provenance (default `upload`).
+    #[param(pattern = "^[A-Za-z0-9 ._-]{0,120}$")]
     source: Option<String>,
 }
 
