@@ -30,6 +30,7 @@ async fn operations(server: &Server, alice: &str, m: &str, memory: &str) -> Vec<
             "players" => alice,
             "memories" => memory,
             "personas" => "margot",
+            "admin" if template.starts_with("/api/admin/personas") => "margot",
             _ => m,
         };
         let path = template.replace("{id}", id);
@@ -67,6 +68,10 @@ fn body_for(method: &Method, template: &str, alice: &str) -> Option<Value> {
     if *method == Method::GET || *method == Method::DELETE {
         return None;
     }
+    if template == "/api/admin/personas/import" {
+        let card = json!({ "name": "Isolation Card", "description": "A card the admin may import." });
+        return Some(json!({ "spec": "chara_card_v2", "spec_version": "2.0", "data": card }));
+    }
     Some(match template.rsplit('/').next().unwrap() {
         "matches" => json!({ "player_id": alice, "persona_id": "margot", "color": "white" }),
         "moves" => json!({ "move": "e4" }),
@@ -92,7 +97,11 @@ fn secured(doc_op: &Op) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_endpoint_lets_one_player_reach_anothers_things() {
+    // The admin's card import writes a persona: into a copy, not the repo's.
+    let personas = common::cards::personas_copy();
+    let personas_dir = personas.path().to_string_lossy().to_string();
     let server = Server::start_capturing_log(&[
+        ("KIBITZ_PERSONAS_DIR", &personas_dir),
         ("KIBITZ_ADMIN_TOKEN", ADMIN),
         ("RUST_LOG", "debug,qdrant_edge=warn,hyper=debug,h2=warn"),
     ])
