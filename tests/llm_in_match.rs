@@ -173,7 +173,7 @@ async fn a_websocket_shows_each_event_while_the_model_still_thinks() {
 async fn an_llm_subconscious_searches_then_provides_with_its_reasons() {
     let save = r#"{"thinking": "note it", "actions": [{"action": "save_memory", "content": "Pat collects antique chess clocks from Vienna", "memory_type": "personal_note", "importance": 0.7}, {"action": "stop"}]}"#;
     let recaller = Behaviour::Recaller {
-        query: "hobbies and collections".into(),
+        query: "collects antique chess clocks".into(),
         reason: "Pat loves old clocks; ask about the collection".into(),
         answer: save.into(),
     };
@@ -226,7 +226,7 @@ async fn an_llm_subconscious_searches_then_provides_with_its_reasons() {
     let given = reason_given(&shown);
     assert!(given, "{shown}");
     let searched = fake.calls.bodies.lock().unwrap().iter().any(|b| {
-        b["messages"].to_string().contains("hobbies and collections") || b.to_string().contains("search_memories")
+        b["messages"].to_string().contains("collects antique chess clocks") || b.to_string().contains("search_memories")
     });
     assert!(searched);
 }
