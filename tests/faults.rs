@@ -64,6 +64,11 @@ async fn a_read_only_vector_index_stops_memory_writes_not_the_game() {
         s["memories_index"].as_u64() >= Some(1) && s["memories_index"] == s["memories_sql"]
     };
     assert!(eventually(20, indexed).await);
+    // And for the flush thread to put it on disk: a flush under way while
+    // `chattr` walks the files writes to mmapped pages of a file already
+    // immutable, and that SIGBUS kills the server (seen once in CI). A flush
+    // takes milliseconds; four ticks leave it ample room on a loaded machine.
+    tokio::time::sleep(4 * kibitz::memory::edge::FLUSH_EVERY).await;
     let before = server.memories(&player).await;
     let memory = before[0]["id"].as_str().unwrap().to_string();
 

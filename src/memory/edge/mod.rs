@@ -254,6 +254,8 @@ fn flush_if_dirty(path: &Path, shard: &EdgeShard, writer: &Mutex<()>, dirty: &At
     // qdrant-edge 0.7's flush panics on an I/O error (a full or read-only
     // disk): probe first, so the usual case (read-only) is an error and not a
     // panic in the log, and still catch the panic for what the probe misses.
+    // A disk that turns read-only during the flush itself is out of reach: the
+    // mmapped write raises SIGBUS, and the next start re-indexes from SQL.
     EdgeStore::probe(path)?;
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| shard.flush()))
         .map_err(|_| err("the shard's flush panicked"))?;
