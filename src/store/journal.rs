@@ -234,24 +234,23 @@ async fn write_all(pool: &AnyPool, backend: Backend, jobs: &[Job]) -> StoreResul
             } => {
                 let mid = match_id.to_string();
                 write_domain(&mut script, (&mid, *seq), write, job.at);
-                script
-                    .statement("INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES ")
-                    .row([
+                script.insert(
+                    "INSERT INTO events (match_id, seq, kind, payload, created_at) VALUES ",
+                    [
                         Arg::text(mid),
                         Arg::Int(*seq),
                         Arg::text(kind.as_str()),
                         Arg::text(payload.as_str()),
                         Arg::text(ts(job.at)),
-                    ]);
+                    ],
+                );
             }
             Entry::TriggerLog(log) => {
                 let recalled_ids: Vec<String> = log.recalls.iter().map(|(id, _, _)| id.to_string()).collect();
-                script
-                    .statement(
-                        "INSERT INTO trigger_log (match_id, trigger, event_seq, fired_at, recalled_ids, actions, \
-                         duration_us) VALUES ",
-                    )
-                    .row([
+                script.insert(
+                    "INSERT INTO trigger_log (match_id, trigger, event_seq, fired_at, recalled_ids, actions, \
+                     duration_us) VALUES ",
+                    [
                         Arg::text(log.match_id.to_string()),
                         Arg::text(log.trigger.as_str()),
                         Arg::Int(log.event_seq),
@@ -259,7 +258,8 @@ async fn write_all(pool: &AnyPool, backend: Backend, jobs: &[Job]) -> StoreResul
                         Arg::text(serde_json::to_string(&recalled_ids).unwrap_or_else(|_| "[]".into())),
                         Arg::text(log.actions.as_str()),
                         Arg::Int(log.duration_us),
-                    ]);
+                    ],
+                );
                 recall_statements(&mut script, log.match_id, &log.trigger, &log.recalls);
                 trace_statements(&mut script, log.match_id, log.fired_at, &log.traces);
             }
@@ -281,12 +281,10 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
             odds,
             think_ms,
         } => {
-            script
-                .statement(
-                    "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
-                     think_ms, created_at) VALUES ",
-                )
-                .row([
+            script.insert(
+                "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
+                 think_ms, created_at) VALUES ",
+                [
                     Arg::text(mid),
                     Arg::Int(*ply as i64),
                     Arg::text(uci.as_str()),
@@ -297,7 +295,8 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
                     Arg::opt_real(odds.map(|o| o.delta)),
                     Arg::opt_int(*think_ms),
                     Arg::text(ts(at)),
-                ]);
+                ],
+            );
         }
         DomainWrite::Odds { ply, odds } => {
             let q = script.statement("UPDATE moves SET win_pct_white = ");
@@ -308,26 +307,28 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
                 .int(*ply as i64);
         }
         DomainWrite::Message { sender, content, tone } => {
-            script
-                .statement("INSERT INTO messages (match_id, event_seq, sender, content, tone, created_at) VALUES ")
-                .row([
+            script.insert(
+                "INSERT INTO messages (match_id, event_seq, sender, content, tone, created_at) VALUES ",
+                [
                     Arg::text(mid),
                     Arg::Int(seq),
                     Arg::text(sender.as_str()),
                     Arg::text(content.as_str()),
                     Arg::opt_text(tone.as_deref()),
                     Arg::text(ts(at)),
-                ]);
+                ],
+            );
         }
         DomainWrite::Emotion { emotion, reason } => {
-            script
-                .statement("INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES ")
-                .row([
+            script.insert(
+                "INSERT INTO emotions (match_id, emotion, reason, created_at) VALUES ",
+                [
                     Arg::text(mid),
                     Arg::text(emotion.as_str()),
                     Arg::opt_text(reason.as_deref()),
                     Arg::text(ts(at)),
-                ]);
+                ],
+            );
             let q = script.statement("UPDATE matches SET emotion = ");
             q.text(emotion.as_str()).push(" WHERE id = ").text(mid);
         }

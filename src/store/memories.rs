@@ -289,19 +289,20 @@ pub(crate) fn recall_statements(script: &mut Script, match_id: MatchId, trigger:
     if recalled.is_empty() {
         return;
     }
-    // Two statements for all of them, not two each.
+    // Two statements for all of them, not two each (the rows share the batch's INSERT).
     let (now, match_id) = (ts(Utc::now()), match_id.to_string());
-    let insert =
-        script.statement("INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ");
-    for (i, (id, score, reason)) in recalled.iter().enumerate() {
-        insert.push(if i == 0 { "" } else { ", " }).row([
-            Arg::text(id.to_string()),
-            Arg::text(match_id.as_str()),
-            Arg::text(trigger),
-            Arg::Real(f64::from(*score)),
-            Arg::text(reason.as_str()),
-            Arg::text(now.as_str()),
-        ]);
+    for (id, score, reason) in recalled {
+        script.insert(
+            "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ",
+            [
+                Arg::text(id.to_string()),
+                Arg::text(match_id.as_str()),
+                Arg::text(trigger),
+                Arg::Real(f64::from(*score)),
+                Arg::text(reason.as_str()),
+                Arg::text(now.as_str()),
+            ],
+        );
     }
     let update = script.statement("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ");
     update.text(now.as_str()).push(" WHERE id IN (");

@@ -252,6 +252,7 @@ pub(crate) struct Numbered {
     args: Vec<Arg>,
 }
 
+#[derive(Clone)]
 pub(crate) enum Arg {
     Text(String),
     Int(i64),
@@ -322,6 +323,24 @@ impl Numbered {
             self.placeholder();
         }
         self.push(")")
+    }
+
+    /// Appends `other`'s SQL and values, its `$n` placeholders renumbered
+    /// after this one's. (Statement texts are the code's own and hold no `$`
+    /// but placeholders: values are always bound.)
+    pub(crate) fn append(&mut self, other: &Numbered) -> &mut Numbered {
+        let offset = self.args.len();
+        let mut rest = other.sql.as_str();
+        while let Some(at) = rest.find('$') {
+            self.sql.push_str(&rest[..=at]);
+            let digits = rest[at + 1..].bytes().take_while(u8::is_ascii_digit).count();
+            let n: usize = rest[at + 1..at + 1 + digits].parse().expect("a numbered placeholder");
+            self.sql.push_str(&(n + offset).to_string());
+            rest = &rest[at + 1 + digits..];
+        }
+        self.sql.push_str(rest);
+        self.args.extend(other.args.iter().cloned());
+        self
     }
 
     fn placeholder(&mut self) -> &mut Numbered {

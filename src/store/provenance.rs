@@ -38,17 +38,18 @@ pub(crate) fn trace_statements(script: &mut Script, match_id: MatchId, at: DateT
         return;
     }
     let (at, match_id) = (ts(at), match_id.to_string());
-    let insert = script
-        .statement("INSERT INTO memory_traces (memory_id, match_id, first_seq, last_seq, source_seq, at) VALUES ");
-    for (i, t) in traces.iter().enumerate() {
-        insert.push(if i == 0 { "" } else { ", " }).row([
-            Arg::text(t.memory_id.to_string()),
-            Arg::text(match_id.as_str()),
-            Arg::Int(t.first_seq),
-            Arg::Int(t.last_seq),
-            Arg::opt_int(t.source_seq),
-            Arg::text(at.as_str()),
-        ]);
+    for t in traces {
+        script.insert(
+            "INSERT INTO memory_traces (memory_id, match_id, first_seq, last_seq, source_seq, at) VALUES ",
+            [
+                Arg::text(t.memory_id.to_string()),
+                Arg::text(match_id.as_str()),
+                Arg::Int(t.first_seq),
+                Arg::Int(t.last_seq),
+                Arg::opt_int(t.source_seq),
+                Arg::text(at.as_str()),
+            ],
+        );
     }
 }
 
