@@ -13,7 +13,7 @@ use super::draft::draft_message;
 use super::prompt;
 use super::speech::{self, SpeechLog};
 use super::validate::{parse_decision, summary};
-use super::{Brain, BrainError, BrainInput, ScriptedBrain};
+use super::{Brain, BrainError, BrainInput, ScriptedBrain, bounded_entry};
 use crate::actions::{Action, Decision};
 use crate::ids::MatchId;
 use crate::llm::{ChatModel, ChatRequest, Message, TextSink, Usage};
@@ -22,19 +22,6 @@ use crate::triggers::TriggerKind;
 
 /// Earlier turns kept in a match's thread, as (label, what was done).
 const THREAD_TURNS: usize = 6;
-/// Matches whose state an agent holds at once (live matches are far fewer).
-const MAX_MATCHES: usize = 10_000;
-
-/// The entry for `id`, making room first if the map is full: matches
-/// abandoned before after_match would otherwise pile up.
-pub(super) fn bounded_entry<V: Default>(map: &mut HashMap<MatchId, V>, id: MatchId) -> &mut V {
-    if map.len() >= MAX_MATCHES && !map.contains_key(&id) {
-        let evict = map.keys().next().copied();
-        evict.map(|k| map.remove(&k));
-    }
-    map.entry(id).or_default()
-}
-
 #[derive(Default)]
 pub struct LlmAgent {
     fallback: ScriptedBrain,

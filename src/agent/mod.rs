@@ -14,8 +14,11 @@ mod validate;
 
 use async_trait::async_trait;
 
+use std::collections::HashMap;
+
 use crate::actions::Decision;
 use crate::config::RoleConfig;
+use crate::ids::MatchId;
 use crate::llm::{ChatModel, TextSink};
 use crate::memory::Recalled;
 use crate::personas::Persona;
@@ -56,4 +59,17 @@ pub trait Brain: Send + Sync {
     /// brain keeps earlier turns (a model's thread), so no later call
     /// sends them again.
     fn forget(&self, _forms: &Forms) {}
+}
+
+/// Matches whose state an agent holds at once (live matches are far fewer).
+const MAX_MATCHES: usize = 10_000;
+
+/// The entry for `id`, making room first if the map is full: matches
+/// abandoned before after_match would otherwise pile up.
+fn bounded_entry<V: Default>(map: &mut HashMap<MatchId, V>, id: MatchId) -> &mut V {
+    if map.len() >= MAX_MATCHES && !map.contains_key(&id) {
+        let evict = map.keys().next().copied();
+        evict.map(|k| map.remove(&k));
+    }
+    map.entry(id).or_default()
 }

@@ -30,7 +30,7 @@ impl SpeechLog {
         let now = input.ctx.move_count;
         let window = window(input);
         let held = holds(input.trigger.kind) && spoke.get(&id).is_some_and(|t| recent(t, window, now));
-        let times = super::llm::bounded_entry(&mut spoke, id);
+        let times = super::bounded_entry(&mut spoke, id);
         if held {
             let before = decision.actions.len();
             decision.actions.retain(|a| !matches!(a, Action::SendMessage { .. }));

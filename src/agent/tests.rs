@@ -198,12 +198,12 @@ fn per_match_state_stays_bounded() {
     let mut map: std::collections::HashMap<crate::ids::MatchId, u32> = Default::default();
     let ids: Vec<crate::ids::MatchId> = (0..10_005).map(|_| crate::ids::MatchId::new()).collect();
     for id in &ids {
-        *super::llm::bounded_entry(&mut map, *id) += 1;
+        *super::bounded_entry(&mut map, *id) += 1;
     }
     assert_eq!(map.len(), 10_000);
     // A match already held is found, not evicted for itself.
     let held = *map.keys().next().unwrap();
-    *super::llm::bounded_entry(&mut map, held) += 1;
+    *super::bounded_entry(&mut map, held) += 1;
     assert_eq!((map.len(), map[&held]), (10_000, 2));
 }
 

@@ -5,7 +5,7 @@
 //! subconscious recalls by the overlap. Each concept also has a phrase, a
 //! sentence a search can run by (embedded once with the situation vocabulary).
 
-use super::model::MemoryType;
+use super::memory_type::MemoryType;
 use crate::chess::openings;
 
 /// One concept: its tag, the sentence it is searched by, and the words

@@ -14,7 +14,7 @@ use fastembed::{
 };
 use sha2::{Digest, Sha256};
 
-use super::model_thread::{ModelThread, RunCounters};
+use super::model_thread::{ModelFailed, ModelThread, RunCounters};
 use super::pinned;
 
 pub const DIMENSIONS: usize = 384;
@@ -42,6 +42,12 @@ pub enum EmbedError {
     Read { path: PathBuf, source: std::io::Error },
     #[error("embedding model failed: {0}")]
     Model(String),
+}
+
+impl From<ModelFailed> for EmbedError {
+    fn from(ModelFailed(why): ModelFailed) -> EmbedError {
+        EmbedError::Model(why)
+    }
 }
 
 #[derive(Clone)]
@@ -206,7 +212,7 @@ impl Embedder {
     /// The vectors of `texts`, in order (see `ModelThread` for how runs are shared).
     pub async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>, EmbedError> {
         self.embedded.fetch_add(texts.len() as u64, Ordering::Relaxed);
-        self.model.embed(texts).await
+        Ok(self.model.embed(texts).await?)
     }
 
     /// Total time spent embedding since the model was loaded.

@@ -7,6 +7,7 @@ pub mod edge;
 pub mod embed;
 mod import;
 pub mod lexical;
+mod memory_type;
 pub mod model;
 mod model_thread;
 mod pinned;

@@ -13,9 +13,13 @@ use std::time::{Duration, Instant};
 use fastembed::TextEmbedding;
 use tokio::sync::oneshot;
 
-use super::embed::EmbedError;
 
-type Vectors = Result<Vec<Vec<f32>>, EmbedError>;
+/// The model or its thread failed; `embed` names it an `EmbedError`.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ModelFailed(pub String);
+
+type Vectors = Result<Vec<Vec<f32>>, ModelFailed>;
 
 /// What the thread has done, read by the embedder's stats.
 #[derive(Default)]
@@ -81,14 +85,14 @@ pub(super) struct ModelThread {
     counters: Arc<RunCounters>,
 }
 
-fn stopped() -> EmbedError {
-    EmbedError::Model("the embedding thread stopped".into())
+fn stopped() -> ModelFailed {
+    ModelFailed("the embedding thread stopped".into())
 }
 
 impl ModelThread {
     /// Moves `model` to a thread of its own, which adds up its run time
     /// and counts its runs.
-    pub(super) fn start(model: TextEmbedding, counters: Arc<RunCounters>) -> Result<ModelThread, EmbedError> {
+    pub(super) fn start(model: TextEmbedding, counters: Arc<RunCounters>) -> Result<ModelThread, ModelFailed> {
         let (queue, requests) = mpsc::channel();
         let served = Arc::clone(&counters);
         std::thread::Builder::new()
@@ -97,7 +101,7 @@ impl ModelThread {
                 yield_to_the_service();
                 serve(model, &requests, &served)
             })
-            .map_err(|e| EmbedError::Model(format!("cannot start the embedding thread: {e}")))?;
+            .map_err(|e| ModelFailed(format!("cannot start the embedding thread: {e}")))?;
         Ok(ModelThread { queue, counters })
     }
 
@@ -174,12 +178,12 @@ impl RunCounters {
     }
 }
 
-fn run(model: &mut TextEmbedding, text: &str) -> Result<Vec<f32>, EmbedError> {
+fn run(model: &mut TextEmbedding, text: &str) -> Result<Vec<f32>, ModelFailed> {
     model
         .embed([text], None)
-        .map_err(|e| EmbedError::Model(e.to_string()))?
+        .map_err(|e| ModelFailed(e.to_string()))?
         .pop()
-        .ok_or_else(|| EmbedError::Model("no vector for the text".into()))
+        .ok_or_else(|| ModelFailed("no vector for the text".into()))
 }
 
 #[cfg(test)]

@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::services::StartError;
-
 pub struct RunMarker {
     path: PathBuf,
     /// The next start must check the index: set at claim when the last run
@@ -21,16 +19,14 @@ pub struct RunMarker {
 }
 
 impl RunMarker {
-    /// Claims the marker; true if the last run left it behind.
-    pub(super) fn claim(dir: &Path) -> Result<(RunMarker, bool), StartError> {
+    /// Claims the marker; true if the last run left it behind. The error
+    /// names the marker's path.
+    pub(super) fn claim(dir: &Path) -> Result<(RunMarker, bool), (PathBuf, std::io::Error)> {
         let path = dir.join("kibitz.running");
         let unclean = path.exists();
-        std::fs::write(&path, "kibitz runs on this data dir; removed at a clean shutdown\n").map_err(|source| {
-            StartError::DataDir {
-                path: path.display().to_string(),
-                source,
-            }
-        })?;
+        if let Err(e) = std::fs::write(&path, "kibitz runs on this data dir; removed at a clean shutdown\n") {
+            return Err((path, e));
+        }
         let marker = RunMarker {
             path,
             keep: AtomicBool::new(unclean),

@@ -2,24 +2,17 @@
 //! serialises its events. Commands go in through [`Runtime`]; events come
 //! out through each match's broadcast channel.
 
-mod abandon;
 mod actor;
 mod admission;
 mod error;
-mod history;
-mod idle;
 mod marker;
-mod odds;
 mod pace;
 mod personas;
-mod reflect;
 mod resume;
 mod services;
 mod shutdown;
 mod state;
 mod timing;
-mod turns;
-mod words;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -39,7 +32,7 @@ pub use state::{LegalMove, MatchState, MoveView};
 pub use timing::{Phase, PhaseStats, PhaseTimes};
 
 use actor::{Command, MatchActor};
-use idle::IdleTimer;
+use actor::IdleTimer;
 use state::StateParts;
 
 use crate::chess::Game;

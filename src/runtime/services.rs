@@ -50,6 +50,15 @@ pub enum StartError {
     Locked { path: String },
 }
 
+impl StartError {
+    fn marker((path, source): (std::path::PathBuf, std::io::Error)) -> StartError {
+        StartError::DataDir {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
 /// How often the vector index is optimised and flushed (6-field cron, seconds first).
 const MAINTENANCE_CRON: &str = "0 */10 * * * *";
 
@@ -83,7 +92,7 @@ impl Services {
     pub async fn open(config: Config) -> Result<Services, StartError> {
         let personas = personas::load_dir(&config.personas_dir)?;
         let data_lock = lock_data_dir(&config.data_dir)?;
-        let (marker, unclean) = RunMarker::claim(&config.data_dir)?;
+        let (marker, unclean) = RunMarker::claim(&config.data_dir).map_err(StartError::marker)?;
         let db = Db::connect(&config.database_url).await?;
         let memory = open_memory(&config, db.clone(), &personas, (unclean, &marker)).await?;
         pin_situations(&memory, &config.models_dir);
@@ -169,7 +178,7 @@ impl MemoryOnly {
     pub async fn open(config: &Config) -> Result<MemoryOnly, StartError> {
         let personas = personas::load_dir(&config.personas_dir)?;
         let data_lock = lock_data_dir(&config.data_dir)?;
-        let (marker, unclean) = RunMarker::claim(&config.data_dir)?;
+        let (marker, unclean) = RunMarker::claim(&config.data_dir).map_err(StartError::marker)?;
         let db = Db::connect(&config.database_url).await?;
         let memory = open_memory(config, db.clone(), &personas, (unclean, &marker)).await?;
         Ok(MemoryOnly {

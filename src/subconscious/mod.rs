@@ -10,7 +10,6 @@ use std::collections::HashMap;
 use chrono::{DateTime, Duration, Utc};
 
 pub mod board;
-mod cues;
 mod fuse;
 mod llm;
 pub mod situation;

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use super::import::mood_preferences;
 use super::spec::Asset;
 use super::{CardError, ReadCard};
 use crate::personas::Persona;
@@ -203,3 +202,34 @@ fn resolve(
     let ext = image_ext(&bytes).ok_or_else(|| CardError::field(&field, "is not a PNG, JPEG, GIF or WebP image"))?;
     Ok(Some((bytes, ext)))
 }
+
+/// Which of a persona's emotions each chess mood should be, among the
+/// names a card's emotion images carry (SillyTavern's expression labels
+/// first, then common short names).
+pub fn mood_preferences() -> BTreeMap<&'static str, &'static [&'static str]> {
+    BTreeMap::from([
+        (
+            "user_capture",
+            &["annoyance", "anger", "angry", "disappointment", "surprise", "sadness"][..],
+        ),
+        (
+            "agent_capture",
+            &["excitement", "joy", "happy", "amusement", "pride"][..],
+        ),
+        (
+            "user_check",
+            &["surprise", "surprised", "nervousness", "fear", "confusion"][..],
+        ),
+        ("agent_check", &["pride", "excitement", "amusement", "joy", "happy"][..]),
+        ("idle", &["annoyance", "curiosity", "neutral"][..]),
+        ("win", &["joy", "happy", "pride", "excitement"][..]),
+        ("loss", &["sadness", "sad", "disappointment", "grief", "remorse"][..]),
+        ("draw", &["relief", "neutral", "approval"][..]),
+        ("compliment", &["gratitude", "joy", "happy", "love", "admiration"][..]),
+        (
+            "trash_talk",
+            &["annoyance", "anger", "angry", "amusement", "disapproval"][..],
+        ),
+    ])
+}
+

@@ -3,7 +3,6 @@
 //! exported carries the whole persona under `extensions.kibitz`: that is the
 //! starting point, and only the card fields another tool changed replace it.
 
-use std::collections::BTreeMap;
 
 use super::assets::{self, Files};
 use super::spec::{CardData, LoreEntry};
@@ -331,35 +330,6 @@ pub fn slug(name: &str) -> Option<String> {
     (!id.is_empty()).then_some(id)
 }
 
-/// Which of a persona's emotions each chess mood should be, among the
-/// names a card's emotion images carry (SillyTavern's expression labels
-/// first, then common short names).
-pub fn mood_preferences() -> BTreeMap<&'static str, &'static [&'static str]> {
-    BTreeMap::from([
-        (
-            "user_capture",
-            &["annoyance", "anger", "angry", "disappointment", "surprise", "sadness"][..],
-        ),
-        (
-            "agent_capture",
-            &["excitement", "joy", "happy", "amusement", "pride"][..],
-        ),
-        (
-            "user_check",
-            &["surprise", "surprised", "nervousness", "fear", "confusion"][..],
-        ),
-        ("agent_check", &["pride", "excitement", "amusement", "joy", "happy"][..]),
-        ("idle", &["annoyance", "curiosity", "neutral"][..]),
-        ("win", &["joy", "happy", "pride", "excitement"][..]),
-        ("loss", &["sadness", "sad", "disappointment", "grief", "remorse"][..]),
-        ("draw", &["relief", "neutral", "approval"][..]),
-        ("compliment", &["gratitude", "joy", "happy", "love", "admiration"][..]),
-        (
-            "trash_talk",
-            &["annoyance", "anger", "angry", "amusement", "disapproval"][..],
-        ),
-    ])
-}
 
 #[cfg(test)]
 mod tests {
@@ -376,7 +346,7 @@ mod tests {
     fn the_defaults_are_a_valid_persona() {
         let p: Persona = toml::from_str(DEFAULTS).unwrap();
         crate::personas::validate(&p).unwrap();
-        for (mood, _) in mood_preferences() {
+        for (mood, _) in assets::mood_preferences() {
             assert!(p.moods.all().iter().any(|(m, _)| *m == mood), "{mood} is a mood");
         }
     }

@@ -3,8 +3,8 @@
 //! the families the player keeps choosing with this colour, and the last
 //! game (its colour, opening and result).
 
-use super::actor::MatchActor;
-use super::error::RuntimeError;
+use super::MatchActor;
+use crate::runtime::error::RuntimeError;
 use crate::chess::Game;
 use crate::chess::openings::book;
 use crate::store::MatchRow;
@@ -15,7 +15,7 @@ use crate::triggers::{LastGame, MatchHistory, UsualOpening};
 const USUAL_OPENING_GAMES: usize = 10;
 
 impl MatchActor {
-    pub(super) async fn load_history(&self) -> Result<MatchHistory, RuntimeError> {
+    pub(in crate::runtime) async fn load_history(&self) -> Result<MatchHistory, RuntimeError> {
         let rows = self
             .svc
             .db

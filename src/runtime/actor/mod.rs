@@ -1,6 +1,14 @@
 //! One task per live match. It owns the game and serialises everything that
 //! happens to it, so no two decisions for one match ever run at once.
 
+mod abandon;
+mod history;
+mod idle;
+mod odds;
+mod reflect;
+mod turns;
+mod words;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -10,8 +18,8 @@ use shakmaty::{Color, Position};
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::RuntimeError;
-use super::idle::IdleTimer;
-use super::odds::KnownScores;
+pub(super) use idle::IdleTimer;
+use odds::KnownScores;
 use super::state::{MatchState, Serving, StateParts};
 use super::timing::Phase;
 use super::{Services, stored_game};
@@ -129,7 +137,7 @@ pub struct MatchActor {
     /// The subconscious's session, likewise.
     pub(super) sub_llm: Option<Arc<Session>>,
     /// The model's words being composed for a trigger, if any.
-    pub(super) composing: Option<super::words::Composing>,
+    pub(super) composing: Option<words::Composing>,
     /// When the player last sent a command to this actor (None: not since
     /// it was loaded).
     pub(super) last_heard: Option<DateTime<Utc>>,
@@ -400,7 +408,7 @@ impl MatchActor {
 
     /// Persists and pushes the move just played, with its odds (from what a
     /// search already said about it, else evaluated).
-    pub(super) async fn emit_move(
+    async fn emit_move(
         &mut self,
         played: &PlayedMove,
         side: &str,

@@ -11,8 +11,9 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use tokio_cron_scheduler::Job;
 
-use super::actor::{Events, MatchActor};
-use super::{Command, Runtime, RuntimeError, ask};
+use super::{Events, MatchActor};
+use super::Command;
+use crate::runtime::{Runtime, RuntimeError, ask};
 use crate::chess::GameEnd;
 use crate::memory::{CreatedBy, MemoryType, NewMemory};
 
@@ -23,7 +24,7 @@ const LOOK_AT_MOST_EVERY: Duration = Duration::from_secs(1);
 
 impl Runtime {
     /// Arms the periodic look for abandoned matches (none if the limit is 0).
-    pub(super) async fn watch_for_abandoned(&self) {
+    pub(in crate::runtime) async fn watch_for_abandoned(&self) {
         let Some(after) = self.svc.config.limits.abandon_after() else {
             return;
         };

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use tokio_cron_scheduler::{Job, JobScheduler};
 use uuid::Uuid;
 
-use super::actor::Command;
+use super::Command;
 use crate::personas::IdlePolicy;
 
 /// How near its time a replaced job is left to fire rather than removed.

@@ -8,10 +8,11 @@
 //! closed vocabulary embedded once at start-up (`vocabulary`), so no move
 //! waits for the embedding model; only a chat line's own words need it.
 
+mod cues;
+
 use shakmaty::{Color, Position};
 
 use super::board::{self, Board, EndgameKind, Imbalance, Motif, MoveTrait, Phase};
-use super::cues;
 use crate::chess::odds::MoveClass;
 use crate::chess::openings;
 use crate::chess::{Game, notation};

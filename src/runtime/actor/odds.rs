@@ -11,8 +11,8 @@ use shakmaty::Color;
 
 use serde_json::json;
 
-use super::actor::{Command, MatchActor};
-use super::error::RuntimeError;
+use super::{Command, MatchActor};
+use crate::runtime::error::RuntimeError;
 use crate::chess::engine::Score;
 use crate::chess::odds::{MoveOdds, white_pct};
 use crate::store::DomainWrite;

@@ -6,8 +6,8 @@
 
 use shakmaty::Role;
 
-use super::board::{EndgameKind, Imbalance, Motif, MoveTrait, Phase};
-use super::situation::{Cue, MoveSeen, Situation};
+use super::{Cue, MoveSeen, Situation};
+use crate::subconscious::board::{EndgameKind, Imbalance, Motif, MoveTrait, Phase};
 use crate::chess::notation::role_name;
 use crate::chess::odds::MoveClass;
 use crate::memory::concepts::{self, opening_tag};

@@ -5,10 +5,10 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::actor::MatchActor;
-use super::error::RuntimeError;
+use super::MatchActor;
+use crate::runtime::error::RuntimeError;
 use super::odds::KnownScores;
-use super::timing::Phase;
+use crate::runtime::timing::Phase;
 use crate::chess::GameEnd;
 use crate::events::MatchEvent;
 use crate::memory::Scope;

@@ -5,8 +5,8 @@
 use serde_json::json;
 use shakmaty::{Color, Position};
 
-use super::actor::MatchActor;
-use super::error::RuntimeError;
+use super::MatchActor;
+use crate::runtime::error::RuntimeError;
 use crate::chess::{GameEnd, openings};
 use crate::events::MatchEvent;
 use crate::llm::ChatModel;

@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use super::actor::{Command, Events, MatchActor};
-use super::error::RuntimeError;
-use super::timing::Phase;
+use super::{Command, Events, MatchActor};
+use crate::runtime::error::RuntimeError;
+use crate::runtime::timing::Phase;
 use crate::actions::Decision;
 use crate::agent::{Brain, BrainInput, ScriptedBrain};
 use crate::events::{MatchEvent, Passing};

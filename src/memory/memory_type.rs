@@ -1,0 +1,64 @@
+//! The seven kinds of memory of seed 002. Apart from the memory model, so
+//! that what reads a memory's words (`concepts`) and the model that calls it
+//! both build on it.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryType {
+    PlayerBehavior,
+    PlayerObservation,
+    GameContext,
+    PersonalNote,
+    Streak,
+    Pattern,
+    Emotional,
+}
+
+impl MemoryType {
+    pub const ALL: [MemoryType; 7] = [
+        MemoryType::PlayerBehavior,
+        MemoryType::PlayerObservation,
+        MemoryType::GameContext,
+        MemoryType::PersonalNote,
+        MemoryType::Streak,
+        MemoryType::Pattern,
+        MemoryType::Emotional,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryType::PlayerBehavior => "player_behavior",
+            MemoryType::PlayerObservation => "player_observation",
+            MemoryType::GameContext => "game_context",
+            MemoryType::PersonalNote => "personal_note",
+            MemoryType::Streak => "streak",
+            MemoryType::Pattern => "pattern",
+            MemoryType::Emotional => "emotional",
+        }
+    }
+}
+
+impl fmt::Display for MemoryType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown memory type '{0}'")]
+pub struct UnknownMemoryType(pub String);
+
+impl FromStr for MemoryType {
+    type Err = UnknownMemoryType;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        MemoryType::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| UnknownMemoryType(s.chars().take(40).collect()))
+    }
+}
