@@ -1,26 +1,9 @@
 //! The non-server commands, printed for people.
 
 pub mod bench;
-mod bench_chat;
-mod bench_chat_live;
-mod bench_erasure;
-mod bench_live;
-mod bench_llm;
-mod bench_policy;
-mod bench_prompt;
-mod bench_recall;
-mod bench_tools;
-mod bench_trigger;
-mod live_board;
-mod live_client;
-mod live_flood;
-mod live_phases;
-mod live_report;
-mod live_server;
 pub mod memories;
 pub mod personas;
 pub mod play;
-mod recall_set;
 pub mod reflections;
 pub mod selfplay;
 

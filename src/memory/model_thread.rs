@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use fastembed::TextEmbedding;
 use tokio::sync::oneshot;
 
-
 /// The model or its thread failed; `embed` names it an `EmbedError`.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]

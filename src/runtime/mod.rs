@@ -31,8 +31,8 @@ pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};
 pub use timing::{Phase, PhaseStats, PhaseTimes};
 
-use actor::{Command, MatchActor};
 use actor::IdleTimer;
+use actor::{Command, MatchActor};
 use state::StateParts;
 
 use crate::chess::Game;

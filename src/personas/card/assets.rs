@@ -232,4 +232,3 @@ pub fn mood_preferences() -> BTreeMap<&'static str, &'static [&'static str]> {
         ),
     ])
 }
-

@@ -3,7 +3,6 @@
 //! exported carries the whole persona under `extensions.kibitz`: that is the
 //! starting point, and only the card fields another tool changed replace it.
 
-
 use super::assets::{self, Files};
 use super::spec::{CardData, LoreEntry};
 use super::text::{self, MAX_LINE_CHARS};
@@ -329,7 +328,6 @@ pub fn slug(name: &str) -> Option<String> {
     let id = id.trim_end_matches('-').to_string();
     (!id.is_empty()).then_some(id)
 }
-
 
 #[cfg(test)]
 mod tests {

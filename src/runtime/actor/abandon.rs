@@ -11,11 +11,11 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use tokio_cron_scheduler::Job;
 
-use super::{Events, MatchActor};
 use super::Command;
-use crate::runtime::{Runtime, RuntimeError, ask};
+use super::{Events, MatchActor};
 use crate::chess::GameEnd;
 use crate::memory::{CreatedBy, MemoryType, NewMemory};
+use crate::runtime::{Runtime, RuntimeError, ask};
 
 /// How often the runtime looks: a tenth of the allowed absence, within
 /// these bounds (the scheduler counts whole seconds).

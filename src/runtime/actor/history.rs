@@ -4,9 +4,9 @@
 //! game (its colour, opening and result).
 
 use super::MatchActor;
-use crate::runtime::error::RuntimeError;
 use crate::chess::Game;
 use crate::chess::openings::book;
+use crate::runtime::error::RuntimeError;
 use crate::store::MatchRow;
 use crate::triggers::{LastGame, MatchHistory, UsualOpening};
 

@@ -18,8 +18,6 @@ use shakmaty::{Color, Position};
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::RuntimeError;
-pub(super) use idle::IdleTimer;
-use odds::KnownScores;
 use super::state::{MatchState, Serving, StateParts};
 use super::timing::Phase;
 use super::{Services, stored_game};
@@ -34,6 +32,8 @@ use crate::personas::Persona;
 use crate::store::{DomainWrite, Player};
 use crate::subconscious::RecallState;
 use crate::triggers::{ContextParts, GameContext, MatchHistory, Trigger};
+pub(super) use idle::IdleTimer;
+use odds::KnownScores;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UserCommand {

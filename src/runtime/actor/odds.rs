@@ -12,9 +12,9 @@ use shakmaty::Color;
 use serde_json::json;
 
 use super::{Command, MatchActor};
-use crate::runtime::error::RuntimeError;
 use crate::chess::engine::Score;
 use crate::chess::odds::{MoveOdds, white_pct};
+use crate::runtime::error::RuntimeError;
 use crate::store::DomainWrite;
 
 /// What an engine search already said about a move, each for the side to

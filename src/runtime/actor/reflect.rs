@@ -6,11 +6,11 @@ use serde_json::json;
 use shakmaty::{Color, Position};
 
 use super::MatchActor;
-use crate::runtime::error::RuntimeError;
 use crate::chess::{GameEnd, openings};
 use crate::events::MatchEvent;
 use crate::llm::ChatModel;
 use crate::reflection::{self, MatchFacts};
+use crate::runtime::error::RuntimeError;
 use crate::store::DomainWrite;
 
 impl MatchActor {

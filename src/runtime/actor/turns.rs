@@ -6,13 +6,13 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::MatchActor;
-use crate::runtime::error::RuntimeError;
 use super::odds::KnownScores;
-use crate::runtime::timing::Phase;
 use crate::chess::GameEnd;
 use crate::events::MatchEvent;
 use crate::memory::Scope;
 use crate::moves::{Driven, decide_move};
+use crate::runtime::error::RuntimeError;
+use crate::runtime::timing::Phase;
 use crate::store::DomainWrite;
 use crate::triggers::{MoveFact, Trigger, TriggerKind};
 

@@ -16,13 +16,13 @@ use serde_json::json;
 use tokio::sync::oneshot;
 
 use super::{Command, Events, MatchActor};
-use crate::runtime::error::RuntimeError;
-use crate::runtime::timing::Phase;
 use crate::actions::Decision;
 use crate::agent::{Brain, BrainInput, ScriptedBrain};
 use crate::events::{MatchEvent, Passing};
 use crate::llm::{ChatModel, Session, TextSink};
 use crate::personas::Persona;
+use crate::runtime::error::RuntimeError;
+use crate::runtime::timing::Phase;
 use crate::triggers::{GameContext, MatchSide, MoveFact, Pipeline, Prepared, Trigger, TriggerKind, TriggerOutcome};
 
 /// Words being composed for the match: how to call them off, and where

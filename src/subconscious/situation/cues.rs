@@ -7,10 +7,10 @@
 use shakmaty::Role;
 
 use super::{Cue, MoveSeen, Situation};
-use crate::subconscious::board::{EndgameKind, Imbalance, Motif, MoveTrait, Phase};
 use crate::chess::notation::role_name;
 use crate::chess::odds::MoveClass;
 use crate::memory::concepts::{self, opening_tag};
+use crate::subconscious::board::{EndgameKind, Imbalance, Motif, MoveTrait, Phase};
 use crate::triggers::TriggerKind;
 
 /// The cues of a situation, strongest first, one per tag.

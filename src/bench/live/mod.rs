@@ -7,6 +7,13 @@
 //! events (against the server's stored stream), idle_wait lateness, and the
 //! server's peak RSS. Figures are printed and written as JSON.
 
+mod board;
+mod client;
+mod flood;
+mod phases;
+mod report;
+mod server;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -20,11 +27,10 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Message;
 
-use super::live_board::Game;
-use super::live_report::{CpuUse, ServerView, Tally, report};
-use super::live_server::{LiveServer, own_cpu_seconds};
-use super::{live_flood, live_phases, live_report};
+use board::Game;
 use kibitz::config::Config;
+use report::{CpuUse, ServerView, Tally, report};
+use server::{LiveServer, own_cpu_seconds};
 
 #[derive(clap::Args)]
 pub struct LiveArgs {
@@ -92,7 +98,7 @@ pub async fn run(config: &Config, args: LiveArgs) -> anyhow::Result<()> {
             let quiet = run_once(config, &args, false).await?;
             eprintln!("live: run 2 of 2, with {} match creations a second", args.flood);
             let flooded = run_once(config, &args, true).await?;
-            live_report::compare_flood(&args, quiet, flooded)
+            report::compare_flood(&args, quiet, flooded)
         }
     };
     if let Some(dir) = args.json.parent() {
@@ -173,11 +179,11 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     let started = Instant::now();
     let deadline = started + Duration::from_secs(args.seconds);
     let cpu_before = (server.cpu(), own_cpu_seconds());
-    let phases = live_phases::watch(&server, deadline).await;
+    let phases = phases::watch(&server, deadline).await;
     let _ = start_tx.send(Some((started, deadline)));
     let flood = flooded.then(|| {
         let ids = personas.iter().map(|p| p.id.clone()).collect();
-        tokio::spawn(live_flood::flood(server.base.clone(), ids, args.flood, deadline))
+        tokio::spawn(flood::flood(server.base.clone(), ids, args.flood, deadline))
     });
     let rss = server.watch_rss(deadline);
     for t in tasks {
@@ -202,7 +208,7 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     check_all(&http, &server.base, played, &mut tally).await;
     let server_view = ServerView {
         embedding: watched.embedding,
-        phases: live_phases::report(&watched.snapshots),
+        phases: phases::report(&watched.snapshots),
     };
     let mut report = report(args, &mut tally, opened_s, peak_rss_mb, cpu, server_view)?;
     if let Some(flood) = flood {

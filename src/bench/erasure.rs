@@ -77,7 +77,7 @@ pub async fn run(events: usize, out: &Path) -> anyhow::Result<()> {
         "max_ms": max,
         "rows_rewritten_each": rows / ERASED,
     });
-    super::bench::write_figures(out, &report)?;
+    crate::bench::write_figures(out, &report)?;
     Ok(())
 }
 

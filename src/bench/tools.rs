@@ -47,6 +47,6 @@ pub fn run(path: &Path, out: &Path) -> anyhow::Result<()> {
     }
     println!("{} puzzles in {:.1} s", puzzles.len(), started.elapsed().as_secs_f64());
     let json = json!({ "at": chrono::Utc::now(), "puzzles": puzzles.len(), "themes": report });
-    super::bench::write_figures(out, &json)?;
+    crate::bench::write_figures(out, &json)?;
     Ok(())
 }

@@ -78,7 +78,7 @@ pub async fn run(config: &Config, tokenizer: Option<&str>, out: &Path) -> anyhow
         }
     }
     let json = json!({ "at": Utc::now(), "persona": persona.id, "checkpoints": report });
-    super::bench::write_figures(out, &json)?;
+    crate::bench::write_figures(out, &json)?;
     Ok(())
 }
 

@@ -20,7 +20,8 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 use tokio::sync::broadcast;
 
-use super::bench::{percentile, random_unit, synthetic_point};
+use super::stats::percentile;
+use super::synthetic::{random_unit, synthetic_point};
 use kibitz::agent::ScriptedBrain;
 use kibitz::chess::Game;
 use kibitz::config::Config;
@@ -86,7 +87,7 @@ pub async fn run(config: &Config, sizes: &[usize], fires: usize, out: &Path) -> 
         }));
     }
     let report = json!({ "at": Utc::now(), "trigger": "on_user_move", "brain": "scripted", "sizes": results });
-    super::bench::write_figures(out, &report)?;
+    crate::bench::write_figures(out, &report)?;
     Ok(())
 }
 

@@ -8,8 +8,8 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use super::bench_live::{MatchCtx, Ws};
-use super::live_flood;
+use super::flood;
+use super::{MatchCtx, Ws};
 
 impl MatchCtx {
     pub(super) async fn new_player(&self) -> anyhow::Result<(Value, String)> {
@@ -33,7 +33,7 @@ impl MatchCtx {
                 Ok(next) => return Ok(Some(next)),
                 Err(e) => e,
             };
-            let Some(live_flood::Busy(secs)) = refused.downcast_ref::<live_flood::Busy>() else {
+            let Some(flood::Busy(secs)) = refused.downcast_ref::<flood::Busy>() else {
                 return Err(refused);
             };
             let wait = Duration::from_secs(*secs);
@@ -66,7 +66,7 @@ impl MatchCtx {
         let res = req.send().await?;
         let status = res.status();
         if status == reqwest::StatusCode::SERVICE_UNAVAILABLE {
-            return Err(live_flood::Busy::from_headers(res.headers()).into());
+            return Err(flood::Busy::from_headers(res.headers()).into());
         }
         let value: Value = res.json().await?;
         if !status.is_success() {

@@ -10,8 +10,8 @@ use std::time::Instant;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
-use super::bench_live::WINDOW;
-use super::live_server::LiveServer;
+use super::WINDOW;
+use super::server::LiveServer;
 use kibitz::runtime::PhaseStats;
 
 /// The phases shown per window: a move's own path.

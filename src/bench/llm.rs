@@ -17,15 +17,8 @@ use serde_json::json;
 use kibitz::config::Config;
 use kibitz::runtime::{MatchRequest, Runtime, UserCommand};
 
-use super::bench::{percentile, write_figures};
-
-/// A percentile of a copy (0 when there are no samples).
-fn pct(samples: &[f64], q: f64) -> f64 {
-    if samples.is_empty() {
-        return 0.0;
-    }
-    percentile(&mut samples.to_vec(), q)
-}
+use super::stats::quantile as pct;
+use super::write_figures;
 
 /// The matches played, the same both times.
 #[derive(Clone, Copy)]

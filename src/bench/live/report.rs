@@ -4,8 +4,8 @@
 use anyhow::bail;
 use serde_json::{Value, json};
 
-use super::bench::percentile;
-use super::bench_live::{LiveArgs, WINDOW};
+use super::{LiveArgs, WINDOW};
+use crate::bench::stats::percentile;
 
 /// What every match reports back.
 #[derive(Default)]

@@ -8,6 +8,8 @@
 //! wait, a resignation), and the trigger log says what was recalled. Figures
 //! are printed and written as JSON, never asserted.
 
+mod set;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,7 +23,7 @@ use kibitz::ids::{MemoryId, PlayerId};
 use kibitz::memory::{CreatedBy, MemoryType, NewMemory, PositionTag};
 use kibitz::runtime::Runtime;
 
-use super::recall_set::{self, CaseScore, Ledger, Moment, MomentSet, PastMatch, PastResult, Profile, Step};
+use set::{CaseScore, Ledger, Moment, MomentSet, PastMatch, PastResult, Profile, Step};
 
 /// Idle delays run at this share of the personas' own (30-60 s: 1.5-3 s).
 const IDLE_SCALE: f64 = 0.05;
@@ -75,7 +77,7 @@ async fn play_all(config: &Config, set: &MomentSet, only: Option<&str>, out: &Pa
         scores.push(score);
     }
     bench.runtime.shutdown().await;
-    let (overall, per_kind) = recall_set::report(&scores);
+    let (overall, per_kind) = set::report(&scores);
     println!(
         "recall: {} moments in {:.0} s",
         scores.len(),
@@ -97,7 +99,7 @@ async fn play_all(config: &Config, set: &MomentSet, only: Option<&str>, out: &Pa
         overall.lore_share_when_relevant
     );
     let report = json!({ "overall": overall, "per_trigger": per_kind, "cases": scores });
-    super::bench::write_figures(out, &report)
+    crate::bench::write_figures(out, &report)
 }
 
 /// The server under test, reached over HTTP, and the runtime behind it for
@@ -162,7 +164,7 @@ impl Bench {
         client.end_match(&match_id).await?;
         let ledger = self.ledger.lock().expect("ledger lock");
         let owners: Vec<_> = recalled.into_iter().map(|id| ledger.owner(id, tag)).collect();
-        Ok(recall_set::score(case, &owners))
+        Ok(set::score(case, &owners))
     }
 
     async fn new_player(&self, name: &str) -> anyhow::Result<(PlayerId, String)> {

@@ -5,6 +5,8 @@
 //! remembered (precision and recall against the labels) and the time
 //! beyond the embedding; writes the figures as JSON. Never asserts.
 
+mod live;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
@@ -14,10 +16,11 @@ use chrono::Utc;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::bench_chat_live::Played;
+use super::stats::quantile;
 use kibitz::config::Config;
 use kibitz::listen::{Intent, Listener};
 use kibitz::memory::embed::Embedder;
+use live::Played;
 
 /// The player's name in the set's facts.
 const PLAYER: &str = "Sam";
@@ -97,7 +100,7 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
     }
     let played = match set.conversation.is_empty() {
         true => Vec::new(),
-        false => super::bench_chat_live::play(config, &set.conversation).await?,
+        false => live::play(config, &set.conversation).await?,
     };
     report(&t, set.lines.len(), &played, json_out)
 }
@@ -107,13 +110,7 @@ fn report(t: &Tally, total: usize, played: &[Played], json_out: &Path) -> anyhow
     let accuracy = ratio(t.right, total);
     let precision = ratio(t.remembered_right, t.remembered);
     let recall = ratio(t.remembered_right, t.worth);
-    let mut us = t.hear_us.clone();
-    us.sort_by(f64::total_cmp);
-    let pct = |p: f64| {
-        us.get(((us.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-            .unwrap_or(0.0)
-    };
+    let pct = |p: f64| quantile(&t.hear_us, p);
     for miss in &t.misses {
         println!("miss: {miss}");
     }
@@ -131,17 +128,11 @@ fn report(t: &Tally, total: usize, played: &[Played], json_out: &Path) -> anyhow
         pct(0.5) / 1000.0,
         pct(0.99) / 1000.0
     );
-    let mut reply_ms: Vec<f64> = played
+    let reply_ms: Vec<f64> = played
         .iter()
         .flat_map(|p| p.beyond_embedding_ms.iter().copied())
         .collect();
-    reply_ms.sort_by(f64::total_cmp);
-    let reply_pct = |p: f64| {
-        reply_ms
-            .get(((reply_ms.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-            .unwrap_or(0.0)
-    };
+    let reply_pct = |p: f64| quantile(&reply_ms, p);
     for p in played {
         println!(
             "conversation with {}: {} replies, {} distinct, {} said twice in a row",
@@ -167,5 +158,5 @@ fn report(t: &Tally, total: usize, played: &[Played], json_out: &Path) -> anyhow
         "hear_p50_ms": pct(0.5) / 1000.0, "hear_p99_ms": pct(0.99) / 1000.0,
         "conversations": conversations, "reply_p50_ms": reply_pct(0.5), "reply_p99_ms": reply_pct(0.99),
     });
-    super::bench::write_figures(json_out, &figures)
+    crate::bench::write_figures(json_out, &figures)
 }
