@@ -89,6 +89,7 @@ build-release:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --all-targets -- -D warnings
+	python3 scripts/module-cycles.py
 
 fmt:
 	cargo fmt --all
