@@ -71,6 +71,29 @@ async fn a_fact_told_in_one_match_answers_do_you_remember_me_in_the_next() {
     assert!(confident, "{reasoning}");
 }
 
+/// What the player told a few lines ago answers "do you remember...?" in
+/// the same match (recall otherwise leaves out what this match just made,
+/// so it is not handed straight back), and a question nobody can answer
+/// gets an honest line, not "Of course I do." before "you haven't told me".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fact_told_this_match_answers_a_question_a_minute_later() {
+    let server = Server::start().await;
+    let sam = server.new_player("Sam").await;
+    let (m, _) = server.new_match(&sam, "margot", "white").await;
+    let unknown = replies(&server, &m, "do you remember where I grew up?").await;
+    assert!(
+        unknown.iter().any(|r| r.starts_with("You haven't told me")),
+        "said alone: {unknown:?}"
+    );
+    replies(&server, &m, "hi! I'm Sam, I teach piano at the conservatory").await;
+    assert!(eventually(20, || async { !server.memories(&sam).await.is_empty() }).await);
+    let asked = replies(&server, &m, "do you remember what I do for a living?").await;
+    assert!(
+        asked.iter().any(|r| r.contains("piano")),
+        "the fact told this match answers: {asked:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_line_is_said_twice_in_a_row() {
     let server = Server::start().await;

@@ -19,6 +19,7 @@ pub use situation::{Cue, Situation};
 
 use crate::config::{RecallConfig, RoleConfig};
 use crate::ids::MemoryId;
+use crate::listen::Intent;
 use crate::llm::ChatModel;
 use crate::memory::embed::QueryLimits;
 use crate::memory::vector::{BoardFilter, SearchFilter};
@@ -77,7 +78,7 @@ impl Subconscious {
             memory: &self.memory,
             base: SearchFilter {
                 exclude_ids: state.given.keys().copied().collect(),
-                ..self.base_filter(ctx, state, now)
+                ..self.base_filter(trigger, ctx, state, now)
             },
             sampling,
             limit: self.config.limit,
@@ -101,18 +102,27 @@ impl Subconscious {
     }
 
     /// The guard rails every search keeps: this persona, this player (and
-    /// lore), minus what this match just made. What was given lately is
+    /// lore), minus what this match just made (so it is not handed straight
+    /// back), unless the player asks what the persona remembers: "you told
+    /// me ten minutes ago" is the answer then. What was given lately is
     /// dropped after the search (`RecallState::given_for`), or, for the
     /// model, by the filter.
-    fn base_filter(&self, ctx: &GameContext, state: &mut RecallState, now: DateTime<Utc>) -> SearchFilter {
+    fn base_filter(
+        &self,
+        trigger: &Trigger,
+        ctx: &GameContext,
+        state: &mut RecallState,
+        now: DateTime<Utc>,
+    ) -> SearchFilter {
         let given_ttl = Duration::seconds(self.config.given_ttl_secs as i64);
         state.given.retain(|_, (at, _)| now - *at < given_ttl);
         let created_since = now - Duration::seconds(self.config.created_ttl_secs as i64);
+        let asked = trigger.heard.as_ref().is_some_and(|h| h.intent == Intent::AsksMemory);
         SearchFilter {
             persona_id: Some(ctx.persona_id.clone()),
             player_id: Some(ctx.player_id),
             include_lore: true,
-            exclude_created_in_match_since: Some((ctx.match_id, created_since.timestamp())),
+            exclude_created_in_match_since: (!asked).then_some((ctx.match_id, created_since.timestamp())),
             ..SearchFilter::default()
         }
     }
@@ -124,7 +134,7 @@ impl Subconscious {
         state: &mut RecallState,
     ) -> Result<Recall, MemoryError> {
         let now = Utc::now();
-        let filter = self.base_filter(ctx, state, now);
+        let filter = self.base_filter(trigger, ctx, state, now);
         let situation = Situation::read(trigger, ctx);
         tracing::debug!(trigger = trigger.kind.as_str(), "situation: {}", situation.summary());
         let queries = self.queries(&situation);

@@ -37,8 +37,9 @@ fn plain_lines(intent: Intent) -> &'static [&'static str] {
 
 /// The reply to a chat line, the fact it told (if any) kept.
 pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: &Heard) -> Decision {
+    let answer = answered(input, text, heard.intent);
     let fill = Fill {
-        answer: answer(input, text, heard.intent),
+        answer: answer.text,
         echo: heard
             .facts
             .first()
@@ -46,12 +47,23 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
             .unwrap_or_default(),
     };
     let mut actions = Vec::new();
-    let card = input.persona.chat.get(heard.intent.as_str()).filter(|l| !l.is_empty());
+    let card = input
+        .persona
+        .chat
+        .get(heard.intent.as_str())
+        .filter(|l| !l.is_empty() && answer.known);
     let said = match card {
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
         None => plain(s, heard.intent, &fill),
     };
     actions.push(said);
+    // "Hi, I'm Sam, I teach piano": a line for something else that also
+    // tells a fact gets the fact said back too, as a disclosure would.
+    let echoed = matches!(heard.intent, Intent::SelfDisclosure | Intent::Preference);
+    let disclosure = input.persona.chat.get(Intent::SelfDisclosure.as_str());
+    if let Some(lines) = disclosure.filter(|l| !l.is_empty() && !echoed && !fill.echo.is_empty()) {
+        actions.push(s.pick_from(lines, &fill.placeholders()));
+    }
     let moods = &input.persona.moods;
     let moved = match heard.intent {
         Intent::Compliment => moods.compliment.as_deref(),
@@ -139,15 +151,33 @@ fn plain(s: &Speaker<'_>, intent: Intent, fill: &Fill) -> Action {
 /// What a question is answered with, from what is known; empty when the
 /// intent asks nothing. The LLM brain is told it too.
 pub(crate) fn answer(input: &BrainInput<'_>, text: &str, intent: Intent) -> String {
+    answered(input, text, intent).text
+}
+
+/// An answer, and whether it tells something or owns to not knowing: a
+/// card's "Of course I do. {answer}" must not lead into "you haven't told
+/// me that yet", so an answer that knows nothing is said alone.
+struct Answer {
+    text: String,
+    known: bool,
+}
+
+impl Answer {
+    fn known(text: String) -> Answer {
+        Answer { text, known: true }
+    }
+}
+
+fn answered(input: &BrainInput<'_>, text: &str, intent: Intent) -> Answer {
     match intent {
         Intent::AsksMemory => about_us(input, text),
-        Intent::AsksPersona => about_me(input, text),
-        Intent::AsksPosition => board::about_the_board(input, text),
-        Intent::DrawRequest => match board::user_win_pct(input) {
+        Intent::AsksPersona => Answer::known(about_me(input, text)),
+        Intent::AsksPosition => Answer::known(board::about_the_board(input, text)),
+        Intent::DrawRequest => Answer::known(match board::user_win_pct(input) {
             Some(p) if p < 45.0 => "A draw? Not while I'm better. Play on.".into(),
             _ => "Offer it with the draw button and I'll think it over.".into(),
-        },
-        _ => String::new(),
+        }),
+        _ => Answer::known(String::new()),
     }
 }
 
@@ -157,14 +187,14 @@ fn player_memories<'a>(input: &'a BrainInput<'_>) -> impl Iterator<Item = &'a Re
 
 /// "Do you remember me?", "how many times have I beaten you?", "what did I
 /// play last time?": the head-to-head, the openings, the memories.
-fn about_us(input: &BrainInput<'_>, text: &str) -> String {
+fn about_us(input: &BrainInput<'_>, text: &str) -> Answer {
     let (ctx, h) = (input.ctx, &input.ctx.history);
     let t = text.to_lowercase();
     let asks_score = ["beat", "won", "win", "score", "record", "how many", "lost"]
         .iter()
         .any(|w| t.contains(w));
     if asks_score {
-        return match h.played {
+        let text = match h.played {
             0 => format!("We haven't finished a game yet, {}.", ctx.player_name),
             n => {
                 let mut s = format!(
@@ -180,22 +210,26 @@ fn about_us(input: &BrainInput<'_>, text: &str) -> String {
                 s
             }
         };
+        return Answer {
+            text,
+            known: h.played > 0,
+        };
     }
     let asks_openings = ["play", "opening", "opened"].iter().any(|w| t.contains(w));
     if asks_openings {
         if let Some(last) = h.last_game.as_ref().filter(|g| g.opening.is_some()) {
-            return last_game(last);
+            return Answer::known(last_game(last));
         }
         let opening = player_memories(input).find(|r| r.memory.tags.iter().any(|t| t.starts_with("opening:")));
         if let Some(r) = opening {
-            return format!("I remember: {}", quoted(&r.memory.content));
+            return Answer::known(format!("I remember: {}", quoted(&r.memory.content)));
         }
         if let Some(u) = h.usual_openings.first() {
             let colour = if ctx.user_color == "white" { "White" } else { "Black" };
-            return format!(
+            return Answer::known(format!(
                 "As {colour} you chose the {} ({} of your last {} games).",
                 u.family, u.games, u.of
-            );
+            ));
         }
     }
     // "Who taught me chess?": a question about them, answered by what they
@@ -217,8 +251,11 @@ fn about_us(input: &BrainInput<'_>, text: &str) -> String {
             .filter(|r| r.memory.memory_type != MemoryType::GameContext)
             .max_by(|a, b| a.similarity.total_cmp(&b.similarity));
         return match told {
-            Some(r) => format!("You told me yourself: {}", quoted(&r.memory.content)),
-            None => format!("You haven't told me that yet, {}.", ctx.player_name),
+            Some(r) => Answer::known(format!("You told me yourself: {}", quoted(&r.memory.content))),
+            None => Answer {
+                text: format!("You haven't told me that yet, {}.", ctx.player_name),
+                known: false,
+            },
         };
     }
     // What they told of themselves says "I know you" better than a result.
@@ -226,8 +263,13 @@ fn about_us(input: &BrainInput<'_>, text: &str) -> String {
     let best = player_memories(input)
         .find(personal)
         .or_else(|| player_memories(input).max_by(|a, b| a.similarity.total_cmp(&b.similarity)));
-    match (best, h.played) {
-        (None, 0) => format!("I don't think we've met before, {}.", ctx.player_name),
+    let text = match (best, h.played) {
+        (None, 0) => {
+            return Answer {
+                text: format!("I don't think we've met before, {}.", ctx.player_name),
+                known: false,
+            };
+        }
         (None, n) => format!("Of course, {}: we've played {}.", ctx.player_name, games(n)),
         (Some(r), 0) => format!("I remember you, {}: {}", ctx.player_name, quoted(&r.memory.content)),
         (Some(r), n) => format!(
@@ -236,7 +278,8 @@ fn about_us(input: &BrainInput<'_>, text: &str) -> String {
             games(n),
             quoted(&r.memory.content)
         ),
-    }
+    };
+    Answer::known(text)
 }
 
 /// "Last time you had White: the Italian Game, and you resigned after 23 moves."

@@ -371,5 +371,13 @@ async fn a_question_about_the_player_is_answered_by_what_they_told() {
     assert!(known.contains("one game so far"), "{known}");
     let (_, bare) = context(&["e4"], &MatchHistory::default());
     let untold = said(&decide(chat("what's my job?"), &bare, &viktor).await).join(" ");
-    assert!(untold.contains("You haven't told me that yet, Ann."), "{untold}");
+    // Said alone: the card's lead-ins ("Of course I do.") claim to remember.
+    assert_eq!(untold, "You haven't told me that yet, Ann.");
+    // A greeting that tells something is answered as a greeting, and the
+    // fact is said back as well.
+    let hello = said(&decide(chat("hi! I'm Ann, I teach piano at the conservatory"), &bare, &viktor).await);
+    assert!(
+        hello.len() >= 2 && hello.iter().any(|l| l.contains("piano")),
+        "{hello:?}"
+    );
 }
