@@ -191,6 +191,9 @@ fn kibitz_play_remembers_the_player_across_matches() {
         first.to_lowercase().contains("your grandmother taught you chess"),
         "{first}"
     );
+    // It stopped cleanly (the game's last turns done, the index flushed):
+    // the next start has nothing to check.
+    assert!(!data.path().join("kibitz.running").exists(), "the run marker stayed");
     let second = play("Do you remember me?\n/quit\n");
     assert!(second.contains("Wren's grandmother taught them chess"), "{second}");
 }

@@ -18,13 +18,18 @@ pub async fn serve(config: Config) -> anyhow::Result<()> {
     let runtime = kibitz::server::serve(listen, Runtime::start(config))
         .await
         .with_context(|| format!("serving on {listen}"))?;
-    // Every write was committed as it was acknowledged; a clean stop also
-    // tells the next start that nothing needs checking.
+    stop(&runtime).await;
+    Ok(())
+}
+
+/// Every write was committed as it was acknowledged; a clean stop (the
+/// matches' last turns done, the index flushed) also tells the next start
+/// that nothing needs checking.
+async fn stop(runtime: &Runtime) {
     match runtime.shutdown().await {
         Stopped::Clean => tracing::info!("stopped cleanly"),
         Stopped::Unclean(why) => tracing::warn!("stopped: {why}; the next start checks the vector index"),
     }
-    Ok(())
 }
 
 pub fn models(config: &Config) -> anyhow::Result<()> {

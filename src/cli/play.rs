@@ -39,6 +39,13 @@ const HELP: &str =
 
 pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
     let runtime = Runtime::start(config).await.context("starting kibitz")?;
+    let played = session(&runtime, &args).await;
+    // The game's last turns (the reflection, the memories) finish first.
+    super::stop(&runtime).await;
+    played
+}
+
+async fn session(runtime: &Runtime, args: &PlayArgs) -> anyhow::Result<()> {
     let db = &runtime.services().db;
     let player = match db.player_by_name(&args.player).await? {
         Some(p) => p,
