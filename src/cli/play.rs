@@ -98,7 +98,7 @@ async fn session(runtime: &Runtime, args: &PlayArgs) -> anyhow::Result<()> {
             },
             line = lines.next_line() => {
                 let Some(line) = line? else { break };
-                if !act(&runtime, id, line.trim(), &mut view).await? {
+                if !act(runtime, id, line.trim(), &mut view).await? {
                     break;
                 }
             }
