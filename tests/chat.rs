@@ -196,4 +196,10 @@ fn kibitz_play_remembers_the_player_across_matches() {
     assert!(!data.path().join("kibitz.running").exists(), "the run marker stayed");
     let second = play("Do you remember me?\n/quit\n");
     assert!(second.contains("Wren's grandmother taught them chess"), "{second}");
+    // The match left unfinished is resumed, and heard: its actor is loaded
+    // before the terminal subscribes (a match not loaded yet had no events
+    // to follow, and the session ended before reading a line).
+    let third = play("Do you remember me?\n/quit\n");
+    let resumed = third.split("Resuming your unfinished match").nth(1).unwrap_or_default();
+    assert!(resumed.contains("grandmother"), "{third}");
 }

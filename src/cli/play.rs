@@ -87,7 +87,7 @@ async fn session(runtime: &Runtime, args: &PlayArgs) -> anyhow::Result<()> {
         }
     };
 
-    let mut live = runtime.subscribe(id);
+    let mut live = runtime.subscribe(id).await;
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     loop {
         tokio::select! {

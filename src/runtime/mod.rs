@@ -264,8 +264,14 @@ impl Runtime {
         }
     }
 
-    /// Live events of a match (none arrive for a finished one).
-    pub fn subscribe(&self, id: MatchId) -> broadcast::Receiver<MatchEvent> {
+    /// Live events of a match (none arrive for a finished one). An
+    /// unfinished match not loaded yet (a restart's background resume had not
+    /// reached it) is loaded first: its channel would otherwise not exist,
+    /// and the subscriber would hear nothing of it.
+    pub async fn subscribe(&self, id: MatchId) -> broadcast::Receiver<MatchEvent> {
+        if let Err(e) = self.inbox(id).await {
+            tracing::debug!(match_id = %id, "no live events: {e}");
+        }
         match self.live.lock().expect("registry lock").get(&id) {
             Some(live) => live.events.subscribe(),
             None => broadcast::channel(1).1,

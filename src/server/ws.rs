@@ -88,7 +88,7 @@ pub async fn upgrade(
 async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: i64, socket: WebSocket) {
     let (mut sink, mut stream) = socket.split();
     // Subscribe before reading the backlog so nothing falls between the two.
-    let mut live = Some(runtime.subscribe(id));
+    let mut live = Some(runtime.subscribe(id).await);
     let mut last = since;
     if let Ok(state) = runtime.state(id).await {
         // A `since` past the match's last event (a stale client, another
