@@ -252,7 +252,6 @@ pub(crate) struct Numbered {
     args: Vec<Arg>,
 }
 
-#[derive(Clone)]
 pub(crate) enum Arg {
     Text(String),
     Int(i64),
@@ -328,7 +327,7 @@ impl Numbered {
     /// Appends `other`'s SQL and values, its `$n` placeholders renumbered
     /// after this one's. (Statement texts are the code's own and hold no `$`
     /// but placeholders: values are always bound.)
-    pub(crate) fn append(&mut self, other: &Numbered) -> &mut Numbered {
+    pub(crate) fn append(&mut self, other: Numbered) -> &mut Numbered {
         let offset = self.args.len();
         let mut rest = other.sql.as_str();
         while let Some(at) = rest.find('$') {
@@ -339,7 +338,7 @@ impl Numbered {
             rest = &rest[at + 1 + digits..];
         }
         self.sql.push_str(rest);
-        self.args.extend(other.args.iter().cloned());
+        self.args.extend(other.args);
         self
     }
 

@@ -76,9 +76,9 @@ impl Script {
 
 impl Script {
     /// The whole batch as one SQLite script, its placeholders numbered through.
-    fn sqlite_script(&self) -> Numbered {
+    fn sqlite_script(self) -> Numbered {
         let mut script = Numbered::new("BEGIN IMMEDIATE");
-        for statement in &self.statements {
+        for statement in self.statements {
             script.push(";\n").append(statement);
         }
         script.push(";\nCOMMIT");
