@@ -1,11 +1,13 @@
 //! Effective configuration: defaults, then `kibitz.toml`, then `KIBITZ_*`
 //! environment variables (each later source wins).
 
+mod cluster;
 mod limits;
 mod llm;
 mod recall;
 pub mod redact;
 
+pub use cluster::ClusterConfig;
 pub use limits::{LimitsConfig, Registration};
 pub use llm::{ApiKind, EndpointConfig, LlmConfig, RoleConfig};
 pub use recall::RecallConfig;
@@ -147,6 +149,7 @@ pub struct Config {
     pub recall: RecallConfig,
     pub memory: MemoryConfig,
     pub llm: LlmConfig,
+    pub cluster: ClusterConfig,
     /// Bearer token that may read every player's memories. Never printed.
     #[serde(skip_serializing)]
     pub admin_token: Option<String>,
@@ -183,6 +186,7 @@ struct FileConfig {
     recall: Option<RecallConfig>,
     memory: Option<MemoryConfig>,
     llm: Option<LlmConfig>,
+    cluster: Option<ClusterConfig>,
     admin_token: Option<String>,
 }
 
@@ -309,6 +313,7 @@ impl Config {
                 }
                 llm
             },
+            cluster: file.cluster.unwrap_or_default().with_env(&env)?,
             admin_token: env("KIBITZ_ADMIN_TOKEN").or(file.admin_token).filter(|t| !t.is_empty()),
             database_url,
             data_dir,
@@ -360,6 +365,7 @@ impl Config {
             }
         }
         self.memory.validate()?;
+        self.cluster.validate(&self.database_url, self.qdrant_url.as_deref())?;
         Ok(self)
     }
 

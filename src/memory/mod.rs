@@ -9,6 +9,7 @@ mod import;
 pub mod lexical;
 mod memory_type;
 pub mod model;
+mod model_record;
 mod model_thread;
 mod pinned;
 pub mod policy;
@@ -26,5 +27,6 @@ pub use import::{ImportError, ImportReport, MAX_IMPORT_BYTES};
 pub use model::{
     CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement, clipped, key_tag, key_tags_in,
 };
+pub use model_record::ModelRecord;
 pub use review::recall_entries;
 pub use service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory, Reconciled, Saved, Search};

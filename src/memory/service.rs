@@ -1,7 +1,7 @@
 //! Saving and recalling memories: SQL first (the record of truth), then the
 //! vector index. An index that falls behind SQL is repaired at start-up.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
@@ -324,7 +324,11 @@ impl MemoryService {
     /// data, says), every memory is embedded again. An index that predates
     /// the record counts as another model's unless it is empty. Returns how
     /// many memories were re-embedded.
-    pub async fn ensure_index_model(&self, record: &Path, progress: impl Fn(u64, u64)) -> Result<u64, MemoryError> {
+    pub async fn ensure_index_model(
+        &self,
+        record: &super::ModelRecord,
+        progress: impl Fn(u64, u64),
+    ) -> Result<u64, MemoryError> {
         let current: String = self
             .embedder
             .model_digest()
@@ -332,8 +336,8 @@ impl MemoryService {
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
-        let recorded = std::fs::read_to_string(record).ok();
-        let recorded = recorded.as_deref().map(str::trim);
+        let recorded = record.read(&self.db).await?;
+        let recorded = recorded.as_deref();
         if recorded == Some(current.as_str()) {
             return Ok(0);
         }
@@ -345,10 +349,7 @@ impl MemoryService {
             );
             embedded = self.reindex(progress).await?;
         }
-        write_atomically(record, &format!("{current}\n")).map_err(|source| MemoryError::Record {
-            path: record.to_path_buf(),
-            source,
-        })?;
+        record.write(&self.db, &current).await?;
         Ok(embedded)
     }
 
@@ -440,11 +441,4 @@ fn lore_memory(persona: &Persona, lore: &crate::personas::Lore) -> Memory {
     };
     memory.retag();
     memory
-}
-
-/// A crash leaves the old file or the new one, never half of one.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let partial = path.with_extension("partial");
-    std::fs::write(&partial, text)?;
-    std::fs::rename(&partial, path)
 }

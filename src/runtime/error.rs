@@ -31,6 +31,10 @@ pub enum RuntimeError {
     TextTooLong { len: usize, max: usize },
     #[error("the match is busy restarting; try again")]
     Unavailable,
+    /// Another node of the club runs this match (a request reached this
+    /// one while the match changed hands).
+    #[error("node {node} runs this match; try again in {retry_after_secs} s")]
+    HeldElsewhere { node: String, retry_after_secs: u64 },
     #[error("you have {cap} unfinished matches, the most one player may hold: finish or resign one first")]
     TooManyMatches { cap: u32 },
     #[error("the server is busy (its games are {wait_ms} ms behind); try again in {retry_after_secs} s")]

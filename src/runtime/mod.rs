@@ -5,7 +5,10 @@
 mod actor;
 mod admission;
 mod error;
+mod leases;
+mod loading;
 mod marker;
+mod ownership;
 mod pace;
 mod personas;
 mod resume;
@@ -18,30 +21,31 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rand::Rng;
-use shakmaty::Color;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 pub use actor::{Opened, Outcome, UserCommand};
 pub use admission::AdmissionView;
 pub use error::RuntimeError;
+pub use leases::{ClusterStartError, Leases};
 pub use marker::RunMarker;
+pub use ownership::Placement;
 pub use personas::{CardImport, ImportError};
 pub use services::{MemoryOnly, Services, StartError};
 pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};
+
+use loading::stored_game;
+use loading::{StoredGame, color_of};
 pub use timing::{Phase, PhaseStats, PhaseTimes};
 
-use actor::IdleTimer;
-use actor::{Command, MatchActor};
+use actor::Command;
 use state::StateParts;
 
 use crate::chess::Game;
-use crate::chess::odds::MoveOdds;
 use crate::config::Config;
-use crate::events::{Emitter, MatchEvent};
+use crate::events::MatchEvent;
 use crate::ids::{MatchId, PlayerId};
-use crate::store::{MatchRow, MoveRow, NewMatch, Player};
-use crate::subconscious::RecallState;
+use crate::store::{MatchRow, NewMatch, Player};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -79,6 +83,8 @@ struct Live {
     events: broadcast::Sender<MatchEvent>,
     /// Kept here so every authorised request need not ask SQL who owns it.
     owner: PlayerId,
+    /// On PostgreSQL, this node's lease on it: its epoch, and when claimed.
+    lease: Option<(i64, std::time::Instant)>,
 }
 
 #[derive(Clone)]
@@ -91,6 +97,8 @@ pub struct Runtime {
     resuming: Arc<resume::Resuming>,
     /// New matches refused because the engine was behind (`admission.rs`).
     refused_busy: Arc<std::sync::atomic::AtomicU64>,
+    /// The lease keeper's tasks (`ownership.rs`), stopped by a shutdown.
+    lease_tasks: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
 }
 
 impl Runtime {
@@ -104,8 +112,10 @@ impl Runtime {
             actors: Arc::new(watch::channel(()).0),
             resuming: Arc::default(),
             refused_busy: Arc::default(),
+            lease_tasks: Arc::default(),
         };
-        let unfinished = runtime.svc.db.active_match_ids().await?;
+        runtime.keep_leases().await;
+        let unfinished = runtime.unfinished_to_load().await.map_err(StartError::Resume)?;
         runtime.resume_in_background(unfinished);
         runtime.watch_for_abandoned().await;
         Ok(runtime)
@@ -116,11 +126,20 @@ impl Runtime {
     }
 
     /// Erases a memory from SQL and the index, and from the model threads
-    /// of matches still being played, so no later call sends its words.
-    pub async fn erase_memory(&self, memory: &crate::memory::Memory) -> Result<(), crate::memory::MemoryError> {
+    /// of matches this node plays, so no later call sends its words; the
+    /// forms of its words, for the other nodes' matches (`forget`).
+    pub async fn erase_memory(
+        &self,
+        memory: &crate::memory::Memory,
+    ) -> Result<crate::store::scrub::Forms, crate::memory::MemoryError> {
         let forms = self.svc.memory.erase(memory).await?;
-        self.svc.pipeline.brain.forget(&forms);
-        Ok(())
+        self.forget(&forms);
+        Ok(forms)
+    }
+
+    /// Forgets words erased on another node of the club.
+    pub fn forget(&self, forms: &crate::store::scrub::Forms) {
+        self.svc.pipeline.brain.forget(forms);
     }
 
     /// A new player and its bearer token (shown once; only its hash is kept).
@@ -217,7 +236,18 @@ impl Runtime {
             emotion: persona.default_emotion().to_string(),
             utc_offset_minutes,
         };
-        self.svc.db.insert_match(&new).await?;
+        // Held before it exists: another node looking for matches nobody
+        // holds must not find it between its row and its lease.
+        let lease = match &self.svc.leases {
+            Some(leases) => Some((leases, leases.claim(new.id).await?)),
+            None => None,
+        };
+        if let Err(e) = self.svc.db.insert_match(&new).await {
+            if let Some((leases, epoch)) = lease {
+                leases.release(new.id, epoch).await;
+            }
+            return Err(e.into());
+        }
         let (_, begun) = self.spawn(new.id, true).await?;
         let begun = begun.ok_or(RuntimeError::Unavailable)?;
         begun.await.map_err(|_| RuntimeError::GameOver)?
@@ -253,6 +283,21 @@ impl Runtime {
     /// How many matches have a running actor.
     pub fn live_matches(&self) -> usize {
         self.live.lock().expect("registry lock").len()
+    }
+
+    fn is_live(&self, id: MatchId) -> bool {
+        let live = self.live.lock().expect("registry lock");
+        live.get(&id).is_some_and(|l| !l.inbox.is_closed())
+    }
+
+    /// Drops the matches `lost(id, claimed at)` picks from the registry:
+    /// each actor ends once its inbox is empty (and checks its lease before
+    /// each command). How many were dropped.
+    fn evict(&self, lost: impl Fn(MatchId, std::time::Instant) -> bool) -> usize {
+        let mut live = self.live.lock().expect("registry lock");
+        let before = live.len();
+        live.retain(|id, l| !l.lease.is_some_and(|(_, claimed)| lost(*id, claimed)));
+        before - live.len()
     }
 
     /// The player a match belongs to (NotFound if there is no such match).
@@ -329,134 +374,6 @@ impl Runtime {
 
     async fn stored_game(&self, id: MatchId) -> Result<StoredGame, RuntimeError> {
         stored_game(&self.svc.db, id).await
-    }
-
-    /// Loads a match from SQL into a new actor task, queues its `Begin`
-    /// (fresh: the greeting; else a resume: timers, the persona's move if
-    /// due) ahead of anything else, and registers it. If another caller
-    /// registered the match meanwhile, that actor's inbox and no `Begin`.
-    async fn spawn(&self, id: MatchId, fresh: bool) -> Result<(mpsc::Sender<Command>, Option<Begun>), RuntimeError> {
-        let (row, game, odds) = self.stored_game(id).await?;
-        let persona = self
-            .svc
-            .persona(&row.persona_id)
-            .ok_or_else(|| RuntimeError::UnknownPersona(row.persona_id.clone()))?;
-        let player = self.player(row.player_id).await?;
-        let (inbox, rx) = mpsc::channel(64);
-        let (events, _) = broadcast::channel(256);
-        let last_seq = self.svc.db.last_event_seq(id).await?;
-        let mut actor = MatchActor {
-            svc: self.svc.clone(),
-            id,
-            user_color: color_of(&row),
-            started_at: row.created_at,
-            utc_offset_minutes: row.utc_offset_minutes,
-            emotion: row.emotion.clone(),
-            draw_offer: row.draw_offer.clone(),
-            history: Default::default(),
-            recall: RecallState::default(),
-            emitter: Emitter::new(self.svc.db.clone(), id, last_seq, events.clone()),
-            idle: IdleTimer::new(self.svc.scheduler.clone()),
-            inbox: inbox.downgrade(),
-            done: false,
-            odds,
-            // A resumed match remembers what it said before the restart.
-            said: match fresh {
-                true => Default::default(),
-                false => std::sync::Arc::new(self.svc.db.persona_said(id, crate::triggers::SAID_KEPT).await?),
-            },
-            to_move_since: chrono::Utc::now(),
-            last_think: None,
-            last_heard: None,
-            brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
-            agent_llm: self.svc.llm.as_ref().map(|pool| {
-                let sampling = persona.llm.sampling(self.svc.config.llm.main);
-                pool.session_from(Some(id.to_string()), "main", sampling, persona.llm.endpoint.as_deref())
-            }),
-            sub_llm: self
-                .svc
-                .llm
-                .as_ref()
-                .filter(|_| self.svc.config.llm.model_recall)
-                .map(|pool| {
-                    let sampling = self.svc.config.llm.subconscious;
-                    pool.session_from(
-                        Some(id.to_string()),
-                        "subconscious",
-                        sampling,
-                        persona.llm.endpoint.as_deref(),
-                    )
-                }),
-            player,
-            persona,
-            game,
-            composing: None,
-        };
-        actor.history = actor.load_history().await?;
-        let (reply, begun) = oneshot::channel();
-        {
-            let mut live = self.live.lock().expect("registry lock");
-            if let Some(running) = live.get(&id).filter(|l| !l.inbox.is_closed()) {
-                return Ok((running.inbox.clone(), None));
-            }
-            // The inbox is new and empty: Begin is first.
-            inbox
-                .try_send(Command::Begin { fresh, reply })
-                .map_err(|_| RuntimeError::Unavailable)?;
-            live.insert(
-                id,
-                Live {
-                    inbox: inbox.clone(),
-                    events,
-                    owner: row.player_id,
-                },
-            );
-        }
-        let (live, alive) = (self.live.clone(), self.actors.subscribe());
-        tokio::spawn(async move {
-            actor.run(rx).await;
-            // Unless a newer actor took the match's place meanwhile.
-            let mut live = live.lock().expect("registry lock");
-            if live.get(&id).is_some_and(|l| l.inbox.is_closed()) {
-                live.remove(&id);
-            }
-            drop(alive);
-        });
-        Ok((inbox, Some(begun)))
-    }
-}
-
-/// How a match's `Begin` went.
-type Begun = oneshot::Receiver<Result<Outcome, RuntimeError>>;
-
-/// A match as SQL holds it: its row, the game replayed from its stored
-/// moves, and each move's odds.
-pub(super) type StoredGame = (MatchRow, Game, Vec<Option<MoveOdds>>);
-
-pub(super) async fn stored_game(db: &crate::store::Db, id: MatchId) -> Result<StoredGame, RuntimeError> {
-    let row = db
-        .match_row(id)
-        .await?
-        .ok_or_else(|| RuntimeError::NotFound(format!("match {id}")))?;
-    let moves = db.moves(id).await?;
-    let odds = moves.iter().map(MoveRow::odds).collect();
-    let ucis: Vec<String> = moves.into_iter().map(|m| m.uci).collect();
-    let mut game = Game::replay(&row.start_fen, &ucis)?;
-    if let Some(end) = row
-        .termination
-        .as_deref()
-        .and_then(|t| crate::chess::GameEnd::parse(t, row.result.as_deref()?))
-    {
-        game.finish(end);
-    }
-    Ok((row, game, odds))
-}
-
-fn color_of(row: &MatchRow) -> Color {
-    if row.user_color == "white" {
-        Color::White
-    } else {
-        Color::Black
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use futures_util::StreamExt;
 
-use super::Runtime;
+use super::{Runtime, RuntimeError};
 use crate::ids::MatchId;
 
 /// Matches loaded at once: enough to use the database well, few enough
@@ -49,7 +49,7 @@ impl Runtime {
         *self.resuming.task.lock().expect("resume lock") = Some(task.abort_handle());
     }
 
-    async fn resume(&self, id: MatchId) {
+    pub(super) async fn resume(&self, id: MatchId) {
         match self.spawn(id, false).await {
             Ok((_, Some(begun))) => {
                 if let Ok(Err(e)) = begun.await {
@@ -58,6 +58,10 @@ impl Runtime {
             }
             // A player's command loaded it first.
             Ok((_, None)) => {}
+            // Another node took it first.
+            Err(RuntimeError::HeldElsewhere { node, .. }) => {
+                tracing::debug!(match_id = %id, "node {node} runs it")
+            }
             Err(e) => tracing::warn!(match_id = %id, "cannot resume: {e}"),
         }
     }

@@ -20,15 +20,15 @@ use crate::memory::embed::{EmbedError, Embedder};
 use crate::memory::qdrant::QdrantStore;
 use crate::memory::vector::{VectorError, VectorStore};
 use crate::memory::watched::Watched;
-use crate::memory::{MemoryError, MemoryService, Reconciled};
+use crate::memory::{MemoryError, MemoryService, ModelRecord, Reconciled};
 use crate::moves::Workshop;
 use crate::personas::{self, Persona, PersonaError, Roster};
-use crate::store::{Db, StoreError};
+use crate::store::{Backend, Db, StoreError};
 use crate::subconscious::{Subconscious, situation};
 use crate::triggers::Pipeline;
 
-use super::PhaseTimes;
 use super::marker::RunMarker;
+use super::{Leases, PhaseTimes};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -46,6 +46,10 @@ pub enum StartError {
     DataDir { path: String, source: std::io::Error },
     #[error("scheduler: {0}")]
     Scheduler(String),
+    #[error(transparent)]
+    Cluster(#[from] super::ClusterStartError),
+    #[error("listing the unfinished matches to resume: {0}")]
+    Resume(super::RuntimeError),
     #[error("{path} is in use by another kibitz process (serve or play); stop it or use another KIBITZ_DATA_DIR")]
     Locked { path: String },
 }
@@ -82,6 +86,9 @@ pub struct Services {
     pub scheduler: JobScheduler,
     /// Where the matches' time goes, per phase (admin status).
     pub timings: PhaseTimes,
+    /// On PostgreSQL, this node's leases on the matches it runs (several
+    /// nodes may share the database).
+    pub leases: Option<Arc<Leases>>,
     /// Held for the life of the process: the vector shard is single-process.
     /// Removed at a clean shutdown (`marker.release()`).
     pub marker: RunMarker,
@@ -94,6 +101,10 @@ impl Services {
         let data_lock = lock_data_dir(&config.data_dir)?;
         let (marker, unclean) = RunMarker::claim(&config.data_dir).map_err(StartError::marker)?;
         let db = Db::connect(&config.database_url).await?;
+        let leases = match db.backend() {
+            Backend::Postgres => Some(Arc::new(Leases::open(&config, db.clone()).await?)),
+            Backend::Sqlite => None,
+        };
         let memory = open_memory(&config, db.clone(), &personas, (unclean, &marker)).await?;
         pin_situations(&memory, &config.models_dir);
         let listener = listen::SharedListener::default();
@@ -123,7 +134,7 @@ impl Services {
             let mover = moves.persona_brain(p, None).name();
             tracing::info!("{} talks with {agent} and moves with {mover}", p.id);
         }
-        let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron).await?;
+        let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron, leases.clone()).await?;
         db.checkpoint_every(std::time::Duration::from_secs(5));
         let pipeline = Pipeline {
             db: db.clone(),
@@ -156,6 +167,7 @@ impl Services {
                 timings
             },
             marker,
+            leases,
             _data_lock: data_lock,
         })
     }
@@ -242,7 +254,10 @@ async fn open_memory(
     // A write the index misses after SQL took it leaves the marker behind.
     let index: Arc<dyn VectorStore> = Arc::new(Watched::new(open_index(config).await?, marker.missed_writes()));
     let memory = MemoryService::new(db, embedder, index, config.memory.clone());
-    let record = config.data_dir.join(INDEX_MODEL_RECORD);
+    let record = match &config.qdrant_url {
+        Some(_) => ModelRecord::for_collection(&config.qdrant_collection),
+        None => ModelRecord::File(config.data_dir.join(INDEX_MODEL_RECORD)),
+    };
     let progress = |done, total| tracing::info!("embedding memories with the new model: {done}/{total}");
     let embedded = memory.ensure_index_model(&record, progress).await?;
     if embedded > 0 {
@@ -305,14 +320,18 @@ async fn open_index(config: &Config) -> Result<Arc<dyn VectorStore>, StartError>
 /// matches' jobs fell due together). Broadcast slots are small: ~40 bytes.
 const SCHEDULER_CHANNEL: usize = 16_384;
 
-async fn start_scheduler(memory: MemoryService, consolidate_cron: &str) -> Result<JobScheduler, StartError> {
+async fn start_scheduler(
+    memory: MemoryService,
+    consolidate_cron: &str,
+    leases: Option<Arc<Leases>>,
+) -> Result<JobScheduler, StartError> {
     let fail = |e: tokio_cron_scheduler::JobSchedulerError| StartError::Scheduler(e.to_string());
     let scheduler = JobScheduler::new_with_channel_size(SCHEDULER_CHANNEL)
         .await
         .map_err(fail)?;
     scheduler.add(maintenance_job(memory.clone())?).await.map_err(fail)?;
     scheduler
-        .add(consolidation_job(memory, consolidate_cron)?)
+        .add(consolidation_job(memory, consolidate_cron, leases)?)
         .await
         .map_err(fail)?;
     scheduler.start().await.map_err(fail)?;
@@ -348,10 +367,15 @@ fn maintenance_job(memory: MemoryService) -> Result<Job, StartError> {
 }
 
 /// Merges, supersedes and decays memories on the configured schedule.
-fn consolidation_job(memory: MemoryService, cron: &str) -> Result<Job, StartError> {
+/// The club-wide consolidation; with several nodes, only on the one that
+/// holds the role (`leases.rs`).
+fn consolidation_job(memory: MemoryService, cron: &str, leases: Option<Arc<Leases>>) -> Result<Job, StartError> {
     Job::new_async(cron, move |_, _| {
-        let memory = memory.clone();
+        let (memory, leases) = (memory.clone(), leases.clone());
         Box::pin(async move {
+            if leases.is_some_and(|l| !l.leads()) {
+                return;
+            }
             if let Err(e) = memory.consolidate(Scope::Everyone, "schedule").await {
                 tracing::warn!("memory consolidation failed: {e}");
             }

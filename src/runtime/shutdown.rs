@@ -26,6 +26,7 @@ impl Runtime {
     /// marker if all of that went through.
     pub async fn shutdown(&self) -> Stopped {
         self.stop_resuming();
+        self.stop_adopting();
         let mut scheduler = self.svc.scheduler.clone();
         if let Err(e) = scheduler.shutdown().await {
             tracing::warn!("stopping the scheduler: {e}");
@@ -39,7 +40,11 @@ impl Runtime {
             self.svc.marker.keep();
             Stopped::Unclean(why)
         };
-        if tokio::time::timeout(DRAIN, self.actors.closed()).await.is_err() {
+        let drained = tokio::time::timeout(DRAIN, self.actors.closed()).await;
+        // Every match has ended: other nodes may take them now. (A match
+        // still busy keeps its lease until it expires, after this exit.)
+        self.release_leases(drained.is_ok()).await;
+        if drained.is_err() {
             let left = self.actors.receiver_count();
             return unclean(format!("{left} of {busy} matches still busy after {DRAIN:?}"));
         }

@@ -128,6 +128,9 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::Busy { retry_after_secs, .. } => {
                 ApiError::new(S::SERVICE_UNAVAILABLE, "busy", message).retry_after(retry_after_secs)
             }
+            RuntimeError::HeldElsewhere { retry_after_secs, .. } => {
+                ApiError::new(S::SERVICE_UNAVAILABLE, "moved", message).retry_after(retry_after_secs)
+            }
             RuntimeError::Store(e) => ApiError::internal(e),
         }
     }

@@ -133,6 +133,10 @@ impl RateLimits {
 /// The one limiter every request passes: a token from its address's
 /// bucket and, if it carries a bearer token, from that token's.
 pub async fn every_request(State(app): State<AppState>, req: Request, next: Next) -> Response {
+    // Relayed by another node of the cluster, which took these already.
+    if app.relay.relayed(req.headers()) {
+        return next.run(req).await;
+    }
     let address = PeerAddress::of(req.extensions());
     // The token is keyed by its hash (never kept as sent), computed only
     // when the limit is on: this runs on every request.

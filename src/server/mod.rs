@@ -4,8 +4,10 @@
 mod auth;
 mod error;
 mod extract;
+mod forward;
 mod limits;
 mod openapi;
+mod peers;
 mod routes;
 mod sockets;
 mod starting;
@@ -37,6 +39,8 @@ pub struct AppState {
     pub runtime: Runtime,
     pub limits: std::sync::Arc<limits::RateLimits>,
     pub sockets: std::sync::Arc<sockets::Sockets>,
+    /// Relays a match's requests to the node that holds it (`forward.rs`).
+    pub relay: std::sync::Arc<forward::Relay>,
 }
 
 pub fn router(runtime: Runtime) -> Router {
@@ -46,15 +50,19 @@ pub fn router(runtime: Runtime) -> Router {
     let state = AppState {
         limits: std::sync::Arc::new(limits::RateLimits::new(&runtime.services().config)),
         sockets: std::sync::Arc::default(),
+        relay: std::sync::Arc::new(forward::Relay::new(runtime.services().config.cluster.secret.as_deref())),
         runtime,
     };
     api.route(
         "/openapi.json",
         get(move || std::future::ready(axum::Json(doc.clone()))),
     )
+    // Between the nodes of a club only: not in the API's document.
+    .route(peers::FORGET_PATH, axum::routing::post(peers::forget))
     .fallback(web::page_or_api_404)
     .method_not_allowed_fallback(routes::method_not_allowed)
     .layer(DefaultBodyLimit::max(BODY_LIMIT))
+    .layer(axum::middleware::from_fn_with_state(state.clone(), forward::to_holder))
     .layer(axum::middleware::from_fn_with_state(
         state.clone(),
         limits::every_request,

@@ -30,6 +30,12 @@ impl Forms {
         Forms(forms)
     }
 
+    /// Forms another node already made (`iter`), kept as they are.
+    pub fn exact(mut forms: Vec<String>) -> Forms {
+        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        Forms(forms)
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(String::as_str)
     }

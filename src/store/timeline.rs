@@ -120,6 +120,21 @@ impl Db {
             .collect()
     }
 
+    /// Idle nudges given since the player last moved or wrote: a match
+    /// resumed elsewhere (a restart, another node) goes on with the same
+    /// chain instead of starting it over.
+    pub async fn nudges_since_user_acted(&self, id: MatchId) -> StoreResult<u32> {
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n FROM trigger_log t WHERE t.match_id = $1 AND t.trigger = 'idle_wait' \
+             AND t.id > COALESCE((SELECT MAX(u.id) FROM trigger_log u WHERE u.match_id = $1 \
+             AND u.trigger IN ('on_user_move', 'on_user_input')), 0)",
+        )
+        .bind(id.to_string())
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(u32::try_from(row.get::<i64, _>("n")).unwrap_or(u32::MAX))
+    }
+
     pub async fn triggers(&self, id: MatchId) -> StoreResult<Vec<TriggerRow>> {
         let rows = sqlx::query(
             "SELECT trigger, fired_at, recalled_ids, actions, duration_us FROM trigger_log WHERE match_id = $1 ORDER BY event_seq, id",

@@ -111,9 +111,23 @@ impl Server {
 
     pub async fn start_with(env: &[(&str, &str)]) -> Server {
         let data = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let env = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let database_url = fresh_database(data.path()).await;
+        Server::start_in(data, database_url, env, false).await
+    }
+
+    /// One node of a cluster on `database_url`, which other nodes share
+    /// (its KIBITZ_NODE_URL is its own address).
+    pub async fn start_node(database_url: &str, env: &[(&str, &str)]) -> Server {
+        let data = tempfile::tempdir().unwrap();
+        Server::start_in(data, database_url.to_string(), env, true).await
+    }
+
+    async fn start_in(data: TempDir, database_url: String, env: &[(&str, &str)], node: bool) -> Server {
+        let port = free_port();
+        let mut env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        if node {
+            env.push(("KIBITZ_NODE_URL".into(), format!("http://127.0.0.1:{port}")));
+        }
         let mut s = Server {
             database_url,
             child: None,
@@ -299,6 +313,16 @@ impl Server {
 
     pub fn token(&self, player: &str) -> String {
         self.tokens.lock().unwrap()[player].clone()
+    }
+
+    /// Lets this server's requests act as the players and matches `other`
+    /// made (another node of the same club).
+    pub fn know_as(&self, other: &Server) {
+        if std::ptr::eq(self, other) {
+            return;
+        }
+        self.tokens.lock().unwrap().extend(other.tokens.lock().unwrap().clone());
+        self.owners.lock().unwrap().extend(other.owners.lock().unwrap().clone());
     }
 
     /// A request with a bearer token (None: without Authorization).

@@ -54,7 +54,8 @@ impl Runtime {
         for id in self.svc.db.untouched_since(cutoff).await? {
             let inbox = match self.inbox(id).await {
                 Ok(inbox) => inbox,
-                Err(RuntimeError::GameOver) => continue,
+                // Finished, or another node runs it (and looks for itself).
+                Err(RuntimeError::GameOver | RuntimeError::HeldElsewhere { .. }) => continue,
                 Err(e) => {
                     tracing::warn!(match_id = %id, "an abandoned match could not be loaded: {e}");
                     continue;

@@ -2,6 +2,7 @@
 //! happens to it, so no two decisions for one match ever run at once.
 
 mod abandon;
+mod fence;
 mod history;
 mod idle;
 mod odds;
@@ -151,6 +152,10 @@ const DRAW_ACCEPT_FULLMOVE: u32 = 10;
 impl MatchActor {
     pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         while let Some(cmd) = rx.recv().await {
+            if self.lease_lost() {
+                cmd.refuse();
+                break;
+            }
             match cmd {
                 Command::Begin { fresh, reply } => {
                     let result = self.begin(fresh).await;

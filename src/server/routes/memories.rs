@@ -286,7 +286,8 @@ pub async fn delete(
     app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
     let memory = owned_memory(&app, caller, &id).await?;
     writable(&memory)?;
-    app.runtime.erase_memory(&memory).await?;
+    let forms = app.runtime.erase_memory(&memory).await?;
+    crate::server::peers::forget_everywhere(&app, &forms).await;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -1,0 +1,50 @@
+-- Several kibitz nodes on one PostgreSQL (unused on SQLite, which one
+-- process owns; kept so both schemas stay alike). A node holds the matches it runs
+-- by lease; a node that stops renewing loses them when they expire, and any
+-- other node may take them over. Every time is the database's own clock in
+-- ms since the epoch, so no two nodes' clocks are ever compared.
+CREATE TABLE nodes (
+    node_id      TEXT PRIMARY KEY,
+    incarnation  TEXT NOT NULL,
+    url          TEXT,
+    started_ms   INTEGER NOT NULL,
+    seen_ms      INTEGER NOT NULL
+);
+
+CREATE TABLE match_leases (
+    match_id     TEXT PRIMARY KEY,
+    node_id      TEXT NOT NULL,
+    incarnation  TEXT NOT NULL,
+    epoch        INTEGER NOT NULL,
+    acquired_ms  INTEGER NOT NULL,
+    expires_ms   INTEGER NOT NULL
+);
+CREATE INDEX match_leases_by_holder ON match_leases (incarnation);
+
+-- Every change of holder, kept: no two holders may overlap.
+CREATE TABLE lease_history (
+    match_id              TEXT NOT NULL,
+    epoch                 INTEGER NOT NULL,
+    node_id               TEXT NOT NULL,
+    incarnation           TEXT NOT NULL,
+    acquired_ms           INTEGER NOT NULL,
+    released_ms           INTEGER,
+    previous_incarnation  TEXT,
+    previous_expires_ms   INTEGER,
+    PRIMARY KEY (match_id, epoch)
+);
+
+-- Work that one node of the club does (the consolidation job).
+CREATE TABLE leader_leases (
+    role         TEXT PRIMARY KEY,
+    node_id      TEXT NOT NULL,
+    incarnation  TEXT NOT NULL,
+    expires_ms   INTEGER NOT NULL
+);
+
+-- Facts about the shared data, such as which embedding model made a Qdrant
+-- server's collection (every node must know it, not only the first).
+CREATE TABLE settings (
+    key    TEXT PRIMARY KEY,
+    value  TEXT NOT NULL
+);

@@ -1,0 +1,185 @@
+//! Loading a match into the registry: claimed (on PostgreSQL), read from
+//! SQL and replayed, an actor task spawned with its `Begin` queued first;
+//! and its end: out of the registry, its lease given up.
+
+use shakmaty::Color;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::actor::{Command, IdleTimer, MatchActor};
+use super::{Live, Outcome, Runtime, RuntimeError};
+use crate::chess::Game;
+use crate::chess::odds::MoveOdds;
+use crate::events::Emitter;
+use crate::ids::MatchId;
+use crate::store::{MatchRow, MoveRow};
+use crate::subconscious::RecallState;
+
+impl Runtime {
+    /// Loads a match from SQL into a new actor task, queues its `Begin`
+    /// (fresh: the greeting; else a resume: timers, the persona's move if
+    /// due) ahead of anything else, and registers it. If another caller
+    /// registered the match meanwhile, that actor's inbox and no `Begin`.
+    pub(super) async fn spawn(
+        &self,
+        id: MatchId,
+        fresh: bool,
+    ) -> Result<(mpsc::Sender<Command>, Option<Begun>), RuntimeError> {
+        let claimed = std::time::Instant::now();
+        let lease = match &self.svc.leases {
+            Some(leases) => Some((leases.claim(id).await?, claimed)),
+            None => None,
+        };
+        let loaded = self.load(id, fresh, lease).await;
+        if let (Err(_), Some(leases), Some((epoch, _))) = (&loaded, &self.svc.leases, lease) {
+            leases.release(id, epoch).await;
+        }
+        loaded
+    }
+
+    /// `spawn` under its lease.
+    async fn load(
+        &self,
+        id: MatchId,
+        fresh: bool,
+        lease: Option<(i64, std::time::Instant)>,
+    ) -> Result<(mpsc::Sender<Command>, Option<Begun>), RuntimeError> {
+        let (row, game, odds) = self.stored_game(id).await?;
+        let persona = self
+            .svc
+            .persona(&row.persona_id)
+            .ok_or_else(|| RuntimeError::UnknownPersona(row.persona_id.clone()))?;
+        let player = self.player(row.player_id).await?;
+        let (inbox, rx) = mpsc::channel(64);
+        let (events, _) = broadcast::channel(256);
+        let last_seq = self.svc.db.last_event_seq(id).await?;
+        let mut actor = MatchActor {
+            svc: self.svc.clone(),
+            id,
+            user_color: color_of(&row),
+            started_at: row.created_at,
+            utc_offset_minutes: row.utc_offset_minutes,
+            emotion: row.emotion.clone(),
+            draw_offer: row.draw_offer.clone(),
+            history: Default::default(),
+            recall: RecallState::default(),
+            emitter: Emitter::new(self.svc.db.clone(), id, last_seq, events.clone()),
+            idle: IdleTimer::new(self.svc.scheduler.clone()),
+            inbox: inbox.downgrade(),
+            done: false,
+            odds,
+            // A resumed match remembers what it said before the restart.
+            said: match fresh {
+                true => Default::default(),
+                false => std::sync::Arc::new(self.svc.db.persona_said(id, crate::triggers::SAID_KEPT).await?),
+            },
+            to_move_since: chrono::Utc::now(),
+            last_think: None,
+            last_heard: None,
+            brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
+            agent_llm: self.svc.llm.as_ref().map(|pool| {
+                let sampling = persona.llm.sampling(self.svc.config.llm.main);
+                pool.session_from(Some(id.to_string()), "main", sampling, persona.llm.endpoint.as_deref())
+            }),
+            sub_llm: self
+                .svc
+                .llm
+                .as_ref()
+                .filter(|_| self.svc.config.llm.model_recall)
+                .map(|pool| {
+                    let sampling = self.svc.config.llm.subconscious;
+                    pool.session_from(
+                        Some(id.to_string()),
+                        "subconscious",
+                        sampling,
+                        persona.llm.endpoint.as_deref(),
+                    )
+                }),
+            player,
+            persona,
+            game,
+            composing: None,
+        };
+        actor.history = actor.load_history().await?;
+        if !fresh {
+            actor.idle.nudges = self.svc.db.nudges_since_user_acted(id).await?;
+        }
+        let (reply, begun) = oneshot::channel();
+        {
+            let mut live = self.live.lock().expect("registry lock");
+            if let Some(running) = live.get(&id).filter(|l| !l.inbox.is_closed()) {
+                return Ok((running.inbox.clone(), None));
+            }
+            // The inbox is new and empty: Begin is first.
+            inbox
+                .try_send(Command::Begin { fresh, reply })
+                .map_err(|_| RuntimeError::Unavailable)?;
+            live.insert(
+                id,
+                Live {
+                    inbox: inbox.clone(),
+                    events,
+                    owner: row.player_id,
+                    lease,
+                },
+            );
+        }
+        let (runtime, alive) = (self.clone(), self.actors.subscribe());
+        tokio::spawn(async move {
+            actor.run(rx).await;
+            runtime.ended(id, lease).await;
+            drop(alive);
+        });
+        Ok((inbox, Some(begun)))
+    }
+}
+
+impl Runtime {
+    /// A match's actor ended: out of the registry, and its lease given up,
+    /// unless a newer actor took its place meanwhile.
+    async fn ended(&self, id: MatchId, lease: Option<(i64, std::time::Instant)>) {
+        let replaced = {
+            let mut live = self.live.lock().expect("registry lock");
+            if live.get(&id).is_some_and(|l| l.inbox.is_closed()) {
+                live.remove(&id);
+            }
+            live.contains_key(&id)
+        };
+        if let (false, Some(leases), Some((epoch, _))) = (replaced, &self.svc.leases, lease) {
+            leases.release(id, epoch).await;
+        }
+    }
+}
+
+/// How a match's `Begin` went.
+type Begun = oneshot::Receiver<Result<Outcome, RuntimeError>>;
+
+/// A match as SQL holds it: its row, the game replayed from its stored
+/// moves, and each move's odds.
+pub(in crate::runtime) type StoredGame = (MatchRow, Game, Vec<Option<MoveOdds>>);
+
+pub(in crate::runtime) async fn stored_game(db: &crate::store::Db, id: MatchId) -> Result<StoredGame, RuntimeError> {
+    let row = db
+        .match_row(id)
+        .await?
+        .ok_or_else(|| RuntimeError::NotFound(format!("match {id}")))?;
+    let moves = db.moves(id).await?;
+    let odds = moves.iter().map(MoveRow::odds).collect();
+    let ucis: Vec<String> = moves.into_iter().map(|m| m.uci).collect();
+    let mut game = Game::replay(&row.start_fen, &ucis)?;
+    if let Some(end) = row
+        .termination
+        .as_deref()
+        .and_then(|t| crate::chess::GameEnd::parse(t, row.result.as_deref()?))
+    {
+        game.finish(end);
+    }
+    Ok((row, game, odds))
+}
+
+pub(in crate::runtime) fn color_of(row: &MatchRow) -> Color {
+    if row.user_color == "white" {
+        Color::White
+    } else {
+        Color::Black
+    }
+}
