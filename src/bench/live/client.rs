@@ -50,7 +50,7 @@ impl MatchCtx {
         let body = json!({ "player_id": player_id, "persona_id": persona, "color": "white" });
         let created = self.post("/api/matches", Some(token), body).await?;
         let id = created["state"]["id"].as_str().context("a match id")?.to_string();
-        let url = format!("{}/api/matches/{id}/ws", self.base.replacen("http", "ws", 1));
+        let url = format!("{}/api/matches/{id}/ws", self.ws_base.replacen("http", "ws", 1));
         let mut request = url.into_client_request()?;
         let protocols = format!("kibitz, bearer.{token}").parse()?;
         request.headers_mut().insert("sec-websocket-protocol", protocols);

@@ -9,6 +9,7 @@
 
 mod board;
 mod client;
+mod club;
 mod flood;
 mod phases;
 mod report;
@@ -28,9 +29,10 @@ use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Message;
 
 use board::Game;
+use club::{Club, Shared};
 use kibitz::config::Config;
 use report::{CpuUse, ServerView, Tally, report};
-use server::{LiveServer, own_cpu_seconds};
+use server::own_cpu_seconds;
 
 #[derive(clap::Args)]
 pub struct LiveArgs {
@@ -77,6 +79,19 @@ pub struct LiveArgs {
     /// ... and while writes lately wait longer than this for their commit (p90; 0: never).
     #[arg(long, default_value_t = kibitz::config::LimitsConfig::default().busy_commit_wait_ms)]
     pub(super) busy_commit_wait_ms: u64,
+    /// Nodes of one club to start on loopback (more than 1 needs
+    /// `--database-url` and `--qdrant-url`); a player's WebSocket goes to
+    /// another node than its requests in turn, as a balancer would send it.
+    #[arg(long, default_value_t = 1)]
+    pub(super) nodes: usize,
+    /// A PostgreSQL admin URL (postgres://user@host/postgres): the started
+    /// nodes get a fresh database there instead of SQLite files.
+    #[arg(long)]
+    pub(super) database_url: Option<String>,
+    /// A Qdrant server (gRPC URL): the started nodes keep their memories
+    /// there, in a fresh collection, instead of embedded indexes.
+    #[arg(long)]
+    pub(super) qdrant_url: Option<String>,
     #[arg(long, default_value = "bench/last-live.json")]
     pub(super) json: PathBuf,
 }
@@ -120,8 +135,8 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     if args.url.is_some() {
         eprintln!("live: expecting the server to run with KIBITZ_IDLE_TIME_SCALE={idle_scale}");
     }
-    let server = match &args.url {
-        Some(url) => LiveServer::remote(url),
+    let club = match &args.url {
+        Some(url) => Club::remote(url),
         None => {
             let engine = [
                 ("KIBITZ_ENGINE_MOVETIME_MS", args.engine_movetime_ms.to_string()),
@@ -132,9 +147,14 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
                 ("KIBITZ_BUSY_LAG_MS", args.busy_lag_ms.to_string()),
                 ("KIBITZ_BUSY_COMMIT_WAIT_MS", args.busy_commit_wait_ms.to_string()),
             ];
-            LiveServer::spawn(config, idle_scale, &engine).await?
+            let shared = Shared {
+                database_url: args.database_url.as_deref(),
+                qdrant_url: args.qdrant_url.as_deref(),
+            };
+            Club::start(config, args.nodes.max(1), shared, idle_scale, &engine).await?
         }
     };
+    let server = club.first();
     let idle_after: Vec<(String, f64)> = personas
         .iter()
         .map(|p| (p.id.clone(), p.idle.first_after_secs * idle_scale))
@@ -148,9 +168,11 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     let (start_tx, start) = watch::channel(None);
     let mut tasks = Vec::new();
     for i in 0..args.matches {
+        let (base, ws_base) = club.bases(i);
         let ctx = MatchCtx {
             http: http.clone(),
-            base: server.base.clone(),
+            base,
+            ws_base,
             played: played.clone(),
             quiet: i % QUIET_SHARE == QUIET_SHARE - 1,
             move_every: Duration::from_secs_f64(args.move_every),
@@ -178,14 +200,14 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     );
     let started = Instant::now();
     let deadline = started + Duration::from_secs(args.seconds);
-    let cpu_before = (server.cpu(), own_cpu_seconds());
-    let phases = phases::watch(&server, deadline).await;
+    let cpu_before = (club.cpu(), own_cpu_seconds());
+    let phases = phases::watch(server, deadline).await;
     let _ = start_tx.send(Some((started, deadline)));
     let flood = flooded.then(|| {
         let ids = personas.iter().map(|p| p.id.clone()).collect();
         tokio::spawn(flood::flood(server.base.clone(), ids, args.flood, deadline))
     });
-    let rss = server.watch_rss(deadline);
+    let rss: Vec<_> = club.nodes.iter().map(|node| node.watch_rss(deadline)).collect();
     for t in tasks {
         if let Ok(Err(e)) = t.await {
             tracing::warn!("a match failed: {e:#}");
@@ -196,8 +218,11 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
         Some(task) => Some(task.await?.to_json()),
         None => None,
     };
-    let peak_rss_mb = rss.await.unwrap_or(0) as f64 / 1024.0;
-    let (cpu_after, own_after) = (server.cpu(), own_cpu_seconds());
+    let mut peak_rss_mb: f64 = 0.0;
+    for node in rss {
+        peak_rss_mb = peak_rss_mb.max(node.await.unwrap_or(0) as f64 / 1024.0);
+    }
+    let (cpu_after, own_after) = (club.cpu(), own_cpu_seconds());
     let cpu = CpuUse {
         server_s: cpu_after.server - cpu_before.0.server,
         engines_s: cpu_after.engines - cpu_before.0.engines,
@@ -221,6 +246,8 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
 pub(super) struct MatchCtx {
     pub(super) http: reqwest::Client,
     pub(super) base: String,
+    /// Where its WebSockets go (another node of a club, in turn).
+    pub(super) ws_base: String,
     /// Every game played, checked against the store once the load is over.
     played: Arc<Mutex<Vec<Played>>>,
     /// Plays two moves, then stays quiet to be nudged.

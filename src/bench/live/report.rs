@@ -134,8 +134,18 @@ pub(super) fn report(
         let runs = embedding["model_runs"].as_u64().unwrap_or(0);
         println!("live: the server's model embedded {run} texts in {runs} runs and answered {hits} from its memo");
     }
+    let per_s = |n: usize| n as f64 / args.seconds.max(1) as f64;
+    println!(
+        "live: {} node(s): {:.2} games/s, {:.1} moves/s answered",
+        args.nodes.max(1),
+        per_s(t.matches),
+        per_s(t.moves)
+    );
     let report = json!({
-        "at": chrono::Utc::now(), "matches": args.matches, "seconds": args.seconds, "opened_in_s": opened_s,
+        "at": chrono::Utc::now(), "nodes": args.nodes.max(1), "games_per_s": per_s(t.matches), "moves_per_s": per_s(t.moves),
+        "database": if args.database_url.is_some() { "postgres" } else { "sqlite" },
+        "vectors": if args.qdrant_url.is_some() { "qdrant" } else { "embedded" },
+        "matches": args.matches, "seconds": args.seconds, "opened_in_s": opened_s,
         "move_every_s": args.move_every, "chat_every": args.chat_every, "games": t.matches, "moves": t.moves,
         "move_reply_p50_ms": p50, "move_reply_p99_ms": p99, "move_reply_p99_ms_by_10s": window_p99,
         "events": t.events, "lost": t.lost, "duplicated": t.duplicated,

@@ -27,8 +27,15 @@ impl LiveServer {
         }
     }
 
-    /// `kibitz serve` on a free loopback port with a fresh data dir.
-    pub async fn spawn(config: &Config, idle_scale: f64, env: &[(&str, String)]) -> anyhow::Result<LiveServer> {
+    /// `kibitz serve` on a free loopback port with a fresh data dir (its
+    /// SQL there too unless `env` names another); `member`: one node of
+    /// several (its own address as its KIBITZ_NODE_URL).
+    pub async fn spawn(
+        config: &Config,
+        idle_scale: f64,
+        env: &[(&str, String)],
+        member: bool,
+    ) -> anyhow::Result<LiveServer> {
         let data = tempfile::tempdir()?;
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let admin_token = format!("bench-admin-{:016x}", rand::random::<u64>());
@@ -36,11 +43,11 @@ impl LiveServer {
         // the variables below override its places and ports.
         let config_file = data.path().join("kibitz.toml");
         std::fs::write(&config_file, config.to_toml()).context("writing the server's configuration")?;
-        let child = Command::new(std::env::current_exe()?)
+        let mut command = Command::new(std::env::current_exe()?);
+        command
             .arg("serve")
             .env("KIBITZ_CONFIG", &config_file)
             .env("KIBITZ_ADMIN_TOKEN", &admin_token)
-            .envs(env.iter().map(|(k, v)| (k, v)))
             .env("KIBITZ_LISTEN", format!("127.0.0.1:{port}"))
             // Every place derived from the data dir is named: the written
             // configuration holds the bench's own derived paths (a shared
@@ -61,10 +68,13 @@ impl LiveServer {
             .env("KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS", "0")
             .env("KIBITZ_REQUESTS_PER_MINUTE_PER_TOKEN", "0")
             .env("RUST_LOG", "warn,qdrant_edge=error")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .context("starting kibitz serve")?;
+            .stderr(Stdio::inherit());
+        if member {
+            command.env("KIBITZ_NODE_URL", format!("http://127.0.0.1:{port}"));
+        }
+        let child = command.spawn().context("starting kibitz serve")?;
         let server = LiveServer {
             base: format!("http://127.0.0.1:{port}"),
             admin_token: Some(admin_token),

@@ -110,6 +110,16 @@ pub struct Status {
     limits: crate::config::LimitsConfig,
     open_sockets: u32,
     admission: crate::runtime::AdmissionView,
+    /// On PostgreSQL: this node's name, whether it runs the consolidation
+    /// job, and the other live nodes' addresses.
+    node: Option<NodeView>,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct NodeView {
+    id: String,
+    runs_consolidation: bool,
+    peers: Vec<String>,
 }
 
 #[utoipa::path(get, path = "/api/admin/status", tag = "admin", security(("bearer" = [])), responses((status = 200, body = Status), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
@@ -121,7 +131,16 @@ pub async fn status(State(app): State<AppState>, caller: Caller) -> Result<Json<
         Ok(()) => "ok".to_string(),
         Err(e) => format!("read-only: {e}"),
     };
+    let node = match app.runtime.node() {
+        Some((id, leads)) => Some(NodeView {
+            id: id.to_string(),
+            runs_consolidation: leads,
+            peers: app.runtime.peer_urls().await?,
+        }),
+        None => None,
+    };
     Ok(Json(Status {
+        node,
         memory,
         engine: svc.engine.name(),
         personas: svc.personas.len(),
