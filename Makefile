@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
 MODELS_DIR ?= models
 
-.PHONY: run test test-sqlite test-postgres test-qdrant qdrant setup test-setup system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
+.PHONY: run test test-sqlite test-postgres test-qdrant test-scale qdrant setup test-setup system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
 
 help:
 	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
@@ -17,6 +17,7 @@ help:
 	@echo "make web    build the club room's page (npm) into web/dist"
 	@echo "make qdrant build a Qdrant server (1.14.1, from ../shared/vendor/qdrant; ~30 min once)"
 	@echo "make test-qdrant   on that Qdrant server: the vector-store contract, the recall moments, several nodes (PostgreSQL, nginx)"
+	@echo "make test-scale    the whole suite on PostgreSQL + that Qdrant server (~20 min more)"
 
 run: setup build-release
 	./kibitz serve
@@ -47,6 +48,15 @@ test-qdrant: test-setup
 	QDRANT_URL=$$url cargo test --test vector_store && \
 	KIBITZ_TEST_QDRANT=$$url cargo test --test recall && \
 	KIBITZ_TEST_QDRANT=$$url KIBITZ_TEST_POSTGRES=$$pg KIBITZ_TEST_NGINX=$$nginx cargo test --test cluster
+
+# The whole suite on PostgreSQL with every test server's memories on that
+# Qdrant server, the contract and the cluster tests included (the tests about
+# the embedded index in the data dir say they were skipped). ~20 min more.
+test-scale: test-setup
+	@url=$$(scripts/qdrant-server.sh | sed -n 's/^QDRANT_URL=//p') && pg=$$(scripts/postgres-test.sh) && \
+	nginx=$$(scripts/nginx-test.sh | sed -n 's/^NGINX=//p') && \
+	echo "tests: the whole suite on PostgreSQL ($$pg) and a Qdrant server ($$url)" && \
+	QDRANT_URL=$$url KIBITZ_TEST_QDRANT=$$url KIBITZ_TEST_POSTGRES=$$pg KIBITZ_TEST_NGINX=$$nginx cargo test --all-targets --no-fail-fast
 
 qdrant:
 	@scripts/qdrant-server.sh --build-only

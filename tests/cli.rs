@@ -93,6 +93,9 @@ async fn memories_can_be_reviewed_from_the_terminal() {
 /// made (its record says so) is embedded again at start, once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_index_made_by_another_model_is_embedded_again() {
+    if common::skip_unless_embedded("an_index_made_by_another_model_is_embedded_again") {
+        return;
+    }
     let mut server = Server::start_capturing_log(&[]).await;
     let player = server.new_player("Ines").await;
     let (m, _) = server.new_match(&player, "pip", "white").await;
@@ -127,6 +130,9 @@ async fn an_index_made_by_another_model_is_embedded_again() {
 /// model check rebuilds it or the count check repairs it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn points_with_no_memory_in_sql_leave_the_index() {
+    if common::skip_unless_embedded("points_with_no_memory_in_sql_leave_the_index") {
+        return;
+    }
     const ADMIN: &str = "admin-token-for-the-index-test";
     let mut first = Server::start().await;
     let player = first.new_player("Odo").await;

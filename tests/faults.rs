@@ -46,6 +46,9 @@ impl Drop for ReadOnly {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_read_only_vector_index_stops_memory_writes_not_the_game() {
+    if common::skip_unless_embedded("a_read_only_vector_index_stops_memory_writes_not_the_game") {
+        return;
+    }
     let server = Server::start_capturing_log(&[("KIBITZ_ADMIN_TOKEN", ADMIN)]).await;
     let player = server.new_player("Fay").await;
     let token = server.token(&player);
@@ -135,6 +138,9 @@ async fn a_read_only_vector_index_stops_memory_writes_not_the_game() {
 /// the index against SQL; reads and a write that works note nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_index_write_is_noted_for_the_next_start() {
+    if common::skip_unless_embedded("a_failed_index_write_is_noted_for_the_next_start") {
+        return;
+    }
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -112,6 +112,9 @@ async fn a_second_process_on_the_same_data_dir_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deleted_vector_index_is_rebuilt_from_sql_at_start() {
+    if common::skip_unless_embedded("a_deleted_vector_index_is_rebuilt_from_sql_at_start") {
+        return;
+    }
     let mut server = Server::start().await;
     let player = server.new_player("Ivo").await;
     let (m, _) = server.new_match(&player, "viktor", "white").await;
@@ -148,6 +151,9 @@ async fn a_deleted_vector_index_is_rebuilt_from_sql_at_start() {
 /// memories tagged on the way.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_index_laid_out_before_words_and_tags_is_rebuilt_at_start() {
+    if common::skip_unless_embedded("an_index_laid_out_before_words_and_tags_is_rebuilt_at_start") {
+        return;
+    }
     use qdrant_edge::{
         Distance, EdgeConfigBuilder, EdgeShard, EdgeVectorParams, PointId, PointInsertOperations, PointOperations,
         PointStruct, UpdateOperation, Vector, Vectors,

@@ -199,7 +199,9 @@ async fn check_contract(store: &dyn VectorStore) -> Kept {
     let (p, q) = (PlayerId::new(), PlayerId::new());
     let m = MatchId::new();
     let p_close = point(unit(0, 1, 0.6), Some(p), "pip", MemoryType::PlayerBehavior, Some(m), 10);
-    let p_far = point(unit(2, 3, 0.1), Some(p), "pip", MemoryType::GameContext, None, 5000);
+    let mut p_far = point(unit(2, 3, 0.1), Some(p), "pip", MemoryType::GameContext, None, 5000);
+    // With its words beside it (a second, sparse vector), as a real memory.
+    p_far.text = kibitz::memory::lexical::document("Pat grows tomatoes on a balcony");
     let q_closest = point(unit(0, 1, 0.1), Some(q), "pip", MemoryType::PlayerBehavior, None, 10);
     let lore = point(unit(0, 1, 0.8), None, "pip", MemoryType::PersonalNote, None, 10);
     let other_persona = point(unit(0, 1, 0.0), Some(p), "margot", MemoryType::PlayerBehavior, None, 10);

@@ -11,7 +11,7 @@ pub mod memory;
 mod policy;
 pub mod prompt;
 pub mod recall;
-mod stats;
+pub(crate) mod stats;
 mod synthetic;
 pub mod tools;
 pub mod trigger;

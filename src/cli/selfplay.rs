@@ -14,6 +14,8 @@ use serde_json::json;
 use kibitz::chess::engine;
 use kibitz::config::Config;
 use kibitz::moves::calibrate::{EloEstimate, estimate_elo};
+
+use crate::bench::stats::quantile;
 use kibitz::moves::selfplay::{GameRecord, Tally, play_game};
 use kibitz::moves::{BrainSpec, Workshop};
 use kibitz::personas::Persona;
@@ -45,6 +47,11 @@ pub struct CalibrateArgs {
     /// Games per level, colours alternating.
     #[arg(long, default_value_t = 10)]
     games: usize,
+    /// The personas search this many nodes a move (a node-budget setting,
+    /// `engine_nodes`) while Stockfish at each level keeps `--movetime`:
+    /// the scale stays the same, the personas' budget changes.
+    #[arg(long)]
+    persona_nodes: Option<u64>,
     #[command(flatten)]
     common: Common,
     #[arg(long, default_value = "bench/last-calibration.json")]
@@ -79,8 +86,10 @@ fn load_personas(config: &Config) -> anyhow::Result<Vec<Arc<Persona>>> {
 }
 
 /// Plays `n` games of white against black (swapped on odd games if `alternate`).
+/// `n` games between the brains `white` (built by the first workshop) and
+/// `black` (by the second); with `alternate`, every other game swaps colours.
 async fn play_many(
-    shop: &Workshop,
+    shops: (&Workshop, &Workshop),
     personas: &[Arc<Persona>],
     white: &BrainSpec,
     black: &BrainSpec,
@@ -90,10 +99,13 @@ async fn play_many(
 ) -> anyhow::Result<Vec<(bool, GameRecord)>> {
     let jobs = (0..n).map(|i| {
         let swapped = alternate && i % 2 == 1;
-        let (w, b) = if swapped { (black, white) } else { (white, black) };
-        let brains = shop
+        let ((w, w_shop), (b, b_shop)) = match swapped {
+            true => ((black, shops.1), (white, shops.0)),
+            false => ((white, shops.0), (black, shops.1)),
+        };
+        let brains = w_shop
             .spec_brain(w, personas)
-            .and_then(|w| Ok((w, shop.spec_brain(b, personas)?)));
+            .and_then(|w| Ok((w, b_shop.spec_brain(b, personas)?)));
         async move {
             let (mut w, mut b) = brains?;
             anyhow::Ok((swapped, play_game(w.as_mut(), b.as_mut(), common.max_plies).await))
@@ -128,7 +140,7 @@ pub async fn selfplay(config: &Config, args: SelfplayArgs) -> anyhow::Result<()>
         args.games
     );
     let games = play_many(
-        &shop,
+        (&shop, &shop),
         &personas,
         &args.white,
         &args.black,
@@ -160,6 +172,13 @@ pub async fn selfplay(config: &Config, args: SelfplayArgs) -> anyhow::Result<()>
 
 pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<()> {
     let shop = workshop(config, &args.common).await;
+    let persona_shop = Workshop {
+        budget: match args.persona_nodes {
+            Some(nodes) => engine::SearchBudget::Nodes(nodes),
+            None => shop.budget,
+        },
+        ..shop.clone()
+    };
     let personas = load_personas(config)?;
     let chosen: Vec<Arc<Persona>> = if args.personas.is_empty() {
         personas.clone()
@@ -175,28 +194,40 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
         let me = BrainSpec::Persona { id: persona.id.clone() };
         let mut scores = Vec::new();
         let mut per_level = Vec::new();
+        let mut think: Vec<std::time::Duration> = Vec::new();
         for &level in &args.levels {
             println!(
                 "calibrate: {} (card {}) vs Stockfish UCI_Elo {level}",
                 persona.id, persona.elo
             );
             let opponent = BrainSpec::Engine { elo: level };
-            let games = play_many(&shop, &personas, &me, &opponent, args.games, true, &args.common).await?;
+            let shops = (&persona_shop, &shop);
+            let games = play_many(shops, &personas, &me, &opponent, args.games, true, &args.common).await?;
             let level_scores: Vec<f64> = games
                 .iter()
                 .map(|(swapped, g)| persona_score(*swapped, g.result))
                 .collect();
+            // The persona is White unless the game was swapped.
+            think.extend(
+                games
+                    .iter()
+                    .flat_map(|(swapped, g)| g.sides[usize::from(*swapped)].latencies.clone()),
+            );
             let total: f64 = level_scores.iter().sum();
             per_level.push(json!({"level": level, "games": games.len(), "score": total}));
             scores.extend(level_scores.into_iter().map(|s| (f64::from(level), s)));
         }
         let estimate = estimate_elo(&scores).context("no games played")?;
         print_estimate(persona, &estimate);
+        let ms: Vec<f64> = think.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        let (p50, p99) = (quantile(&ms, 0.5), quantile(&ms, 0.99));
+        println!("  {}: its own moves took p50 {p50:.1} ms, p99 {p99:.1} ms", persona.id);
         report.push(json!({
             "persona": persona.id, "card_elo": persona.elo, "style": persona.style,
             "estimate": estimate.elo.round(), "plus_minus_95": estimate.plus_minus.round(),
             "within_150_of_card": (estimate.elo - f64::from(persona.elo)).abs() <= 150.0,
-            "levels": per_level, "movetime_ms": args.common.movetime,
+            "levels": per_level, "movetime_ms": args.common.movetime, "persona_nodes": args.persona_nodes,
+            "persona_move_p50_ms": p50, "persona_move_p99_ms": p99,
         }));
     }
     write_json(&args.json, &json!(report))

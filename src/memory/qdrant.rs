@@ -256,8 +256,10 @@ impl VectorStore for QdrantStore {
                 let Some(PointIdOptions::Uuid(u)) = p.id?.point_id_options else {
                     return None;
                 };
-                let VectorsOptions::Vector(v) = p.vectors?.vectors_options? else {
-                    return None;
+                // A point with words holds two vectors, the dense one unnamed.
+                let v = match p.vectors?.vectors_options? {
+                    VectorsOptions::Vector(v) => v,
+                    VectorsOptions::Vectors(mut named) => named.vectors.remove("")?,
                 };
                 let Vector::Dense(dense) = v.into_vector() else {
                     return None;

@@ -24,9 +24,11 @@ impl Runtime {
         id: MatchId,
         fresh: bool,
     ) -> Result<(mpsc::Sender<Command>, Option<Begun>), RuntimeError> {
-        let claimed = std::time::Instant::now();
+        // Timed once the claim has committed: a renewal sent after that
+        // finds the lease, and one sent before it may not (it is then not
+        // taken for a lease lost, `ownership.rs`).
         let lease = match &self.svc.leases {
-            Some(leases) => Some((leases.claim(id).await?, claimed)),
+            Some(leases) => Some((leases.claim(id).await?, std::time::Instant::now())),
             None => None,
         };
         let loaded = self.load(id, fresh, lease).await;

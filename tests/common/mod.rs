@@ -40,6 +40,26 @@ pub struct Server {
     pub database_url: String,
     /// Server stderr goes to `server.log` in the data dir instead of the console.
     capture_log: bool,
+    /// With KIBITZ_TEST_QDRANT (`make test-scale`), this server's collection
+    /// there, kept across its restarts.
+    qdrant_collection: String,
+}
+
+/// The Qdrant server the suite keeps its memories on (`make test-scale`), if any.
+pub fn test_qdrant() -> Option<String> {
+    std::env::var("KIBITZ_TEST_QDRANT").ok().filter(|u| !u.is_empty())
+}
+
+/// True (after saying so) when the suite runs on a Qdrant server: the
+/// calling test is about the embedded index in the data dir.
+pub fn skip_unless_embedded(test: &str) -> bool {
+    let skip = test_qdrant().is_some();
+    if skip {
+        eprintln!(
+            "skipped {test}: it is about the embedded vector index, and this run keeps memories on a Qdrant server"
+        );
+    }
+    skip
 }
 
 /// The PostgreSQL cluster the suite runs against (admin URL), if any.
@@ -84,12 +104,16 @@ pub fn kibitz_in(cwd: &Path) -> Command {
         .env("RUST_LOG", "error")
         .current_dir(cwd);
     // `make test-qdrant`: the memories go to a Qdrant server, a collection each.
-    if let Some(url) = std::env::var("KIBITZ_TEST_QDRANT").ok().filter(|u| !u.is_empty()) {
-        let collection = format!("kibitz_t_{}", uuid::Uuid::new_v4().simple());
+    if let Some(url) = test_qdrant() {
         cmd.env("KIBITZ_QDRANT_URL", url)
-            .env("KIBITZ_QDRANT_COLLECTION", collection);
+            .env("KIBITZ_QDRANT_COLLECTION", new_collection());
     }
     cmd
+}
+
+/// A Qdrant collection no other test server uses.
+fn new_collection() -> String {
+    format!("kibitz_t_{}", uuid::Uuid::new_v4().simple())
 }
 
 pub fn free_port() -> u16 {
@@ -139,6 +163,7 @@ impl Server {
             tokens: Default::default(),
             owners: Default::default(),
             capture_log: false,
+            qdrant_collection: new_collection(),
         };
         s.launch().await;
         s
@@ -184,6 +209,17 @@ impl Server {
             .env("KIBITZ_BUSY_MOVE_REPLY_MS", "0")
             .env("KIBITZ_BUSY_COMMIT_WAIT_MS", "0")
             .current_dir(self.data.path())
+            .envs(
+                test_qdrant()
+                    .map(|url| {
+                        [
+                            ("KIBITZ_QDRANT_URL".to_string(), url),
+                            ("KIBITZ_QDRANT_COLLECTION".to_string(), self.qdrant_collection.clone()),
+                        ]
+                    })
+                    .into_iter()
+                    .flatten(),
+            )
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
