@@ -473,6 +473,17 @@ async fn qdrant_server_keeps_the_contract() {
     let collection = format!("kibitz_test_{}", uuid::Uuid::new_v4().simple());
     let store = QdrantStore::connect(&url, key.as_deref(), &collection).await.unwrap();
     check_contract(&store).await;
+    drop_collection(&url, key.as_deref(), &collection).await;
+}
+
+/// A contract test leaves nothing behind on the server.
+async fn drop_collection(url: &str, key: Option<&str>, collection: &str) {
+    let client = qdrant_client::Qdrant::from_url(url)
+        .api_key(key.map(str::to_string))
+        .skip_compatibility_check()
+        .build()
+        .unwrap();
+    client.delete_collection(collection).await.unwrap();
 }
 
 /// A collection made before recall by words (no sparse vector, which a
@@ -507,6 +518,7 @@ async fn a_qdrant_collection_without_words_is_made_anew() {
     let store = QdrantStore::connect(&url, None, &collection).await.unwrap();
     assert_eq!(store.count().await.unwrap(), 0, "made anew");
     check_contract(&store).await;
+    drop_collection(&url, None, &collection).await;
 }
 
 #[tokio::test]

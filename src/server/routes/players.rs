@@ -15,7 +15,7 @@ use crate::tokens;
 #[serde(deny_unknown_fields)]
 pub struct NewPlayer {
     /// A code from the club's admin, when registration is by invite.
-    #[schema(max_length = 128)]
+    #[schema(max_length = 128, pattern = r"^[^\u0000]*$")]
     #[serde(default)]
     invite: Option<String>,
     #[schema(
