@@ -8,8 +8,17 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { ARTIFACTS, BASE, launch, signIn } from "../e2e/browser.mjs";
 
-/** Whether an image element loaded a real image. */
-const loaded = (img) => img.evaluate((el) => el.complete && el.naturalWidth > 0);
+/** Whether an image element loaded a real image, once it has loaded or
+ * failed (checked at once, a portrait still on its way read as missing). */
+const loaded = (img) =>
+  img.evaluate((el) =>
+    el.complete
+      ? el.naturalWidth > 0
+      : new Promise((done) => {
+          el.addEventListener("load", () => done(el.naturalWidth > 0), { once: true });
+          el.addEventListener("error", () => done(false), { once: true });
+        }),
+  );
 
 test("an imported card plays with its portrait and faces", { timeout: 60_000 }, async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
