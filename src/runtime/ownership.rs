@@ -63,7 +63,9 @@ impl Runtime {
         let Some(leases) = &self.svc.leases else {
             return Ok(Placement::Here);
         };
-        if self.is_live(id) {
+        // A node serving alone has nobody to relay to (it refused to start
+        // beside another): no lookup on every request.
+        if leases.url.is_none() || self.is_live(id) {
             return Ok(Placement::Here);
         }
         match leases.holder_elsewhere(id).await? {
