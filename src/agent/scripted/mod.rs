@@ -400,10 +400,7 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
     )];
     // A game set up from a position had no opening of the player's choosing.
     if ctx.move_count >= 2 && ctx.standard_start {
-        out.push((
-            MemoryType::PlayerBehavior,
-            format!("As {colour}, {player} opened with {}.", ctx.opening),
-        ));
+        out.push((MemoryType::PlayerBehavior, repertoire(player, ctx)));
     }
     if let Some((kind, n)) = ctx.history.streak.as_ref().filter(|(_, n)| *n >= 2) {
         let run = match kind.as_str() {
@@ -417,6 +414,33 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
         ));
     }
     out
+}
+
+/// What the player chose in the opening, credited to them alone: as Black
+/// the first move was the persona's, so the line is told as their answer
+/// ("As Black, Ria answered my 1. d3 with 1... e5; the game went on 2. Nf3
+/// Nc6"). The numbered moves stay in the text: the opening book follows
+/// them back to the position.
+fn repertoire(player: &str, ctx: &GameContext) -> String {
+    let named = ctx
+        .opening_name
+        .as_ref()
+        .map(|o| format!(" ({})", o.name))
+        .unwrap_or_default();
+    if ctx.user_color == "white" {
+        return format!("As White, {player} opened with {}{named}.", ctx.opening);
+    }
+    let mut tokens = ctx.opening.split_whitespace();
+    let (Some(_), Some(mine), Some(theirs)) = (tokens.next(), tokens.next(), tokens.next()) else {
+        return format!("As Black, {player} played {}{named}.", ctx.opening);
+    };
+    let rest: Vec<&str> = tokens.collect();
+    let went_on = if rest.is_empty() {
+        String::new()
+    } else {
+        format!("; the game went on {}", rest.join(" "))
+    };
+    format!("As Black, {player} answered my 1. {mine} with 1... {theirs}{went_on}{named}.")
 }
 
 fn decision(thinking: &str, actions: Vec<Action>) -> Decision {

@@ -137,6 +137,28 @@ async fn after_the_match_it_remembers_true_facts() {
     assert_eq!(d.actions.last(), Some(&Action::Stop));
 }
 
+#[test]
+fn the_opening_is_credited_to_the_side_the_player_had() {
+    let history = MatchHistory::default();
+    let (_, mut ctx) = context(&["e4", "e5", "Nf3", "Nc6", "Bc4"], &history);
+    let white = super::repertoire("Ann", &ctx);
+    assert!(
+        white.starts_with("As White, Ann opened with 1. e4 e5 2. Nf3 Nc6 3. Bc4"),
+        "{white}"
+    );
+    ctx.user_color = "black".into();
+    let black = super::repertoire("Ann", &ctx);
+    assert!(
+        black.starts_with("As Black, Ann answered my 1. e4 with 1... e5; the game went on 2. Nf3 Nc6 3. Bc4"),
+        "{black}"
+    );
+    // The opening book still follows the line told that way.
+    assert_eq!(crate::chess::openings::line_keys(&black).len(), 5, "{black}");
+    let (_, mut short) = context(&["d3", "e5"], &history);
+    short.user_color = "black".into();
+    assert!(super::repertoire("Ann", &short).starts_with("As Black, Ann answered my 1. d3 with 1... e5"));
+}
+
 #[tokio::test]
 async fn facts_are_kept_in_the_third_person_and_pleasantries_are_not() {
     let pip = persona("pip");
@@ -263,6 +285,40 @@ async fn banter_is_answered_in_the_persona_s_mood_and_moves_it() {
     let d = decide_in_mood(chat("wow, what a brilliant move"), &ctx, &viktor, &[], "impressed").await;
     assert!(said(&d)[0].contains("not so bad yourself"), "{d:?}");
     assert!(d.actions.contains(&Action::feel("cocky")), "{d:?}");
+}
+
+/// A player who says they are tired is not told "no need to apologise":
+/// the card's tiredness lines answer, its apology lines only a "sorry".
+#[tokio::test]
+async fn tiredness_is_answered_as_tiredness_not_as_an_apology() {
+    let margot = persona("margot");
+    let (_, ctx) = context(&["e4"], &MatchHistory::default());
+    let chat = |text: &str| Trigger::input(UserInput::Chat { text: text.into() });
+    let is_in = |key: &str, line: &str| {
+        margot.chat[key]
+            .iter()
+            .any(|l| l.text.replace("{player}", "Ann") == line)
+    };
+    let d = decide(chat("I fixed three bikes today, tired now"), &ctx, &margot).await;
+    let lines = said(&d);
+    assert!(is_in("tiredness", &lines[0]), "{lines:?}");
+    // Today's work tells of the moment, not of the player: nothing kept.
+    assert!(
+        !d.actions.iter().any(|a| matches!(a, Action::SaveMemory { .. })),
+        "{d:?}"
+    );
+    let d = decide(chat("sorry, long day at work"), &ctx, &margot).await;
+    assert!(is_in("apology", &said(&d)[0]), "{:?}", said(&d));
+    // A card that words no tiredness gets a plain line that fits.
+    let mut plain = margot.clone();
+    plain.chat.remove("tiredness");
+    let d = decide(chat("so sleepy tonight"), &ctx, &plain).await;
+    assert!(!said(&d)[0].contains("apolog"), "{:?}", said(&d));
+    assert!(
+        said(&d)[0].contains("Tired") || said(&d)[0].contains("Long day"),
+        "{:?}",
+        said(&d)
+    );
 }
 
 /// "Why Nf6?" is answered from the board: what the move attacks and what it
