@@ -16,6 +16,11 @@ use serde::Serialize;
 
 pub use facts::{ADVERBS, third_person};
 pub use intent::{EXAMPLES, Intent, examples};
+pub use rules::says_sorry;
+
+/// A persona card's `[chat]` key for a line heard as an apology that only
+/// says the player is tired ("long day, tired now"): nobody said sorry.
+pub const TIREDNESS: &str = "tiredness";
 
 /// Below this similarity to every example, and with no rule, a line is off topic.
 const MIN_SIMILARITY: f32 = 0.35;

@@ -55,6 +55,11 @@ impl Clause {
 
 const FIRST_PERSON: &[&str] = &["i", "i'm", "im", "i've", "i'd", "my", "me", "i'll"];
 
+/// Whether a line says sorry, not only that the player is tired.
+pub fn says_sorry(line: &str) -> bool {
+    clauses(line).iter().any(|c| c.has_any(APOLOGY))
+}
+
 /// Cuts a line into clauses at sentence ends, semicolons and commas.
 pub fn clauses(line: &str) -> Vec<Clause> {
     let mut out = Vec::new();
@@ -193,7 +198,7 @@ pub fn read(c: &Clause) -> Vec<(Intent, f32)> {
     if c.has_any(TRASH) {
         add(Intent::TrashTalk, 0.8);
     }
-    if c.has_any(APOLOGY) {
+    if c.has_any(APOLOGY) || c.has_any(TIRED) {
         add(Intent::Apology, 0.85);
     }
     if !c.question && c.first_person() {

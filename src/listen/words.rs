@@ -199,6 +199,13 @@ pub(super) const APOLOGY: &[&str] = &[
     "apologize",
     "forgive me",
     "excuse me",
+    "pardon",
+    "excuse the",
+];
+
+/// Tiredness: heard as an apology for slow or weak play, but answered as
+/// what it is (nobody said sorry).
+pub(super) const TIRED: &[&str] = &[
     "tired",
     "exhausted",
     "sleepy",
@@ -212,8 +219,6 @@ pub(super) const APOLOGY: &[&str] = &[
     "half asleep",
     "falling asleep",
     "fall asleep",
-    "pardon",
-    "excuse the",
 ];
 
 /// Words of a life outside the board: what a player tells of themselves.

@@ -171,9 +171,14 @@ fn validate_chat(p: &Persona) -> Result<(), Problem> {
     use crate::listen::Intent;
     for (key, lines) in &p.chat {
         let field = format!("chat.{key}");
-        let Some(intent) = Intent::parse(key) else {
+        // Tiredness is heard as an apology but may be worded on its own.
+        let refined = (key == crate::listen::TIREDNESS).then_some(Intent::Apology);
+        let Some(intent) = Intent::parse(key).or(refined) else {
             let names: Vec<&str> = Intent::ALL.iter().map(|i| i.as_str()).collect();
-            return Err((field, format!("is not an intent (one of: {})", names.join(", "))));
+            return Err((
+                field,
+                format!("is not an intent (one of: {}, tiredness)", names.join(", ")),
+            ));
         };
         let needed = match intent {
             Intent::AsksMemory | Intent::AsksPersona | Intent::AsksPosition | Intent::DrawRequest => Some("{answer}"),

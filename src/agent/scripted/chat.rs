@@ -35,6 +35,12 @@ fn plain_lines(intent: Intent) -> &'static [&'static str] {
     }
 }
 
+/// The plain lines for a player who is tired, not sorry.
+const PLAIN_TIRED: &[&str] = &[
+    "Long day, {player}? No rush, take your time.",
+    "Tired? Then let's keep it friendly.",
+];
+
 /// The reply to a chat line, the fact it told (if any) kept.
 pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: &Heard) -> Decision {
     let answer = answered(input, text, heard.intent);
@@ -47,14 +53,19 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
             .unwrap_or_default(),
     };
     let mut actions = Vec::new();
-    let card = input
-        .persona
-        .chat
-        .get(heard.intent.as_str())
-        .filter(|l| !l.is_empty() && answer.known);
+    // "Long day, tired now" is heard with the apologies but nobody said
+    // sorry: it gets the card's `tiredness` lines, or plain ones.
+    let tired = heard.intent == Intent::Apology && !crate::listen::says_sorry(text);
+    let key = if tired {
+        crate::listen::TIREDNESS
+    } else {
+        heard.intent.as_str()
+    };
+    let card = input.persona.chat.get(key).filter(|l| !l.is_empty() && answer.known);
     let said = match card {
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
-        None => plain(s, heard.intent, &fill),
+        None if tired => plain(s, PLAIN_TIRED, &fill),
+        None => plain(s, plain_lines(heard.intent), &fill),
     };
     actions.push(said);
     // "Hi, I'm Sam, I teach piano": a line for something else that also
@@ -132,8 +143,7 @@ impl Fill {
     }
 }
 
-fn plain(s: &Speaker<'_>, intent: Intent, fill: &Fill) -> Action {
-    let lines = plain_lines(intent);
+fn plain(s: &Speaker<'_>, lines: &[&str], fill: &Fill) -> Action {
     if lines.is_empty() {
         return s.line(crate::personas::LineEvent::ChatReply, &Default::default());
     }
