@@ -146,7 +146,7 @@ fn the_opening_is_credited_to_the_side_the_player_had() {
         white.starts_with("As White, Ann opened with 1. e4 e5 2. Nf3 Nc6 3. Bc4"),
         "{white}"
     );
-    ctx.user_color = "black".into();
+    ctx.user_color = "black";
     let black = super::repertoire("Ann", &ctx);
     assert!(
         black.starts_with("As Black, Ann answered my 1. e4 with 1... e5; the game went on 2. Nf3 Nc6 3. Bc4"),
@@ -155,7 +155,7 @@ fn the_opening_is_credited_to_the_side_the_player_had() {
     // The opening book still follows the line told that way.
     assert_eq!(crate::chess::openings::line_keys(&black).len(), 5, "{black}");
     let (_, mut short) = context(&["d3", "e5"], &history);
-    short.user_color = "black".into();
+    short.user_color = "black";
     assert!(super::repertoire("Ann", &short).starts_with("As Black, Ann answered my 1. d3 with 1... e5"));
 }
 
