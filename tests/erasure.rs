@@ -96,12 +96,16 @@ async fn two_players_one_forgets(server: &Server, matches: usize) -> String {
     }
     let bobs_before = rows_of(server, &bob).await;
 
-    let remark = server
-        .memories(&ann)
+    let hers = server.memories(&ann).await;
+    let log: Vec<(String, String)> = sqlx::query_as("SELECT trigger, actions FROM trigger_log ORDER BY id")
+        .fetch_all(&server.sql().await)
         .await
-        .into_iter()
+        .unwrap();
+    let remark = hers
+        .iter()
         .find(|m| m["content"].as_str().unwrap_or_default().contains("London System"))
-        .expect("Ann's remark was noted");
+        .cloned()
+        .unwrap_or_else(|| panic!("Ann's remark was noted: {hers:#?} {log:#?}"));
     let original = remark["content"].as_str().unwrap().to_string();
     // Kept as a fact about her, made from her words.
     assert!(

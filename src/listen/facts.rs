@@ -276,9 +276,12 @@ pub fn third_person(text: &str, player: &str) -> String {
         let (core, tail) = split_punctuation(words[i]);
         let lower = core.to_lowercase().replace('’', "'");
         let named = out.iter().any(|w| w.starts_with(player));
-        // "My sister and I play": a subject of two, whose verb stays.
-        let joint_subject =
-            out.last().is_some_and(|w| w.eq_ignore_ascii_case("and")) && !out.iter().any(|w| w == player);
+        // "My sister and I play": a subject of two, whose verb stays; it is
+        // short and opens the clause ("... is the London and I play it"
+        // joins a second clause, whose verb follows "I").
+        let joint_subject = out.last().is_some_and(|w| w.eq_ignore_ascii_case("and"))
+            && out.len() <= JOINT_SUBJECT_WORDS
+            && !out.iter().any(|w| w == player);
         let subject = |out: &mut Vec<String>| out.push(player.to_string());
         match lower.as_str() {
             "i'm" | "im" => {
@@ -318,6 +321,10 @@ pub fn third_person(text: &str, player: &str) -> String {
     }
     out.join(" ")
 }
+
+/// At most this many words up to "and I" make one subject with "I"
+/// ("my little brother and I").
+const JOINT_SUBJECT_WORDS: usize = 4;
 
 /// Words between a subject and its verb ("I really love").
 pub const ADVERBS: &[&str] = &[

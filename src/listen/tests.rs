@@ -91,6 +91,14 @@ fn verbs_follow_their_new_subject() {
         "Bo's sister and Bo play on Sundays"
     );
     assert_eq!(
+        third_person("My little brother and I play blitz", "Bo"),
+        "Bo's little brother and Bo play blitz"
+    );
+    assert_eq!(
+        third_person("My favourite is the London and I play it daily", "Bo"),
+        "Bo's favourite is the London and Bo plays it daily"
+    );
+    assert_eq!(
         third_person("I've played for ten years", "Bo"),
         "Bo has played for ten years"
     );

@@ -420,19 +420,16 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
 /// the first move was the persona's, so the line is told as their answer
 /// ("As Black, Ria answered my 1. d3 with 1... e5; the game went on 2. Nf3
 /// Nc6"). The numbered moves stay in the text: the opening book follows
-/// them back to the position.
+/// them back to the position. No opening is named: a name would read as the
+/// player's repertoire to the write policy and retire what they said they
+/// prefer ("my favourite is the London") after one game of something else.
 fn repertoire(player: &str, ctx: &GameContext) -> String {
-    let named = ctx
-        .opening_name
-        .as_ref()
-        .map(|o| format!(" ({})", o.name))
-        .unwrap_or_default();
     if ctx.user_color == "white" {
-        return format!("As White, {player} opened with {}{named}.", ctx.opening);
+        return format!("As White, {player} opened with {}.", ctx.opening);
     }
     let mut tokens = ctx.opening.split_whitespace();
     let (Some(_), Some(mine), Some(theirs)) = (tokens.next(), tokens.next(), tokens.next()) else {
-        return format!("As Black, {player} played {}{named}.", ctx.opening);
+        return format!("As Black, {player} played {}.", ctx.opening);
     };
     let rest: Vec<&str> = tokens.collect();
     let went_on = if rest.is_empty() {
@@ -440,7 +437,7 @@ fn repertoire(player: &str, ctx: &GameContext) -> String {
     } else {
         format!("; the game went on {}", rest.join(" "))
     };
-    format!("As Black, {player} answered my 1. {mine} with 1... {theirs}{went_on}{named}.")
+    format!("As Black, {player} answered my 1. {mine} with 1... {theirs}{went_on}.")
 }
 
 fn decision(thinking: &str, actions: Vec<Action>) -> Decision {
