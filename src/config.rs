@@ -124,7 +124,8 @@ pub struct Config {
     /// Time the engine may think per persona move.
     pub engine_movetime_ms: u64,
     /// Nodes the engine searches per persona move instead (0: think for
-    /// `engine_movetime_ms`): the same strength however busy the server is.
+    /// `engine_movetime_ms`): the same strength however busy the server is,
+    /// `engine_movetime_ms` then being the most a move may take.
     pub engine_nodes: u64,
     /// Stockfish processes in the pool (matches share them).
     pub engine_workers: usize,
@@ -374,7 +375,10 @@ impl Config {
         use crate::chess::engine::SearchBudget;
         match self.engine_nodes {
             0 => SearchBudget::Millis(self.engine_movetime_ms),
-            nodes => SearchBudget::Nodes(nodes),
+            nodes => SearchBudget::Nodes {
+                nodes,
+                within_ms: Some(self.engine_movetime_ms),
+            },
         }
     }
 
@@ -382,6 +386,9 @@ impl Config {
         let mut text = toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot print config: {e}"));
         if self.admin_token.is_some() {
             text.push_str("\n# admin_token is set (not shown)\n");
+        }
+        if self.cluster.secret.is_some() {
+            text.push_str("# cluster secret is set (not shown)\n");
         }
         text
     }
@@ -473,9 +480,17 @@ mod tests {
         let timed = Config::from_toml("engine_movetime_ms = 50", |_| None).unwrap();
         assert_eq!(timed.search_budget(), SearchBudget::Millis(50));
         let file = Config::from_toml("engine_movetime_ms = 50\nengine_nodes = 800", |_| None).unwrap();
-        assert_eq!(file.search_budget(), SearchBudget::Nodes(800));
+        let capped = SearchBudget::Nodes {
+            nodes: 800,
+            within_ms: Some(50),
+        };
+        assert_eq!(file.search_budget(), capped, "the time caps a node budget");
         let env = Config::from_toml("", |k| (k == "KIBITZ_ENGINE_NODES").then(|| "300".into())).unwrap();
-        assert_eq!(env.search_budget(), SearchBudget::Nodes(300));
+        let default_cap = SearchBudget::Nodes {
+            nodes: 300,
+            within_ms: Some(200),
+        };
+        assert_eq!(env.search_budget(), default_cap);
     }
 
     #[test]

@@ -73,7 +73,7 @@ async fn a_node_budget_plays_and_mixes_with_time_budgets() {
     let _side_by_side = CHILDREN.read().await;
     let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
     let by_nodes = |fen: &str, elo, nodes| SearchRequest {
-        budget: SearchBudget::Nodes(nodes),
+        budget: SearchBudget::Nodes { nodes, within_ms: None },
         ..request(fen, elo)
     };
     let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";

@@ -52,6 +52,11 @@ pub struct CalibrateArgs {
     /// the scale stays the same, the personas' budget changes.
     #[arg(long)]
     persona_nodes: Option<u64>,
+    /// With --persona-nodes: a persona's move also stops after this many
+    /// milliseconds (what `engine_movetime_ms` caps on a server that sets
+    /// `engine_nodes`).
+    #[arg(long, requires = "persona_nodes")]
+    persona_within_ms: Option<u64>,
     #[command(flatten)]
     common: Common,
     #[arg(long, default_value = "bench/last-calibration.json")]
@@ -174,7 +179,10 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
     let shop = workshop(config, &args.common).await;
     let persona_shop = Workshop {
         budget: match args.persona_nodes {
-            Some(nodes) => engine::SearchBudget::Nodes(nodes),
+            Some(nodes) => engine::SearchBudget::Nodes {
+                nodes,
+                within_ms: args.persona_within_ms,
+            },
             None => shop.budget,
         },
         ..shop.clone()
@@ -226,7 +234,7 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
             "persona": persona.id, "card_elo": persona.elo, "style": persona.style,
             "estimate": estimate.elo.round(), "plus_minus_95": estimate.plus_minus.round(),
             "within_150_of_card": (estimate.elo - f64::from(persona.elo)).abs() <= 150.0,
-            "levels": per_level, "movetime_ms": args.common.movetime, "persona_nodes": args.persona_nodes,
+            "levels": per_level, "movetime_ms": args.common.movetime, "persona_nodes": args.persona_nodes, "persona_within_ms": args.persona_within_ms,
             "persona_move_p50_ms": p50, "persona_move_p99_ms": p99,
         }));
     }

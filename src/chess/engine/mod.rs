@@ -45,8 +45,10 @@ pub enum SearchBudget {
     Millis(u64),
     /// A fixed node count: the same strength under any load, and the
     /// cheapest budget (Stockfish spends ~1.8 ms of CPU on `movetime 1`,
-    /// ~0.35 ms on `nodes 300`).
-    Nodes(u64),
+    /// ~0.35 ms on `nodes 300`). `within_ms`, if set, caps the time too:
+    /// the nodes decide on a machine fast enough for them, the clock on a
+    /// slower or busier one, so a move never keeps the player waiting longer.
+    Nodes { nodes: u64, within_ms: Option<u64> },
 }
 
 /// The engine's move and what its search said, when it scored: the searched

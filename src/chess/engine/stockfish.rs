@@ -255,7 +255,14 @@ impl Process {
         let mut out = self.options.set(elo, STYLE_LINES);
         let (go, limit) = match req.budget {
             SearchBudget::Millis(ms) => (format!("movetime {ms}"), Duration::from_millis(ms) + SEARCH_SLACK),
-            SearchBudget::Nodes(nodes) => (format!("nodes {nodes}"), NODES_LIMIT),
+            SearchBudget::Nodes { nodes, within_ms: None } => (format!("nodes {nodes}"), NODES_LIMIT),
+            SearchBudget::Nodes {
+                nodes,
+                within_ms: Some(ms),
+            } => (
+                format!("nodes {nodes} movetime {ms}"),
+                Duration::from_millis(ms) + SEARCH_SLACK,
+            ),
         };
         out.push_str(&format!("position fen {}\ngo {go}\n", req.fen));
         self.write(&out).await?;
