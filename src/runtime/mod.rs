@@ -12,6 +12,7 @@ mod ownership;
 mod pace;
 mod personas;
 mod resume;
+mod roster;
 mod services;
 mod shutdown;
 mod state;
@@ -97,8 +98,11 @@ pub struct Runtime {
     resuming: Arc<resume::Resuming>,
     /// New matches refused because the engine was behind (`admission.rs`).
     refused_busy: Arc<std::sync::atomic::AtomicU64>,
-    /// The lease keeper's tasks (`ownership.rs`), stopped by a shutdown.
+    /// The lease keeper's and the roster watcher's tasks (`ownership.rs`,
+    /// `roster.rs`), stopped by a shutdown.
     lease_tasks: Arc<Mutex<Vec<tokio::task::AbortHandle>>>,
+    /// The last imported card this node has installed (`roster.rs`).
+    cards_seen: Arc<std::sync::atomic::AtomicI64>,
 }
 
 impl Runtime {
@@ -113,8 +117,10 @@ impl Runtime {
             resuming: Arc::default(),
             refused_busy: Arc::default(),
             lease_tasks: Arc::default(),
+            cards_seen: Arc::default(),
         };
         runtime.keep_leases().await;
+        runtime.keep_roster().await;
         let unfinished = runtime.unfinished_to_load().await.map_err(StartError::Resume)?;
         runtime.resume_in_background(unfinished);
         runtime.watch_for_abandoned().await;

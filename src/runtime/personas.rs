@@ -1,6 +1,7 @@
 //! Personas added while the club serves: an admin's character card becomes
 //! a persona file, its lore memories and a place in the roster, all or
-//! nothing; and any persona goes out as a card.
+//! nothing, and (on PostgreSQL) a card in SQL that the club's other nodes
+//! install (`roster.rs`); and any persona goes out as a card.
 
 use std::sync::Arc;
 
@@ -31,8 +32,46 @@ pub enum ImportError {
 
 impl Services {
     /// Reads a card (PNG or JSON), makes it a persona, stores its lore and
-    /// file, and adds it to the roster: the page lists it at once.
+    /// file, and adds it to the roster: the page lists it at once, and the
+    /// club's other nodes within a third of the lease time.
     pub async fn import_card(
+        &self,
+        bytes: &[u8],
+        opts: &ImportOptions,
+        replace: bool,
+    ) -> Result<CardImport, ImportError> {
+        let mut done = self.install_card(bytes, opts, replace).await?;
+        if let Err(e) = self.share_card(&done.persona.id).await {
+            tracing::error!(persona = %done.persona.id, "an imported persona is not shared with the other nodes: {e}");
+            done.notes.push(format!(
+                "installed on this node only ({e}): import it again to give it to the club's other nodes"
+            ));
+        }
+        Ok(done)
+    }
+
+    /// On PostgreSQL, keeps the persona as the card it became (exported
+    /// back, images and all) for the club's other nodes to install.
+    async fn share_card(&self, id: &str) -> Result<(), String> {
+        let Some(leases) = &self.leases else {
+            return Ok(());
+        };
+        let card = self
+            .export_card(id, Format::V3Png)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("it left the roster")?;
+        let node = leases.run.node_id.as_str();
+        self.db
+            .record_card(id, &card, Some(node))
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// Installs a card on this node only: the persona file, its lore and
+    /// its place in the roster, all or nothing.
+    pub(super) async fn install_card(
         &self,
         bytes: &[u8],
         opts: &ImportOptions,
