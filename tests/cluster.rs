@@ -10,67 +10,12 @@ mod common;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use common::{Server, eventually, postgres_database, test_postgres, ws_send, ws_until};
+use common::club::{Club, LEASE_MS, Nginx, SECRET};
+use common::{Server, eventually, ws_send, ws_until};
 use serde_json::{Value, json};
 use sqlx::Row;
 
-/// Short, so failover is quick to test; production's default is 10 s.
-const LEASE_MS: u64 = 3000;
 const IDLE_SCALE: f64 = 0.05;
-const SECRET: &str = "the-test-club-shares-this";
-
-struct Club {
-    nodes: Vec<Option<Server>>,
-    database_url: String,
-}
-
-impl Club {
-    /// `n` nodes on a fresh database and collection; None (with a line
-    /// saying why) where no PostgreSQL or Qdrant server is at hand.
-    async fn start(n: usize, extra: &[(&str, &str)]) -> Option<Club> {
-        let qdrant = std::env::var("KIBITZ_TEST_QDRANT").ok().filter(|u| !u.is_empty());
-        let (Some(admin), Some(qdrant)) = (test_postgres(), qdrant) else {
-            eprintln!("skipped: a cluster needs KIBITZ_TEST_POSTGRES and KIBITZ_TEST_QDRANT (make test-qdrant)");
-            return None;
-        };
-        let database_url = postgres_database(&admin).await;
-        let collection = format!("kibitz_t_{}", uuid::Uuid::new_v4().simple());
-        let lease = LEASE_MS.to_string();
-        let mut nodes = Vec::new();
-        // One after another: the first creates the collection.
-        for i in 0..n {
-            let id = format!("node{i}");
-            let mut env = vec![
-                ("KIBITZ_QDRANT_URL", qdrant.as_str()),
-                ("KIBITZ_QDRANT_COLLECTION", collection.as_str()),
-                ("KIBITZ_CLUSTER_SECRET", SECRET),
-                ("KIBITZ_LEASE_MS", lease.as_str()),
-                ("KIBITZ_NODE_ID", id.as_str()),
-            ];
-            env.extend_from_slice(extra);
-            nodes.push(Some(Server::start_node(&database_url, &env).await));
-        }
-        Some(Club { nodes, database_url })
-    }
-
-    fn node(&self, i: usize) -> &Server {
-        self.nodes[i].as_ref().expect("a live node")
-    }
-
-    async fn sql(&self) -> sqlx::AnyPool {
-        sqlx::any::install_default_drivers();
-        sqlx::AnyPool::connect(&self.database_url).await.unwrap()
-    }
-
-    async fn holder(&self, m: &str) -> Option<String> {
-        let row = sqlx::query("SELECT node_id FROM match_leases WHERE match_id = $1")
-            .bind(m)
-            .fetch_optional(&self.sql().await)
-            .await
-            .unwrap();
-        row.map(|r| r.get("node_id"))
-    }
-}
 
 #[tokio::test]
 async fn a_match_is_served_by_the_node_that_holds_it() {
@@ -418,67 +363,6 @@ async fn no_two_holders_at_once(club: &Club) {
     );
 }
 
-/// nginx from `deploy/nginx.conf`, listening on `port` in front of `nodes`.
-struct Nginx {
-    child: std::process::Child,
-    _dir: tempfile::TempDir,
-}
-
-impl Nginx {
-    fn start(bin: &str, port: u16, nodes: &[&Server]) -> Nginx {
-        let dir = tempfile::tempdir().unwrap();
-        let shipped = std::fs::read_to_string(common::repo().join("deploy/nginx.conf")).unwrap();
-        let mut conf = String::new();
-        for line in shipped.lines() {
-            if line.trim_end().ends_with("# node") {
-                // The shipped upstream lines become this test's nodes.
-                if !conf.contains("127.0.0.1:") {
-                    for node in nodes {
-                        conf.push_str(&format!(
-                            "        server 127.0.0.1:{} max_fails=1 fail_timeout=5s;\n",
-                            node.port
-                        ));
-                    }
-                }
-            } else if line.trim_end().ends_with("# public") {
-                conf.push_str(&format!("        listen 127.0.0.1:{port};\n"));
-            } else {
-                conf.push_str(line);
-                conf.push('\n');
-            }
-        }
-        let temp = dir.path().display();
-        let conf = conf.replacen(
-            "http {",
-            &format!("http {{\n    access_log off;\n    client_body_temp_path {temp}/body;\n    proxy_temp_path {temp}/proxy;"),
-            1,
-        );
-        std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
-        let global = format!("daemon off; pid {temp}/nginx.pid; error_log {temp}/error.log;");
-        let child = std::process::Command::new(bin)
-            .arg("-p")
-            .arg(dir.path())
-            .arg("-c")
-            .arg(dir.path().join("nginx.conf"))
-            .args(["-g", &global])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("nginx starts");
-        Nginx { child, _dir: dir }
-    }
-}
-
-impl Drop for Nginx {
-    /// SIGTERM: the master stops its workers (SIGKILL would leave them).
-    fn drop(&mut self) {
-        let pid = self.child.id().to_string();
-        let _ = std::process::Command::new("kill").args(["-TERM", &pid]).status();
-        let _ = self.child.wait();
-    }
-}
-
 #[tokio::test]
 async fn a_club_behind_nginx_plays_as_one_server() {
     let Some(bin) = std::env::var("KIBITZ_TEST_NGINX").ok().filter(|b| !b.is_empty()) else {
@@ -546,4 +430,61 @@ async fn a_club_behind_nginx_plays_as_one_server() {
         .await;
         assert!(heard.iter().any(|f| f["data"]["sender"] == "persona"), "{heard:?}");
     }
+}
+
+/// A card an admin imports on one node plays on every node: each node has
+/// its own personas dir (as on separate machines), the others install it
+/// from SQL within a third of the lease time, a node started later
+/// installs it at start, and all export the same card.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persona_imported_on_one_node_plays_on_every_node() {
+    const ADMIN: &str = "the-club-admin-token-for-tests";
+    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| common::cards::personas_copy()).collect();
+    let own = |i: usize| vec![("KIBITZ_PERSONAS_DIR".to_string(), dirs[i].path().display().to_string())];
+    let Some(mut club) = Club::start_each(2, &[("KIBITZ_ADMIN_TOKEN", ADMIN)], own).await else {
+        return;
+    };
+    let card = common::cards::captain_v3_png();
+    let (status, out) = common::cards::import_card(club.node(0), ADMIN, "?style=aggressive", card).await;
+    assert_eq!(status, 201, "{out}");
+    let seen = eventually(LEASE_MS.div_ceil(1000) * 3, || listed(club.node(1))).await;
+    assert!(seen, "node1 lists the persona node0 imported");
+    assert!(
+        dirs[1].path().join("captain-rook.toml").is_file(),
+        "installed in node1's own dir"
+    );
+
+    let ann = club.node(1).new_player("Ann").await;
+    let (m, _) = club.node(1).new_match(&ann, "captain-rook", "white").await;
+    let greeted = eventually(20, || async {
+        let said: String = club.node(1).events(&m).await.iter().map(|e| e.to_string()).collect();
+        said.contains("Ahoy, Ann!") || said.contains("Well met, Ann.")
+    })
+    .await;
+    assert!(
+        greeted,
+        "the card's greeting on node1: {:?}",
+        club.node(1).events(&m).await
+    );
+
+    // A node that joins later has it from its first request.
+    let late = club.start_node(2, &[("KIBITZ_ADMIN_TOKEN", ADMIN)], &own(2)).await;
+    assert!(listed(&late).await, "a node started later lists it at once");
+    let exported = |node: &Server| {
+        let url = format!("{}/api/admin/personas/captain-rook/card", node.base);
+        async move {
+            let r = reqwest::Client::new().get(url).bearer_auth(ADMIN).send().await.unwrap();
+            assert_eq!(r.status(), 200);
+            r.bytes().await.unwrap()
+        }
+    };
+    let first = exported(club.node(0)).await;
+    assert_eq!(first, exported(club.node(1)).await, "node1 holds the same persona");
+    assert_eq!(first, exported(&late).await, "so does the node that joined later");
+    club.nodes.push(Some(late));
+}
+
+async fn listed(node: &Server) -> bool {
+    let (_, list) = node.get("/api/personas").await;
+    list.as_array().unwrap().iter().any(|p| p["id"] == "captain-rook")
 }

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cards;
+pub mod club;
 pub mod fake_llm;
 pub mod llama;
 pub mod slow_llm;
@@ -114,6 +115,31 @@ pub fn kibitz_in(cwd: &Path) -> Command {
 /// A Qdrant collection no other test server uses.
 fn new_collection() -> String {
     format!("kibitz_t_{}", uuid::Uuid::new_v4().simple())
+}
+
+/// Deletes a collection a test made: the Qdrant server outlives the suite
+/// (`scripts/qdrant-server.sh` reuses it), so its collections would pile
+/// up. Through the REST port, the gRPC one's predecessor (that script's
+/// layout); a server that is gone has nothing to delete.
+pub fn drop_collection(grpc_url: &str, name: &str) {
+    use std::io::{Read, Write};
+    let Some((host, port)) = grpc_url
+        .trim_end_matches('/')
+        .rsplit_once("//")
+        .and_then(|(_, hp)| hp.rsplit_once(':'))
+        .and_then(|(h, p)| Some((h.to_string(), p.parse::<u16>().ok()?)))
+    else {
+        return;
+    };
+    let Ok(mut stream) = std::net::TcpStream::connect((host.as_str(), port - 1)) else {
+        return;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+    let request = format!("DELETE /collections/{name} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_ok() {
+        let mut reply = Vec::new();
+        let _ = stream.read_to_end(&mut reply);
+    }
 }
 
 pub fn free_port() -> u16 {
@@ -472,6 +498,11 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
+        // Its own collection only: a club's nodes share theirs (`club.rs`).
+        let shared = self.env.iter().any(|(k, _)| k == "KIBITZ_QDRANT_COLLECTION");
+        if let (Some(url), false) = (test_qdrant(), shared) {
+            drop_collection(&url, &self.qdrant_collection);
+        }
     }
 }
 
