@@ -418,7 +418,7 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
 
 /// What the player chose in the opening, credited to them alone: as Black
 /// the first move was the persona's, so the line is told as their answer
-/// ("As Black, Ria answered my 1. d3 with 1... e5; the game went on 2. Nf3
+/// ("As Black, Ria answered 1. d3 with 1... e5; the game went on 2. Nf3
 /// Nc6"). The numbered moves stay in the text: the opening book follows
 /// them back to the position. No opening is named: a name would read as the
 /// player's repertoire to the write policy and retire what they said they
@@ -437,7 +437,7 @@ fn repertoire(player: &str, ctx: &GameContext) -> String {
     } else {
         format!("; the game went on {}", rest.join(" "))
     };
-    format!("As Black, {player} answered my 1. {mine} with 1... {theirs}{went_on}.")
+    format!("As Black, {player} answered 1. {mine} with 1... {theirs}{went_on}.")
 }
 
 fn decision(thinking: &str, actions: Vec<Action>) -> Decision {

@@ -149,14 +149,17 @@ fn the_opening_is_credited_to_the_side_the_player_had() {
     ctx.user_color = "black";
     let black = super::repertoire("Ann", &ctx);
     assert!(
-        black.starts_with("As Black, Ann answered my 1. e4 with 1... e5; the game went on 2. Nf3 Nc6 3. Bc4"),
+        black.starts_with("As Black, Ann answered 1. e4 with 1... e5; the game went on 2. Nf3 Nc6 3. Bc4"),
         "{black}"
     );
-    // The opening book still follows the line told that way.
+    // The opening book still follows the line told that way, and the
+    // memory check keeps it (it speaks of the player, not of the persona).
     assert_eq!(crate::chess::openings::line_keys(&black).len(), 5, "{black}");
+    let kept = crate::actions::memory_check::refusal(&black, MemoryType::PlayerBehavior, &ctx, "Viktor");
+    assert_eq!(kept, None, "{black}");
     let (_, mut short) = context(&["d3", "e5"], &history);
     short.user_color = "black";
-    assert!(super::repertoire("Ann", &short).starts_with("As Black, Ann answered my 1. d3 with 1... e5"));
+    assert!(super::repertoire("Ann", &short).starts_with("As Black, Ann answered 1. d3 with 1... e5"));
 }
 
 #[tokio::test]
