@@ -324,6 +324,31 @@ async fn tiredness_is_answered_as_tiredness_not_as_an_apology() {
     );
 }
 
+/// A card's chat lines may be said at any move: those not about the board
+/// claim nothing the board must show ("tired players make mistakes" was
+/// cut to its first words by the claim checker), so each passes it whole.
+#[test]
+fn the_shipped_chat_lines_claim_nothing_about_the_board() {
+    let (_, ctx) = context(&["e4"], &MatchHistory::default());
+    let about_the_board = ["asks_position", "draw_request"];
+    let mut cut = Vec::new();
+    for id in ["margot", "pip", "viktor"] {
+        for (key, lines) in &persona(id).chat {
+            for line in lines.iter().filter(|_| !about_the_board.contains(&key.as_str())) {
+                let text = line
+                    .text
+                    .replace("{player}", "Ann")
+                    .replace("{answer}", "Ann told me so.")
+                    .replace("{echo}", "Ann teaches piano");
+                if crate::actions::claims::check(&text, &ctx) != crate::actions::claims::Checked::True {
+                    cut.push(format!("{id} chat.{key}: {text}"));
+                }
+            }
+        }
+    }
+    assert!(cut.is_empty(), "{cut:#?}");
+}
+
 /// "Why Nf6?" is answered from the board: what the move attacks and what it
 /// develops, and the answer passes the claim checker whole.
 #[tokio::test]

@@ -16,8 +16,8 @@ pub struct Played {
     pub persona: String,
     pub replies: usize,
     pub distinct: usize,
-    /// The same message twice in a row.
-    pub twice_in_a_row: usize,
+    /// The messages said twice in a row (each once).
+    pub twice_in_a_row: Vec<String>,
     /// Per reply: wall time minus the embedding model's busy time, in ms.
     pub beyond_embedding_ms: Vec<f64>,
 }
@@ -26,7 +26,7 @@ impl Played {
     pub fn figures(&self) -> serde_json::Value {
         json!({
             "persona": self.persona, "replies": self.replies, "distinct": self.distinct,
-            "twice_in_a_row": self.twice_in_a_row,
+            "twice_in_a_row": self.twice_in_a_row.len(),
         })
     }
 }
@@ -88,7 +88,7 @@ async fn play_all(mut config: Config, lines: &[String], data: &Path) -> anyhow::
             persona,
             replies: said.len(),
             distinct: distinct.len(),
-            twice_in_a_row: said.windows(2).filter(|w| w[0] == w[1]).count(),
+            twice_in_a_row: said.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0].clone()).collect(),
             beyond_embedding_ms: times,
         });
     }

@@ -136,8 +136,14 @@ fn report(t: &Tally, total: usize, played: &[Played], json_out: &Path) -> anyhow
     for p in played {
         println!(
             "conversation with {}: {} replies, {} distinct, {} said twice in a row",
-            p.persona, p.replies, p.distinct, p.twice_in_a_row
+            p.persona,
+            p.replies,
+            p.distinct,
+            p.twice_in_a_row.len()
         );
+        for again in &p.twice_in_a_row {
+            println!("  twice in a row: {again}");
+        }
     }
     if !played.is_empty() {
         println!(
