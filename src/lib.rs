@@ -16,6 +16,7 @@ pub mod llm;
 pub mod memory;
 pub mod moves;
 pub mod personas;
+pub mod rating;
 pub mod reflection;
 pub mod runtime;
 pub mod server;

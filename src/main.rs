@@ -56,6 +56,8 @@ enum Command {
     Models,
     /// The personas' reflections after a player's matches.
     Reflections(cli::reflections::ReflectionsArgs),
+    /// Players' ratings (Glicko-2): show one, or rebuild every history from the games.
+    Ratings(cli::ratings::RatingsArgs),
     /// Two move brains play each other: results, latency, tokens, illegal moves, fallbacks.
     Selfplay(cli::selfplay::SelfplayArgs),
     /// Each persona against Stockfish at several Elo levels: its measured Elo ± 95% bar.
@@ -70,7 +72,7 @@ fn main() -> anyhow::Result<()> {
     }
     let quiet = matches!(
         cli.command,
-        Command::Play(_) | Command::Selfplay(_) | Command::Calibrate(_) | Command::Reflections(_)
+        Command::Play(_) | Command::Selfplay(_) | Command::Calibrate(_) | Command::Reflections(_) | Command::Ratings(_)
     );
     init_logging(if quiet {
         "warn,qdrant_edge=error"
@@ -92,6 +94,7 @@ fn main() -> anyhow::Result<()> {
             Command::Bench(args) => cli::bench::run(&config, args).await,
             Command::Models => cli::models(&config),
             Command::Reflections(args) => cli::reflections::run(&config, args).await,
+            Command::Ratings(args) => cli::ratings::run(&config, args).await,
             Command::Selfplay(args) => cli::selfplay::selfplay(&config, args).await,
             Command::Calibrate(args) => cli::selfplay::calibrate(&config, args).await,
         }

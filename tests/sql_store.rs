@@ -25,6 +25,8 @@ async fn check_contract(db: &Db) {
         start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
         emotion: "calm".into(),
         utc_offset_minutes: Some(-300),
+        persona_elo: 1500,
+        adapted: false,
     };
     let row = db.insert_match(&m).await.unwrap();
     assert_eq!(
@@ -180,6 +182,8 @@ async fn check_group_commit(db: &Db) {
             start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
             emotion: "calm".into(),
             utc_offset_minutes: None,
+            persona_elo: 1500,
+            adapted: false,
         };
         ids.push(db.insert_match(&m).await.unwrap().id);
     }

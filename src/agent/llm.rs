@@ -192,6 +192,30 @@ impl Brain for LlmAgent {
             }
         };
         self.speech.limit(&input, &mut decision);
+        tell_adapted_strength(&input, &mut decision);
         Ok(decision)
+    }
+}
+
+/// A match where the persona adapted its strength says so at its start:
+/// if the model's greeting left out the strength, the plain notice follows.
+fn tell_adapted_strength(input: &BrainInput<'_>, decision: &mut Decision) {
+    let Some(notice) = super::scripted::adapted_notice(input.ctx) else {
+        return;
+    };
+    let plays_at = input
+        .ctx
+        .history
+        .rating
+        .adapted
+        .map(|a| crate::rating::figure(f64::from(a.plays_at)));
+    let told = decision.actions.iter().any(|a| match a {
+        Action::SendMessage { content, .. } => plays_at.as_ref().is_some_and(|f| content.contains(f.as_str())),
+        _ => false,
+    });
+    if input.trigger.kind == TriggerKind::BeforeMatch && !told {
+        let at = decision.actions.iter().position(|a| *a == Action::Stop);
+        let say = Action::say(notice, &input.persona.tones[0]);
+        decision.actions.insert(at.unwrap_or(decision.actions.len()), say);
     }
 }

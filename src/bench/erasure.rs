@@ -94,6 +94,8 @@ async fn new_match(db: &Db, player: PlayerId) -> anyhow::Result<MatchId> {
         start_fen: shakmaty::fen::Fen::default().to_string(),
         emotion: "calm".into(),
         utc_offset_minutes: None,
+        persona_elo: 1500,
+        adapted: false,
     };
     Ok(db.insert_match(&m).await?.id)
 }

@@ -136,6 +136,8 @@ async fn bench_size(config: &Config, size: usize, fires: usize) -> anyhow::Resul
         start_fen: game.start_fen().to_string(),
         emotion: persona.default_emotion().to_string(),
         utc_offset_minutes: None,
+        persona_elo: 1500,
+        adapted: false,
     })
     .await?;
     let mut timings = fire_many(&pipeline, &memory, &persona, (match_id, player.id), game, fires).await?;

@@ -22,9 +22,13 @@ pub struct PlayArgs {
     /// Your colour (for a new match; an unfinished one with this persona is resumed).
     #[arg(long, value_enum, default_value = "random")]
     color: ColorArg,
-    /// Start from this position instead of the initial one.
+    /// Start from this position instead of the initial one (not rated).
     #[arg(long)]
     fen: Option<String>,
+    /// The persona plays at your rating, within 200 of its own, so the game
+    /// is even; such a game is not rated.
+    #[arg(long)]
+    adaptive: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -78,6 +82,7 @@ async fn session(runtime: &Runtime, args: &PlayArgs) -> anyhow::Result<()> {
                 color,
                 fen: args.fen.as_deref(),
                 utc_offset_minutes: Some(local_offset()),
+                adaptive: args.adaptive,
                 ..MatchRequest::new(&args.persona)
             };
             let outcome = runtime.create_match(player.id, req).await?;
@@ -189,8 +194,25 @@ impl View {
                 println!("  {} offers a draw (/accept or /decline)", self.persona)
             }
             "game_over" => println!("  Game over: {} ({})", s("result"), s("termination").replace('_', " ")),
+            "rating" => println!("  {}", rating_line(d)),
             _ => {}
         }
+    }
+}
+
+/// What the game did to the player's rating, from its `rating` event.
+fn rating_line(d: &serde_json::Value) -> String {
+    let f = |k: &str| d[k].as_f64().unwrap_or(0.0);
+    match d["rated"].as_bool() {
+        Some(true) => format!(
+            "Your rating: {} ± {} ({}) after {} rated game{}",
+            kibitz::rating::figure(f("rating")),
+            f("deviation").round(),
+            kibitz::rating::progress::signed(f("change")),
+            f("rated_games"),
+            if f("rated_games") == 1.0 { "" } else { "s" }
+        ),
+        _ => format!("Not rated: {}.", d["why"].as_str().unwrap_or("")),
     }
 }
 

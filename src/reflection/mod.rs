@@ -34,7 +34,17 @@ pub struct Reflection {
     pub learned: Vec<Learned>,
     pub mood: String,
     pub head_to_head: HeadToHead,
+    /// What the game did to the player's rating (None: not rated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<RatingChange>,
     pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RatingChange {
+    pub before: f64,
+    pub after: f64,
+    pub deviation: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,6 +182,7 @@ pub fn write(f: &MatchFacts<'_>) -> Reflection {
         learned: f.learned.clone(),
         mood: f.mood.to_string(),
         head_to_head: h2h,
+        rating: rating_change(f.history),
         created_at: Utc::now(),
     }
 }
@@ -209,7 +220,40 @@ fn scripted_summary(f: &MatchFacts<'_>, outcome: &str, moments: &[KeyMoment], h2
         " Head to head: {} played, {} won by the player, {} lost, {} drawn.",
         h2h.played, h2h.player_wins, h2h.player_losses, h2h.draws
     ));
+    text.push_str(&rating_sentence(f));
     text
+}
+
+fn rating_change(history: &MatchHistory) -> Option<RatingChange> {
+    let (change, now) = (history.rating.this_match?, history.rating.progress.as_ref()?);
+    Some(RatingChange {
+        before: now.rating - change,
+        after: now.rating,
+        deviation: now.deviation,
+    })
+}
+
+/// " Ann's rating went from 1,340 to 1,352 (+12).", or why it was not rated.
+fn rating_sentence(f: &MatchFacts<'_>) -> String {
+    use crate::rating::{figure, progress::signed};
+    if let Some(r) = rating_change(f.history) {
+        return format!(
+            " {}'s rating went from {} to {} ({}).",
+            f.player_name,
+            figure(r.before),
+            figure(r.after),
+            signed(r.after - r.before)
+        );
+    }
+    match f.history.rating.adapted {
+        Some(a) => format!(
+            " Not rated: {} played at {}, adapted to {}.",
+            f.persona_name,
+            figure(f64::from(a.plays_at)),
+            f.player_name
+        ),
+        None => String::new(),
+    }
 }
 
 fn class_word(c: MoveClass) -> &'static str {

@@ -42,6 +42,7 @@ fn the_worst_swings_are_the_key_moments_and_the_summary_states_facts() {
         streak: Some(("user_lost".into(), 2)),
         usual_openings: Vec::new(),
         last_game: None,
+        rating: Default::default(),
     };
     let facts = MatchFacts {
         persona_name: "Pip",
@@ -102,6 +103,76 @@ fn a_clean_game_says_so() {
         "{}",
         r.summary
     );
+}
+
+#[test]
+fn the_reflection_states_the_rating_change_or_why_there_was_none() {
+    use crate::rating::{Progress, progress::Change};
+    use crate::triggers::{Adapted, Standing};
+    let moves = played(&["e4", "e5"]);
+    let odds = odds(&[52.0, 50.0]);
+    let progress = Progress {
+        rating: 1352.4,
+        deviation: 81.0,
+        games: 12,
+        provisional: false,
+        change: Some(Change {
+            points: 110.0,
+            since: chrono::NaiveDate::from_ymd_opt(2026, 10, 1).unwrap(),
+        }),
+        best: Some(1352.4),
+        personal_best: true,
+        last_change: 12.2,
+    };
+    let rated = MatchHistory {
+        rating: Standing {
+            progress: Some(progress),
+            this_match: Some(12.2),
+            adapted: None,
+        },
+        ..MatchHistory::default()
+    };
+    let facts = |history| MatchFacts {
+        persona_name: "Margot",
+        player_name: "Ann",
+        user_is_white: true,
+        end: GameEnd::DrawAgreed,
+        moves: &moves,
+        start_fullmove: 1,
+        start_white: true,
+        odds: &odds,
+        opening: None,
+        learned: vec![],
+        mood: "calm",
+        history,
+    };
+    let r = write(&facts(&rated));
+    assert!(
+        r.summary.ends_with(" Ann's rating went from 1,340 to 1,352 (+12)."),
+        "{}",
+        r.summary
+    );
+    let change = r.rating.unwrap();
+    assert!((change.after - change.before - 12.2).abs() < 1e-9);
+    let adapted = MatchHistory {
+        rating: Standing {
+            adapted: Some(Adapted {
+                plays_at: 1420,
+                card_elo: 1500,
+                player_rating: 1420.0,
+            }),
+            ..Standing::default()
+        },
+        ..MatchHistory::default()
+    };
+    let r = write(&facts(&adapted));
+    assert!(
+        r.summary
+            .ends_with(" Not rated: Margot played at 1,420, adapted to Ann."),
+        "{}",
+        r.summary
+    );
+    assert_eq!(r.rating, None);
 }
 
 #[test]

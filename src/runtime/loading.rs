@@ -50,6 +50,7 @@ impl Runtime {
             .svc
             .persona(&row.persona_id)
             .ok_or_else(|| RuntimeError::UnknownPersona(row.persona_id.clone()))?;
+        let persona = at_strength(persona, &row);
         let player = self.player(row.player_id).await?;
         let (inbox, rx) = mpsc::channel(64);
         let (events, _) = broadcast::channel(256);
@@ -183,5 +184,20 @@ pub(in crate::runtime) fn color_of(row: &MatchRow) -> Color {
         Color::White
     } else {
         Color::Black
+    }
+}
+
+/// The persona as this match plays it: at the strength it adapted to, if
+/// the player asked it to (its engine, its words and the prompt all say so).
+fn at_strength(
+    persona: std::sync::Arc<crate::personas::Persona>,
+    row: &MatchRow,
+) -> std::sync::Arc<crate::personas::Persona> {
+    match row.persona_elo.filter(|&elo| row.adapted && elo != persona.elo) {
+        Some(elo) => std::sync::Arc::new(crate::personas::Persona {
+            elo,
+            ..(*persona).clone()
+        }),
+        None => persona,
     }
 }

@@ -11,6 +11,7 @@ mod marker;
 mod ownership;
 mod pace;
 mod personas;
+mod ratings;
 mod resume;
 mod roster;
 mod services;
@@ -31,6 +32,7 @@ pub use leases::{ClusterStartError, Leases};
 pub use marker::RunMarker;
 pub use ownership::Placement;
 pub use personas::{CardImport, ImportError};
+pub use ratings::PlayerRating;
 pub use services::{MemoryOnly, Services, StartError};
 pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};
@@ -65,6 +67,9 @@ pub struct MatchRequest<'a> {
     pub fen: Option<&'a str>,
     /// Minutes east of UTC where the player is.
     pub utc_offset_minutes: Option<i32>,
+    /// The persona plays at the player's own strength, within its card's
+    /// range (`rating::adapted_strength`); the game is then not rated.
+    pub adaptive: bool,
 }
 
 impl<'a> MatchRequest<'a> {
@@ -75,6 +80,7 @@ impl<'a> MatchRequest<'a> {
             color: ColorChoice::White,
             fen: None,
             utc_offset_minutes: None,
+            adaptive: false,
         }
     }
 }
@@ -213,6 +219,7 @@ impl Runtime {
             color,
             fen,
             utc_offset_minutes,
+            adaptive,
         } = req;
         if let Some(m) = utc_offset_minutes.filter(|m| !(-720..=840).contains(m)) {
             return Err(RuntimeError::BadUtcOffset(m));
@@ -228,6 +235,10 @@ impl Runtime {
                 "the game is already over in that position".into(),
             ));
         }
+        let persona_elo = match adaptive {
+            true => self.svc.adapted_strength(player_id, &persona).await?,
+            false => persona.elo,
+        };
         let user_white = match color {
             ColorChoice::White => true,
             ColorChoice::Black => false,
@@ -241,6 +252,8 @@ impl Runtime {
             start_fen: game.start_fen().to_string(),
             emotion: persona.default_emotion().to_string(),
             utc_offset_minutes,
+            persona_elo,
+            adapted: adaptive,
         };
         // Held before it exists: another node looking for matches nobody
         // holds must not find it between its row and its lease.

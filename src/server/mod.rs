@@ -88,6 +88,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(players::create))
         .routes(routes!(players::get))
         .routes(routes!(players::matches))
+        .routes(routes!(players::rating))
         .routes(routes!(memories::list))
         .routes(routes!(memories::search))
         .routes(routes!(memories::export))

@@ -16,6 +16,10 @@ pub struct NewMatch {
     pub emotion: String,
     /// The player's UTC offset, as their client reported it.
     pub utc_offset_minutes: Option<i32>,
+    /// The strength the persona plays at (its card's Elo, or adapted).
+    pub persona_elo: u32,
+    /// The persona adapted its strength to the player: not rated.
+    pub adapted: bool,
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -33,6 +37,11 @@ pub struct MatchRow {
     pub created_at: DateTime<Utc>,
     pub ended_at: Option<DateTime<Utc>>,
     pub utc_offset_minutes: Option<i32>,
+    /// The strength the persona played at (none for matches from before
+    /// ratings: their persona's card Elo).
+    pub persona_elo: Option<u32>,
+    /// The persona adapted its strength to the player: not rated.
+    pub adapted: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -62,14 +71,14 @@ impl MoveRow {
 }
 
 const MATCH_COLUMNS: &str = "id, player_id, persona_id, user_color, start_fen, status, result, termination, \
-                             emotion, draw_offer, created_at, ended_at, utc_offset_minutes";
+                             emotion, draw_offer, created_at, ended_at, utc_offset_minutes, persona_elo, adapted";
 
 impl Db {
     pub async fn insert_match(&self, m: &NewMatch) -> StoreResult<MatchRow> {
         let now = Utc::now();
         sqlx::query(
             "INSERT INTO matches (id, player_id, persona_id, user_color, start_fen, status, emotion, created_at, \
-             utc_offset_minutes) VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $8)",
+             utc_offset_minutes, persona_elo, adapted) VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $8, $9, $10)",
         )
         .bind(m.id.to_string())
         .bind(m.player_id.to_string())
@@ -79,6 +88,8 @@ impl Db {
         .bind(&m.emotion)
         .bind(ts(now))
         .bind(m.utc_offset_minutes)
+        .bind(i64::from(m.persona_elo))
+        .bind(i64::from(m.adapted))
         .execute(&self.pool)
         .await?;
         Ok(self.match_row(m.id).await?.expect("row just inserted"))
@@ -204,5 +215,7 @@ fn match_from_row(r: &AnyRow) -> StoreResult<MatchRow> {
         created_at: parse_ts("matches", r.get("created_at"))?,
         ended_at: ended.map(|e| parse_ts("matches", &e)).transpose()?,
         utc_offset_minutes: r.get::<Option<i64>, _>("utc_offset_minutes").map(|m| m as i32),
+        persona_elo: r.get::<Option<i64>, _>("persona_elo").map(|e| e as u32),
+        adapted: r.get::<i64, _>("adapted") != 0,
     })
 }

@@ -13,6 +13,7 @@ mod memories;
 mod persona_cards;
 mod players;
 mod provenance;
+mod ratings;
 mod reflections;
 mod script;
 pub mod scrub;
@@ -36,6 +37,7 @@ pub use memories::{MemoryQuery, RecallEntry};
 pub use persona_cards::StoredCard;
 pub use players::Player;
 pub use provenance::{MemoryVersion, Trace};
+pub use ratings::FinishedGame;
 pub use timeline::{EmotionRow, EventRow, MessageRow, TriggerRow};
 
 #[derive(Debug, thiserror::Error)]

@@ -12,6 +12,7 @@ use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::ids::{MatchId, PlayerId};
 use crate::memory::PositionTag;
 use crate::memory::strength::LiveBoard;
+use crate::rating::Progress;
 
 /// One move, told from the match's point of view.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -66,6 +67,29 @@ pub struct MatchHistory {
     pub usual_openings: Vec<UsualOpening>,
     /// The latest of those games.
     pub last_game: Option<LastGame>,
+    /// The player's rating, and the strength the persona plays at.
+    pub rating: Standing,
+}
+
+/// The player's rating as the persona may speak of it (computed facts,
+/// `rating::progress`), and how strong the persona plays in this match.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Standing {
+    /// None before the player's first rated game.
+    pub progress: Option<Progress>,
+    /// What this match did to the rating, once it was rated.
+    pub this_match: Option<f64>,
+    /// The strength the persona adapted to for this player (the match is
+    /// not rated), and its card's own.
+    pub adapted: Option<Adapted>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct Adapted {
+    pub plays_at: u32,
+    pub card_elo: u32,
+    /// The player's rating it was adapted to (1500 for a newcomer).
+    pub player_rating: f64,
 }
 
 /// The player's latest finished game with this persona.
@@ -301,6 +325,7 @@ impl MatchHistory {
             streak,
             usual_openings: Vec::new(),
             last_game: None,
+            rating: Standing::default(),
         }
     }
 }

@@ -8,7 +8,9 @@ use serde::Serialize;
 
 #[cfg(test)]
 pub use context::test_context;
-pub use context::{ContextParts, EndFact, GameContext, LastGame, MatchHistory, MoveFact, SAID_KEPT, UsualOpening};
+pub use context::{
+    Adapted, ContextParts, EndFact, GameContext, LastGame, MatchHistory, MoveFact, SAID_KEPT, Standing, UsualOpening,
+};
 pub use pipeline::{MatchSide, Phases, Pipeline, Prepared, TriggerOutcome};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -30,9 +30,15 @@ impl Brain for ScriptedBrain {
             TriggerKind::OnUserInput => return Ok(on_user_input(&input)),
             TriggerKind::AfterMatch => after_match(&input),
         };
-        if let Some(reminder) = board_reminder(&input) {
+        let standing = match input.trigger.kind {
+            TriggerKind::BeforeMatch => standing::at_greeting(input.ctx, speaker(&input).seed),
+            TriggerKind::AfterMatch => standing::after_game(input.ctx),
+            _ => None,
+        };
+        let said = standing.map(|text| Action::say(text, &input.persona.tones[0]));
+        for extra in [board_reminder(&input), said].into_iter().flatten() {
             let at = decision.actions.iter().position(|a| *a == Action::Stop);
-            decision.actions.insert(at.unwrap_or(decision.actions.len()), reminder);
+            decision.actions.insert(at.unwrap_or(decision.actions.len()), extra);
         }
         Ok(decision)
     }
@@ -449,6 +455,8 @@ fn decision(thinking: &str, actions: Vec<Action>) -> Decision {
 
 mod board;
 mod chat;
+mod standing;
 pub(crate) use chat::answer as known_answer;
+pub(crate) use standing::adapted_notice;
 #[cfg(test)]
 mod tests;

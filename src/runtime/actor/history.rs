@@ -28,6 +28,7 @@ impl MatchActor {
                 Some(row) => Some(self.last_game(row).await?),
                 None => None,
             },
+            rating: self.standing().await?,
             ..MatchHistory::from_results(&results)
         })
     }

@@ -6,6 +6,7 @@ mod fence;
 mod history;
 mod idle;
 mod odds;
+mod rated;
 mod reflect;
 mod turns;
 mod words;

@@ -29,6 +29,10 @@ pub struct NewMatch {
     /// Minutes east of UTC (a browser's `-new Date().getTimezoneOffset()`).
     #[schema(minimum = -720, maximum = 840)]
     utc_offset_minutes: Option<i32>,
+    /// The persona plays at your own rating (within 200 of its card's
+    /// Elo) and says so; the game is then not rated.
+    #[serde(default)]
+    adaptive: bool,
 }
 
 fn random() -> ColorChoice {
@@ -55,6 +59,7 @@ pub async fn create(
         color: body.color,
         fen: body.fen.as_deref(),
         utc_offset_minutes: body.utc_offset_minutes,
+        adaptive: body.adaptive,
     };
     let opened = app.runtime.open_match(player, req).await?;
     let status = if opened.resumed {

@@ -4,6 +4,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Registration;
+use crate::runtime::PlayerRating;
 use crate::server::auth::{Caller, is_admin};
 use crate::server::extract::{ApiJson, PeerAddress};
 use crate::server::limits::Limit;
@@ -119,4 +120,18 @@ pub async fn matches(
 ) -> Result<Json<Vec<MatchRow>>, ApiError> {
     let id = caller.owned_player(&app, &id).await?;
     Ok(Json(app.runtime.services().db.matches_of(id, 200).await?))
+}
+
+/// The caller's rating (Glicko-2, from their rated games: from the standard
+/// start, to a result, the persona at its own strength): now, its progress,
+/// the history after each rated game, and which personas promise a fair
+/// game (expected score 0.3 to 0.7) and why.
+#[utoipa::path(get, path = "/api/players/{id}/rating", tag = "players", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, body = PlayerRating), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn rating(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<PlayerRating>, ApiError> {
+    let id = caller.owned_player(&app, &id).await?;
+    Ok(Json(app.runtime.player_rating(id).await?))
 }

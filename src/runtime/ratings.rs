@@ -1,0 +1,71 @@
+//! A player's rating as the club shows it: brought up to date with their
+//! games, with its history, its progress, and which personas promise a fair
+//! game; and the strength a persona adapts to for a player who asks.
+
+use serde::Serialize;
+
+use super::{Runtime, RuntimeError, Services};
+use crate::ids::PlayerId;
+use crate::personas::Persona;
+use crate::rating::{self, Entry, Pairing, Progress, ledger};
+use crate::store::StoreResult;
+
+/// `GET /api/players/{id}/rating`.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct PlayerRating {
+    pub player_id: PlayerId,
+    /// 1500 with no rated game.
+    pub rating: f64,
+    /// How sure the rating is (350: not at all).
+    pub deviation: f64,
+    pub volatility: f64,
+    pub rated_games: usize,
+    /// Fewer than five rated games.
+    pub provisional: bool,
+    /// The facts of its progress (none before the first rated game).
+    pub progress: Option<Progress>,
+    /// The rating after each rated game, oldest first.
+    pub history: Vec<Entry>,
+    /// Each persona's promise: expected score, fair or not, and why.
+    pub pairings: Vec<Pairing>,
+}
+
+impl Services {
+    /// The player's rating history, brought up to date with their games.
+    pub async fn rating_history(&self, player: PlayerId) -> StoreResult<Vec<Entry>> {
+        let card_elo = |id: &str| self.persona(id).map(|p| p.elo);
+        ledger::update(&self.db, player, &card_elo).await
+    }
+
+    /// The strength `persona` plays this player at when asked to adapt.
+    pub async fn adapted_strength(&self, player: PlayerId, persona: &Persona) -> StoreResult<u32> {
+        let standing = rating::current(&self.rating_history(player).await?);
+        Ok(rating::adapted_strength(standing, persona.elo))
+    }
+}
+
+impl Runtime {
+    pub async fn player_rating(&self, player: PlayerId) -> Result<PlayerRating, RuntimeError> {
+        self.player(player).await?;
+        let history = self.svc.rating_history(player).await?;
+        let now = rating::current(&history);
+        let pairings = self
+            .svc
+            .personas
+            .list()
+            .iter()
+            .map(|p| rating::pairing(now, history.len(), &p.id, &p.name, p.elo))
+            .collect();
+        Ok(PlayerRating {
+            player_id: player,
+            rating: now.rating,
+            deviation: now.deviation,
+            volatility: now.volatility,
+            rated_games: history.len(),
+            provisional: history.len() < rating::PROVISIONAL_GAMES,
+            progress: rating::progress::progress(&history, chrono::Utc::now()),
+            history,
+            pairings,
+        })
+    }
+}
