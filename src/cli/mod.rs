@@ -4,6 +4,7 @@ pub mod bench;
 pub mod memories;
 pub mod personas;
 pub mod play;
+pub mod rating_run;
 pub mod ratings;
 pub mod reflections;
 pub mod selfplay;

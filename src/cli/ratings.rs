@@ -28,17 +28,22 @@ enum RatingsCommand {
     /// (the same replay as the live updates; only histories that differ are
     /// rewritten). Safe while the server runs.
     Rebuild,
+    /// Does a rating find a player's strength? A player of known strength
+    /// (Stockfish at --player-elo) plays the personas in turn, rated as the
+    /// club rates; --model N plays no games, to show the spread.
+    Simulate(super::rating_run::SimulateArgs),
 }
 
 pub async fn run(config: &Config, args: RatingsArgs) -> anyhow::Result<()> {
-    let db = Db::connect(&config.database_url)
-        .await
-        .context("opening the database")?;
-    let personas = kibitz::personas::load_dir(&config.personas_dir).context("loading the personas")?;
-    let card_elo = move |id: &str| personas.iter().find(|p| p.id == id).map(|p| p.elo);
     match args.command {
-        RatingsCommand::Show { player, json } => show(&db, &player, json, &card_elo).await,
+        // Engines and personas, not the club's database.
+        RatingsCommand::Simulate(sim) => super::rating_run::simulate(config, sim).await,
+        RatingsCommand::Show { player, json } => {
+            let (db, card_elo) = open(config).await?;
+            show(&db, &player, json, &card_elo).await
+        }
         RatingsCommand::Rebuild => {
+            let (db, card_elo) = open(config).await?;
             let mut report = |done: usize, of: usize| {
                 if done.is_multiple_of(100) || done == of {
                     eprintln!("rebuilt {done} of {of} players");
@@ -52,6 +57,16 @@ pub async fn run(config: &Config, args: RatingsArgs) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// The database, and each persona's card Elo (for games stored before a
+/// match kept the strength it was played at).
+async fn open(config: &Config) -> anyhow::Result<(Db, impl Fn(&str) -> Option<u32> + Sync + use<>)> {
+    let db = Db::connect(&config.database_url)
+        .await
+        .context("opening the database")?;
+    let personas = kibitz::personas::load_dir(&config.personas_dir).context("loading the personas")?;
+    Ok((db, move |id: &str| personas.iter().find(|p| p.id == id).map(|p| p.elo)))
 }
 
 async fn show(db: &Db, name: &str, json: bool, card_elo: &(dyn Fn(&str) -> Option<u32> + Sync)) -> anyhow::Result<()> {

@@ -64,19 +64,19 @@ pub struct CalibrateArgs {
 }
 
 #[derive(clap::Args)]
-struct Common {
+pub(crate) struct Common {
     /// Engine time per move, in milliseconds (both sides).
     #[arg(long, default_value_t = 50)]
-    movetime: u64,
+    pub(crate) movetime: u64,
     /// Games adjudicated a draw after this many plies.
     #[arg(long, default_value_t = 300)]
-    max_plies: usize,
+    pub(crate) max_plies: usize,
     /// Games played at once (each uses one engine process at a time).
     #[arg(long, default_value_t = 2)]
-    parallel: usize,
+    pub(crate) parallel: usize,
 }
 
-async fn workshop(config: &Config, common: &Common) -> Workshop {
+pub(crate) async fn workshop(config: &Config, common: &Common) -> Workshop {
     Workshop {
         engine: engine::start(&config.stockfish_path, common.parallel.max(1)).await,
         llm: kibitz::llm::LlmPool::start(&config.llm, None).await,
@@ -85,7 +85,7 @@ async fn workshop(config: &Config, common: &Common) -> Workshop {
     }
 }
 
-fn load_personas(config: &Config) -> anyhow::Result<Vec<Arc<Persona>>> {
+pub(crate) fn load_personas(config: &Config) -> anyhow::Result<Vec<Arc<Persona>>> {
     let personas = kibitz::personas::load_dir(&config.personas_dir)?;
     Ok(personas.into_iter().map(Arc::new).collect())
 }
@@ -93,7 +93,7 @@ fn load_personas(config: &Config) -> anyhow::Result<Vec<Arc<Persona>>> {
 /// Plays `n` games of white against black (swapped on odd games if `alternate`).
 /// `n` games between the brains `white` (built by the first workshop) and
 /// `black` (by the second); with `alternate`, every other game swaps colours.
-async fn play_many(
+pub(crate) async fn play_many(
     shops: (&Workshop, &Workshop),
     personas: &[Arc<Persona>],
     white: &BrainSpec,
@@ -258,7 +258,7 @@ fn print_estimate(p: &Persona, e: &EloEstimate) {
     );
 }
 
-fn write_json(path: &PathBuf, value: &serde_json::Value) -> anyhow::Result<()> {
+pub(crate) fn write_json(path: &PathBuf, value: &serde_json::Value) -> anyhow::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }

@@ -176,3 +176,46 @@ test("promotion, typed moves and a flipped board", { timeout: 60_000 }, async ()
     await browser.close();
   }
 });
+
+test("the rating: fair pairings in the lobby, the change after a game, the chart", { timeout: 90_000 }, async () => {
+  const browser = await launch();
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  page.on("dialog", (d) => d.accept());
+  try {
+    await signIn(page, "Lee");
+    // A newcomer counts as 1,500 ± 350: only the 1,500 persona is fair.
+    await page.locator('.persona[data-persona="margot"] .pairing.fair').waitFor();
+    assert.equal(await page.locator('.persona[data-persona="viktor"] .pairing.fair').count(), 0);
+    assert.match(await page.locator(".lobby .rating-line").textContent(), /No rated games yet/);
+    assert.ok(await page.getByLabel(/Play at my strength/).count(), "the adaptive choice is offered");
+
+    // Three rated games, each resigned at the start, made with the player's token.
+    for (let i = 0; i < 3; i++) {
+      const id = await newMatch(page, "margot");
+      await page.evaluate(async (id) => {
+        const player = JSON.parse(localStorage.getItem("kibitz.player"));
+        await fetch(`/api/matches/${id}/resign`, { method: "POST", headers: { Authorization: `Bearer ${player.token}`, "Content-Type": "application/json" }, body: "{}" });
+      }, id);
+    }
+    // A fourth, resigned on the page: the change is told in the chat.
+    const id = await newMatch(page, "margot");
+    await page.goto(`${BASE}/#/play/${id}`);
+    await page.locator(".play cg-board").waitFor();
+    await page.getByRole("button", { name: "Resign" }).click();
+    await page.locator(".msg.club", { hasText: "Your rating:" }).waitFor({ timeout: 20_000 });
+    assert.match(await page.locator(".msg.club").last().textContent(), /Your rating: [\d,]+ ± \d+ \(-\d+\)/);
+
+    await page.goto(`${BASE}/#/history`);
+    const chart = page.locator(".rating-chart");
+    await chart.waitFor();
+    assert.equal(await chart.locator("circle").count(), 4, "a point per rated game");
+    assert.equal(await chart.locator("polygon.band").count(), 1, "the deviation as a band");
+    assert.match(await page.locator(".history .rating-line").textContent(), /after 4 rated games \(provisional\)/);
+    await page.screenshot({ path: `${ARTIFACTS}/9-rating.png` });
+  } catch (e) {
+    await page.screenshot({ path: `${ARTIFACTS}/failure-3.png` }).catch(() => {});
+    throw e;
+  } finally {
+    await browser.close();
+  }
+});

@@ -4,18 +4,21 @@
 
 import { Chessground } from "chessground";
 import { api, download, el, me } from "./api.js";
+import { ratingChart, ratingLine } from "./rating.js";
 
 export async function history(view, matchId) {
   if (matchId) return reflection(view, matchId);
   const player = me();
-  const [matches, personas] = await Promise.all([
+  const [matches, personas, rating] = await Promise.all([
     api("GET", `/api/players/${player.id}/matches`),
     api("GET", "/api/personas"),
+    api("GET", `/api/players/${player.id}/rating`),
   ]);
   const name = (id) => personas.find((p) => p.id === id)?.name || id;
   const left = (m) => m.termination === "abandoned";
   const outcome = (m) => {
     if (left(m)) return "left unfinished";
+    if (m.adapted && m.status === "finished") return `${m.result} (${(m.termination || "").replaceAll("_", " ")}; not rated, adapted to ${m.persona_elo})`;
     return m.status === "finished" ? `${m.result} (${(m.termination || "").replaceAll("_", " ")})` : "in progress";
   };
   const rows = matches.map((m) =>
@@ -29,7 +32,10 @@ export async function history(view, matchId) {
         : el("a", { href: `#/play/${m.id}` }, "Resume")])));
   const streaks = personas.map((p) => streak(matches.filter((m) => m.persona_id === p.id)))
     .map((s, i) => s && el("li", { class: "streak" }, `${personas[i].name}: ${s}`)).filter(Boolean);
+  const chart = ratingChart(rating.history);
   view.replaceChildren(el("section", { class: "history" }, el("h1", {}, "Your matches"),
+    el("section", { class: "rating", "aria-label": "Your rating" }, el("p", { class: "rating-line" }, ratingLine(rating)),
+      chart || ""),
     streaks.length ? el("ul", { class: "streaks", "aria-label": "Streaks" }, ...streaks) : "",
     el("ul", {}, ...(rows.length ? rows : [el("li", {}, "No matches yet.")]))));
 }

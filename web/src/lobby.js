@@ -2,12 +2,20 @@
 
 import { api, el, me, remember } from "./api.js";
 import { emblem } from "./faces.js";
+import { pairingNote, ratingLine } from "./rating.js";
 
 export async function lobby(view) {
   const player = me();
   if (!player) return signIn(view);
-  const personas = await api("GET", "/api/personas");
+  const [personas, rating] = await Promise.all([
+    api("GET", "/api/personas"),
+    api("GET", `/api/players/${player.id}/rating`).catch(() => null),
+  ]);
+  const pairing = (id) => rating?.pairings.find((p) => p.persona_id === id);
   let color = "white";
+  const adaptive = el("input", { type: "checkbox", id: "adaptive", name: "adaptive" });
+  const adapt = el("p", { class: "adapt" }, el("label", { for: "adaptive" }, adaptive,
+    " Play at my strength: the persona plays at your rating, within 200 of its own; such a game is not rated."));
   const colours = el("fieldset", { class: "colours" }, el("legend", {}, "Your colour"),
     ...["white", "black", "random"].map((c) =>
       el("label", {}, el("input", { type: "radio", name: "colour", value: c, checked: c === color, onchange: () => (color = c) }), ` ${c}`)));
@@ -17,10 +25,12 @@ export async function lobby(view) {
       el("div", {},
         el("h2", {}, p.name),
         el("p", { class: "strength" }, `${p.elo} Elo, ${p.style}`),
+        pairingNote(pairing(p.id)),
         el("p", {}, short(p.biography)),
-        el("button", { type: "button", onclick: () => start(p.id, color) }, `Play ${p.name.split(" ")[0]}`))));
+        el("button", { type: "button", onclick: () => start(p.id, color, adaptive.checked) }, `Play ${p.name.split(" ")[0]}`))));
   view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, `Welcome, ${player.name}`),
-    el("p", { class: "notice", role: "alert" }), colours, ...cards));
+    rating ? el("p", { class: "rating-line" }, ratingLine(rating)) : "",
+    el("p", { class: "notice", role: "alert" }), colours, adapt, ...cards));
 }
 
 // An imported card's biography can run to pages: the lobby shows its start.
@@ -28,9 +38,10 @@ function short(text) {
   return text.length <= 320 ? text : `${text.slice(0, 320).replace(/\s+\S*$/, "")}…`;
 }
 
-async function start(personaId, color) {
+async function start(personaId, color, adaptive) {
   const player = me();
-  const body = { player_id: player.id, persona_id: personaId, color, utc_offset_minutes: -new Date().getTimezoneOffset() };
+  const body = { player_id: player.id, persona_id: personaId, color, adaptive,
+    utc_offset_minutes: -new Date().getTimezoneOffset() };
   try {
     // An unfinished match against this persona comes back resumed.
     const out = await api("POST", "/api/matches", body);

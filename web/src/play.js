@@ -5,6 +5,7 @@
 import { Chessground } from "chessground";
 import { api, el, me } from "./api.js";
 import { emblem, showFace } from "./faces.js";
+import { ratingEvent } from "./rating.js";
 
 export async function play(view, matchId) {
   const state0 = await api("GET", `/api/matches/${matchId}`);
@@ -147,6 +148,9 @@ class Match {
       case "emotion":
         this.mood(d.emotion);
         break;
+      case "rating":
+        this.notice(ratingEvent(d));
+        break;
       case "move":
       case "game_over":
       case "draw_offer":
@@ -208,6 +212,12 @@ class Match {
         this.move(orig + dest + p);
       } }, { q: "Queen", r: "Rook", b: "Bishop", n: "Knight" }[p])));
     ui.promotion.hidden = false;
+  }
+
+  // A line of the club's own (a rating), not anyone's words.
+  notice(text) {
+    this.ui.chat.append(el("li", { class: "msg club" }, text));
+    this.ui.chat.scrollTop = this.ui.chat.scrollHeight;
   }
 
   say(sender, content, tone) {

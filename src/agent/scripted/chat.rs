@@ -179,6 +179,10 @@ impl Answer {
 }
 
 fn answered(input: &BrainInput<'_>, text: &str, intent: Intent) -> Answer {
+    let about_either = matches!(intent, Intent::AsksMemory | Intent::AsksPersona);
+    if about_either && super::standing::asks_own_rating(text) {
+        return Answer::known(super::standing::told(input.ctx));
+    }
     match intent {
         Intent::AsksMemory => about_us(input, text),
         Intent::AsksPersona => Answer::known(about_me(input, text)),

@@ -67,6 +67,39 @@ pub(super) fn after_game(ctx: &GameContext) -> Option<String> {
     ))
 }
 
+/// Whether a line asks about the player's own rating or progress.
+pub(super) fn asks_own_rating(text: &str) -> bool {
+    let t = text.to_lowercase();
+    let own = [
+        "my rating",
+        "my elo",
+        "my progress",
+        "how am i doing",
+        "am i improving",
+        "am i getting better",
+    ];
+    own.iter().any(|w| t.contains(w))
+}
+
+/// The player's rating told when asked: the figures, or that there are none.
+pub(super) fn told(ctx: &GameContext) -> String {
+    let Some(p) = ctx.history.rating.progress.as_ref() else {
+        return "You have no rated games yet: everyone starts at 1,500 until the games say otherwise.".into();
+    };
+    let mut out = format!(
+        "Your rating is {} ± {} after {} rated game{}",
+        figure(p.rating),
+        p.deviation.round(),
+        p.games,
+        if p.games == 1 { "" } else { "s" }
+    );
+    match p.change {
+        Some(c) => out.push_str(&format!(", {} since {}.", signed(c.points), c.since.format("%-d %B"))),
+        None => out.push('.'),
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::{Duration, TimeZone, Utc};
@@ -112,6 +145,21 @@ mod tests {
         }
         let after = after_game(&ctx).unwrap();
         assert!(after.contains(&figure(p.rating)) && after.contains('+'), "{after}");
+    }
+
+    #[test]
+    fn asked_about_their_rating_the_persona_gives_the_figures() {
+        assert!(asks_own_rating("What's my rating now?") && asks_own_rating("am I improving?"));
+        assert!(!asks_own_rating("what is your rating?"));
+        let ctx = with_history(&[0.5; 6].iter().chain(&[1.0; 8]).copied().collect::<Vec<_>>(), 42);
+        let p = ctx.history.rating.progress.clone().unwrap();
+        let said = told(&ctx);
+        assert!(
+            said.starts_with(&format!("Your rating is {} ± ", figure(p.rating))),
+            "{said}"
+        );
+        assert!(said.contains(&signed(p.change.unwrap().points)), "{said}");
+        assert!(told(&test_context(&[], &[])).contains("no rated games yet"));
     }
 
     #[test]
