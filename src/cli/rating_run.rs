@@ -12,14 +12,13 @@ use chrono::{Duration, TimeZone, Utc};
 use rand::{Rng, SeedableRng};
 use serde_json::json;
 
-use kibitz::chess::engine;
 use kibitz::config::Config;
 use kibitz::ids::MatchId;
-use kibitz::moves::{BrainSpec, Workshop};
+use kibitz::moves::BrainSpec;
 use kibitz::personas::Persona;
 use kibitz::rating::{self, Entry, RatedGame, figure};
 
-use super::selfplay::{Common, load_personas, play_many, workshop};
+use super::selfplay::{Common, load_personas, persona_workshop, play_many, workshop};
 
 #[derive(clap::Args)]
 pub struct SimulateArgs {
@@ -115,16 +114,7 @@ async fn real_games(
     chosen: &[Arc<Persona>],
 ) -> anyhow::Result<(Vec<RatedGame>, Vec<Entry>)> {
     let shop = workshop(config, &args.common).await;
-    let persona_shop = Workshop {
-        budget: match args.persona_nodes {
-            Some(nodes) => engine::SearchBudget::Nodes {
-                nodes,
-                within_ms: args.persona_within_ms,
-            },
-            None => shop.budget,
-        },
-        ..shop.clone()
-    };
+    let persona_shop = persona_workshop(&shop, args.persona_nodes, args.persona_within_ms);
     let player = BrainSpec::Engine { elo: args.player_elo };
     let (mut games, mut history) = (Vec::new(), Vec::new());
     for i in 0..args.games {

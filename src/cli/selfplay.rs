@@ -85,6 +85,18 @@ pub(crate) async fn workshop(config: &Config, common: &Common) -> Workshop {
     }
 }
 
+/// The workshop the personas' brains come from: the reference's, or with a
+/// node budget (capped at `within_ms`), as on a club that sets `engine_nodes`.
+pub(crate) fn persona_workshop(shop: &Workshop, nodes: Option<u64>, within_ms: Option<u64>) -> Workshop {
+    Workshop {
+        budget: match nodes {
+            Some(nodes) => engine::SearchBudget::Nodes { nodes, within_ms },
+            None => shop.budget,
+        },
+        ..shop.clone()
+    }
+}
+
 pub(crate) fn load_personas(config: &Config) -> anyhow::Result<Vec<Arc<Persona>>> {
     let personas = kibitz::personas::load_dir(&config.personas_dir)?;
     Ok(personas.into_iter().map(Arc::new).collect())
@@ -177,16 +189,7 @@ pub async fn selfplay(config: &Config, args: SelfplayArgs) -> anyhow::Result<()>
 
 pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<()> {
     let shop = workshop(config, &args.common).await;
-    let persona_shop = Workshop {
-        budget: match args.persona_nodes {
-            Some(nodes) => engine::SearchBudget::Nodes {
-                nodes,
-                within_ms: args.persona_within_ms,
-            },
-            None => shop.budget,
-        },
-        ..shop.clone()
-    };
+    let persona_shop = persona_workshop(&shop, args.persona_nodes, args.persona_within_ms);
     let personas = load_personas(config)?;
     let chosen: Vec<Arc<Persona>> = if args.personas.is_empty() {
         personas.clone()

@@ -86,13 +86,7 @@ impl Progress {
     /// The facts in one line, for the game context and the prompt:
     /// "rating 1,340 ± 80 after 12 rated games; +110 since 2026-10-01".
     pub fn describe(&self) -> String {
-        let mut out = format!(
-            "rating {} ± {} after {} rated game{}",
-            figure(self.rating),
-            self.deviation.round(),
-            self.games,
-            if self.games == 1 { "" } else { "s" }
-        );
+        let mut out = format!("rating {}", self.standing());
         if self.provisional {
             out.push_str(" (provisional)");
         }
@@ -103,6 +97,17 @@ impl Progress {
             out.push_str("; a personal best");
         }
         out
+    }
+
+    /// "1,340 ± 80 after 12 rated games".
+    pub fn standing(&self) -> String {
+        format!(
+            "{} ± {} after {} rated game{}",
+            figure(self.rating),
+            self.deviation.round(),
+            self.games,
+            if self.games == 1 { "" } else { "s" }
+        )
     }
 
     pub fn trend(&self) -> Trend {

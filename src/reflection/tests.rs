@@ -76,26 +76,34 @@ fn the_worst_swings_are_the_key_moments_and_the_summary_states_facts() {
     assert_eq!(r.mood, "proud");
 }
 
+/// Ann (Black) agreed a draw with Margot after `moves`.
+fn drawn_with_margot<'a>(
+    moves: &'a [PlayedMove],
+    odds: &'a [Option<MoveOdds>],
+    history: &'a MatchHistory,
+) -> MatchFacts<'a> {
+    MatchFacts {
+        persona_name: "Margot",
+        player_name: "Ann",
+        user_is_white: false,
+        end: GameEnd::DrawAgreed,
+        moves,
+        start_fullmove: 1,
+        start_white: true,
+        odds,
+        opening: None,
+        learned: vec![],
+        mood: "calm",
+        history,
+    }
+}
+
 #[test]
 fn a_clean_game_says_so() {
     let moves = played(&["e4", "e5"]);
     let odds = odds(&[52.0, 50.0]);
     let history = MatchHistory::default();
-    let facts = MatchFacts {
-        persona_name: "Margot",
-        player_name: "Ann",
-        user_is_white: false,
-        end: GameEnd::DrawAgreed,
-        moves: &moves,
-        start_fullmove: 1,
-        start_white: true,
-        odds: &odds,
-        opening: None,
-        learned: vec![],
-        mood: "calm",
-        history: &history,
-    };
-    let r = write(&facts);
+    let r = write(&drawn_with_margot(&moves, &odds, &history));
     assert!(r.key_moments.is_empty());
     assert_eq!(r.outcome, "draw");
     assert!(
@@ -132,20 +140,7 @@ fn the_reflection_states_the_rating_change_or_why_there_was_none() {
         },
         ..MatchHistory::default()
     };
-    let facts = |history| MatchFacts {
-        persona_name: "Margot",
-        player_name: "Ann",
-        user_is_white: true,
-        end: GameEnd::DrawAgreed,
-        moves: &moves,
-        start_fullmove: 1,
-        start_white: true,
-        odds: &odds,
-        opening: None,
-        learned: vec![],
-        mood: "calm",
-        history,
-    };
+    let facts = |history| drawn_with_margot(&moves, &odds, history);
     let r = write(&facts(&rated));
     assert!(
         r.summary.ends_with(" Ann's rating went from 1,340 to 1,352 (+12)."),

@@ -179,8 +179,8 @@ impl Answer {
 }
 
 fn answered(input: &BrainInput<'_>, text: &str, intent: Intent) -> Answer {
-    let about_either = matches!(intent, Intent::AsksMemory | Intent::AsksPersona);
-    if about_either && super::standing::asks_own_rating(text) {
+    let a_question = matches!(intent, Intent::AsksMemory | Intent::AsksPersona | Intent::AsksPosition);
+    if a_question && super::standing::asks_own_rating(text) {
         return Answer::known(super::standing::told(input.ctx));
     }
     match intent {

@@ -86,13 +86,7 @@ pub(super) fn told(ctx: &GameContext) -> String {
     let Some(p) = ctx.history.rating.progress.as_ref() else {
         return "You have no rated games yet: everyone starts at 1,500 until the games say otherwise.".into();
     };
-    let mut out = format!(
-        "Your rating is {} ± {} after {} rated game{}",
-        figure(p.rating),
-        p.deviation.round(),
-        p.games,
-        if p.games == 1 { "" } else { "s" }
-    );
+    let mut out = format!("Your rating is {}", p.standing());
     match p.change {
         Some(c) => out.push_str(&format!(", {} since {}.", signed(c.points), c.since.format("%-d %B"))),
         None => out.push('.'),
