@@ -253,3 +253,64 @@ async fn most_calls_extend_the_prompt_the_model_has_seen() {
     let longest = requests.iter().map(|r| r.messages.len()).max().unwrap();
     assert!(longest <= 2 + 2 * 6, "the thread stays bounded: {longest} messages");
 }
+
+/// The model greets an adapted match: it is given the strength and the
+/// player's rating, and if its greeting leaves the strength out, the plain
+/// notice follows it, so the player always hears it before the first move.
+#[tokio::test]
+async fn an_adapted_match_is_announced_whatever_the_model_says() {
+    use crate::triggers::Adapted;
+    let persona = pip();
+    let tone = persona.tones[0].clone();
+    let model = ScriptedModel::new().then_text(&answer(&tone)).then_text(&format!(
+        r#"{{"thinking": "tell them", "actions": [{{"action": "send_message", "content": "Tonight I play at 1,380 for you.", "tone": "{tone}"}}]}}"#
+    ));
+    let mut ctx = test_context(&[], &[]);
+    ctx.history.rating.adapted = Some(Adapted {
+        plays_at: 1380,
+        card_elo: 1200,
+        player_rating: 1380.0,
+    });
+    let greet = Trigger::new(TriggerKind::BeforeMatch);
+    let agent = LlmAgent::new();
+    let d = decide(&agent, &model, &greet, &ctx).await;
+    let said: Vec<&str> = d
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::SendMessage { content, .. } => Some(content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[1].contains("1,380") && said[1].contains("won't count"), "{said:?}");
+    let turn = &model.requests()[0].messages[1].content;
+    assert!(turn.contains("\"you_play_at\":\"1380 tonight"), "{turn}");
+    // Told by the model itself: nothing added.
+    let d = decide(&LlmAgent::new(), &model, &greet, &ctx).await;
+    assert_eq!(d.actions.iter().filter(|a| matches!(a, Action::SendMessage { .. })).count(), 1);
+}
+
+#[tokio::test]
+async fn the_model_is_given_the_players_rating_as_computed() {
+    use crate::rating::{RatedGame, progress::progress, replay};
+    let persona = pip();
+    let model = ScriptedModel::new().then_text(&answer(&persona.tones[0]));
+    let games: Vec<RatedGame> = (0..3)
+        .map(|n| RatedGame {
+            match_id: crate::ids::MatchId::new(),
+            persona_id: "pip".into(),
+            persona_rating: 1200.0,
+            score: 1.0,
+            played_at: chrono::Utc::now() - chrono::Duration::days(3 - n),
+        })
+        .collect();
+    let mut ctx = test_context(&["e4"], &[]);
+    let p = progress(&replay(None, &games), chrono::Utc::now()).unwrap();
+    ctx.history.rating.progress = Some(p.clone());
+    decide(&LlmAgent::new(), &model, &Trigger::new(TriggerKind::OnUserMove), &ctx).await;
+    let turn = &model.requests()[0].messages[1].content;
+    assert!(turn.contains(&format!("\"player_rating\":\"{}\"", p.describe())), "{turn}");
+    let system = &model.requests()[0].messages[0].content;
+    assert!(system.contains("only from those figures"), "{system}");
+}
