@@ -288,7 +288,13 @@ async fn an_adapted_match_is_announced_whatever_the_model_says() {
     assert!(turn.contains("\"you_play_at\":\"1380 tonight"), "{turn}");
     // Told by the model itself: nothing added.
     let d = decide(&LlmAgent::new(), &model, &greet, &ctx).await;
-    assert_eq!(d.actions.iter().filter(|a| matches!(a, Action::SendMessage { .. })).count(), 1);
+    assert_eq!(
+        d.actions
+            .iter()
+            .filter(|a| matches!(a, Action::SendMessage { .. }))
+            .count(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -310,7 +316,10 @@ async fn the_model_is_given_the_players_rating_as_computed() {
     ctx.history.rating.progress = Some(p.clone());
     decide(&LlmAgent::new(), &model, &Trigger::new(TriggerKind::OnUserMove), &ctx).await;
     let turn = &model.requests()[0].messages[1].content;
-    assert!(turn.contains(&format!("\"player_rating\":\"{}\"", p.describe())), "{turn}");
+    assert!(
+        turn.contains(&format!("\"player_rating\":\"{}\"", p.describe())),
+        "{turn}"
+    );
     let system = &model.requests()[0].messages[0].content;
     assert!(system.contains("only from those figures"), "{system}");
 }

@@ -73,7 +73,9 @@ impl Db {
 
     /// Keeps the first `keep` rows of a player's history and puts `after`
     /// behind them, in one transaction: a late game or a rebuild rewrites
-    /// the tail, an ordinary game appends.
+    /// the tail, an ordinary game appends. Two nodes doing the same at once
+    /// write the same rows (the replay is deterministic), so a row already
+    /// there is overwritten, not a conflict.
     pub async fn rewrite_rating_history(&self, player: PlayerId, keep: &[Entry], after: &[Entry]) -> StoreResult<()> {
         let mut tx = self.pool.begin().await?;
         let kept: Vec<String> = keep.iter().map(|e| e.match_id.to_string()).collect();
@@ -93,7 +95,10 @@ impl Db {
         for e in after {
             sqlx::query(
                 "INSERT INTO rating_history (match_id, player_id, persona_id, persona_rating, score, rating, \
-                 deviation, volatility, played_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                 deviation, volatility, played_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+                 ON CONFLICT (match_id) DO UPDATE SET persona_id = excluded.persona_id, \
+                 persona_rating = excluded.persona_rating, score = excluded.score, rating = excluded.rating, \
+                 deviation = excluded.deviation, volatility = excluded.volatility, played_at = excluded.played_at",
             )
             .bind(e.match_id.to_string())
             .bind(player.to_string())

@@ -28,7 +28,11 @@ impl MatchActor {
                 Some(row) => Some(self.last_game(row).await?),
                 None => None,
             },
-            rating: self.standing().await?,
+            // The rating is told, never needed: a match starts without it.
+            rating: self.standing().await.unwrap_or_else(|e| {
+                tracing::warn!(match_id = %self.id, "no rating facts for this match: {e}");
+                Default::default()
+            }),
             ..MatchHistory::from_results(&results)
         })
     }
