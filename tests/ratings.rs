@@ -37,6 +37,8 @@ enum Kind {
     FromPosition,
     Abandoned,
     Adapted,
+    /// A language model chose the persona's moves.
+    Uncalibrated,
 }
 
 /// A finished game stored as the match journal stores one.
@@ -64,6 +66,7 @@ async fn store_game(
             persona.1
         },
         adapted: kind == Kind::Adapted,
+        calibrated: kind != Kind::Uncalibrated,
     };
     db.insert_match(&m).await.unwrap();
     let (result, termination) = match kind {
@@ -108,6 +111,7 @@ async fn rebuild_equals_the_live_updates_over_hundreds_of_games() {
             3 => Kind::FromPosition,
             9 => Kind::Abandoned,
             15 => Kind::Adapted,
+            20 => Kind::Uncalibrated,
             _ => Kind::Rated,
         };
         let expected = 1.0 / (1.0 + 10f64.powf((f64::from(persona.1) - strengths[p]) / 400.0));

@@ -27,6 +27,7 @@ async fn check_contract(db: &Db) {
         utc_offset_minutes: Some(-300),
         persona_elo: 1500,
         adapted: false,
+        calibrated: true,
     };
     let row = db.insert_match(&m).await.unwrap();
     assert_eq!(
@@ -184,6 +185,7 @@ async fn check_group_commit(db: &Db) {
             utc_offset_minutes: None,
             persona_elo: 1500,
             adapted: false,
+            calibrated: true,
         };
         ids.push(db.insert_match(&m).await.unwrap().id);
     }

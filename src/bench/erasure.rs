@@ -96,6 +96,7 @@ async fn new_match(db: &Db, player: PlayerId) -> anyhow::Result<MatchId> {
         utc_offset_minutes: None,
         persona_elo: 1500,
         adapted: false,
+        calibrated: true,
     };
     Ok(db.insert_match(&m).await?.id)
 }

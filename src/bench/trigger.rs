@@ -138,6 +138,7 @@ async fn bench_size(config: &Config, size: usize, fires: usize) -> anyhow::Resul
         utc_offset_minutes: None,
         persona_elo: 1500,
         adapted: false,
+        calibrated: true,
     })
     .await?;
     let mut timings = fire_many(&pipeline, &memory, &persona, (match_id, player.id), game, fires).await?;

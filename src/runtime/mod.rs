@@ -254,6 +254,9 @@ impl Runtime {
             utc_offset_minutes,
             persona_elo,
             adapted: adaptive,
+            // A language model's moves have no calibrated strength (with no
+            // model configured, such a persona plays with its engine).
+            calibrated: persona.brain == crate::personas::BrainKind::Engine || self.svc.moves.llm.is_none(),
         };
         // Held before it exists: another node looking for matches nobody
         // holds must not find it between its row and its lease.

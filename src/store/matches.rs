@@ -20,6 +20,8 @@ pub struct NewMatch {
     pub persona_elo: u32,
     /// The persona adapted its strength to the player: not rated.
     pub adapted: bool,
+    /// Its moves come from its calibrated engine (not a language model).
+    pub calibrated: bool,
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -42,6 +44,9 @@ pub struct MatchRow {
     pub persona_elo: Option<u32>,
     /// The persona adapted its strength to the player: not rated.
     pub adapted: bool,
+    /// Its moves came from its calibrated engine; a language model's are
+    /// of no known strength: not rated.
+    pub calibrated: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -71,14 +76,16 @@ impl MoveRow {
 }
 
 const MATCH_COLUMNS: &str = "id, player_id, persona_id, user_color, start_fen, status, result, termination, \
-                             emotion, draw_offer, created_at, ended_at, utc_offset_minutes, persona_elo, adapted";
+                             emotion, draw_offer, created_at, ended_at, utc_offset_minutes, persona_elo, adapted, \
+                             calibrated";
 
 impl Db {
     pub async fn insert_match(&self, m: &NewMatch) -> StoreResult<MatchRow> {
         let now = Utc::now();
         sqlx::query(
             "INSERT INTO matches (id, player_id, persona_id, user_color, start_fen, status, emotion, created_at, \
-             utc_offset_minutes, persona_elo, adapted) VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $8, $9, $10)",
+             utc_offset_minutes, persona_elo, adapted, calibrated) \
+             VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $8, $9, $10, $11)",
         )
         .bind(m.id.to_string())
         .bind(m.player_id.to_string())
@@ -90,6 +97,7 @@ impl Db {
         .bind(m.utc_offset_minutes)
         .bind(i64::from(m.persona_elo))
         .bind(i64::from(m.adapted))
+        .bind(i64::from(m.calibrated))
         .execute(&self.pool)
         .await?;
         Ok(self.match_row(m.id).await?.expect("row just inserted"))
@@ -217,5 +225,6 @@ fn match_from_row(r: &AnyRow) -> StoreResult<MatchRow> {
         utc_offset_minutes: r.get::<Option<i64>, _>("utc_offset_minutes").map(|m| m as i32),
         persona_elo: r.get::<Option<i64>, _>("persona_elo").map(|e| e as u32),
         adapted: r.get::<i64, _>("adapted") != 0,
+        calibrated: r.get::<i64, _>("calibrated") != 0,
     })
 }

@@ -9,7 +9,8 @@ use super::{Db, StoreResult, parse_id, parse_ts, ts};
 use crate::ids::{MatchId, PlayerId};
 use crate::rating::Entry;
 
-/// A finished, unadapted game played to a result, as SQL holds it; whether
+/// A finished game played to a result by the persona's calibrated engine at
+/// its own strength, as SQL holds it; whether
 /// it counts (its start position, its persona's rating) is the rating
 /// module's to say.
 #[derive(Debug, Clone)]
@@ -26,12 +27,12 @@ pub struct FinishedGame {
 const HISTORY_COLUMNS: &str = "match_id, persona_id, persona_rating, score, rating, deviation, volatility, played_at";
 
 impl Db {
-    /// A player's finished games at the persona's own strength with a
-    /// result, in the order they ended.
+    /// A player's finished games with a result, the persona's calibrated
+    /// engine at its own strength, in the order they ended.
     pub async fn games_for_rating(&self, player: PlayerId) -> StoreResult<Vec<FinishedGame>> {
         let rows = sqlx::query(
             "SELECT id, persona_id, user_color, start_fen, result, persona_elo, ended_at FROM matches \
-             WHERE player_id = $1 AND status = 'finished' AND adapted = 0 AND ended_at IS NOT NULL \
+             WHERE player_id = $1 AND status = 'finished' AND adapted = 0 AND calibrated = 1 AND ended_at IS NOT NULL \
              AND result IN ('1-0', '0-1', '1/2-1/2') ORDER BY ended_at, id",
         )
         .bind(player.to_string())

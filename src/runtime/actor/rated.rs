@@ -26,6 +26,7 @@ impl MatchActor {
         let row = self.svc.db.match_row(self.id).await?;
         Ok(match row {
             Some(row) if row.adapted => "the persona adapted its strength to yours",
+            Some(row) if !row.calibrated => "a language model chose the persona's moves, of no calibrated strength",
             _ if !self.game.is_standard_start() => "the game began from a set position",
             _ => "the game had no result",
         })
