@@ -11,25 +11,38 @@ use crate::store::DomainWrite;
 use crate::triggers::{Adapted, Standing};
 
 impl MatchActor {
-    /// After the end is stored: the rating brought up to date, and told.
-    pub(super) async fn rate(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
-        let history = self.svc.rating_history(self.player.id).await?;
-        let data = match history.iter().position(|e| e.match_id == self.id) {
-            Some(i) => rated_event(&history[..=i]),
-            None => json!({ "rated": false, "why": self.why_unrated().await? }),
+    /// After the end is stored and the history read back (which brought the
+    /// rating up to date, `standing`): a `rating` event tells what the game
+    /// did to it, or why it did not count.
+    pub(super) async fn tell_rating(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
+        let standing = &self.history.rating;
+        let data = match (standing.this_match, &standing.progress) {
+            (Some(change), Some(p)) => json!({
+                "rated": true,
+                "rating": (p.rating * 10.0).round() / 10.0,
+                "deviation": (p.deviation * 10.0).round() / 10.0,
+                "change": (change * 10.0).round() / 10.0,
+                "rated_games": p.games,
+            }),
+            _ => json!({ "rated": false, "why": self.why_unrated() }),
         };
         events.push(self.emitter.emit("rating", data, DomainWrite::Nothing).await?);
         Ok(())
     }
 
-    async fn why_unrated(&self) -> Result<&'static str, RuntimeError> {
-        let row = self.svc.db.match_row(self.id).await?;
-        Ok(match row {
-            Some(row) if row.adapted => "the persona adapted its strength to yours",
-            Some(row) if !row.calibrated => "a language model chose the persona's moves, of no calibrated strength",
-            _ if !self.game.is_standard_start() => "the game began from a set position",
-            _ => "the game had no result",
-        })
+    /// Why a finished game with a result was not rated: adapted, from a
+    /// set position, or its moves were not the calibrated engine's.
+    fn why_unrated(&self) -> &'static str {
+        if self.history.rating.adapted.is_some() {
+            "the persona adapted its strength to yours"
+        } else if !self.game.is_standard_start() {
+            "the game began from a set position"
+        } else if self.persona.brain != crate::personas::BrainKind::Engine {
+            "a language model chose the persona's moves, of no calibrated strength"
+        } else {
+            // The rating could not be read (a warning says why).
+            "the rating could not be brought up to date; it will be with your next game"
+        }
     }
 
     /// The player's rating and this match's strength, as facts.
@@ -61,15 +74,4 @@ fn change_at(history: &[Entry]) -> f64 {
         n => history[n - 2].rating,
     };
     history.last().map_or(0.0, |e| e.rating - before)
-}
-
-fn rated_event(history: &[Entry]) -> serde_json::Value {
-    let last = history.last().expect("a rated game");
-    json!({
-        "rated": true,
-        "rating": (last.rating * 10.0).round() / 10.0,
-        "deviation": (last.deviation * 10.0).round() / 10.0,
-        "change": (change_at(history) * 10.0).round() / 10.0,
-        "rated_games": history.len(),
-    })
 }

@@ -115,12 +115,10 @@ impl MatchActor {
     /// Records the result, then lets the persona reflect (after_match).
     pub(super) async fn finish(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
         self.record_end(end, events).await?;
-        // Before the history: the persona's last words and the reflection
-        // tell what the game did to the rating.
-        if let Err(e) = self.rate(events).await {
-            tracing::warn!(match_id = %self.id, "the rating was not brought up to date: {e}");
-        }
+        // Read back with the result, the rating brought up to date: the
+        // persona's last words and the reflection tell what it did.
         self.history = self.load_history().await?;
+        self.tell_rating(events).await?;
         self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
         if let Err(e) = self.reflect(end, events).await {
             tracing::warn!(match_id = %self.id, "no reflection for this match: {e}");
