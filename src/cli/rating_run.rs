@@ -18,7 +18,7 @@ use kibitz::moves::BrainSpec;
 use kibitz::personas::Persona;
 use kibitz::rating::{self, Entry, RatedGame, figure};
 
-use super::selfplay::{Common, load_personas, persona_workshop, play_many, workshop};
+use super::selfplay::{Common, PersonaBudget, load_personas, persona_workshop, play_many, workshop};
 
 #[derive(clap::Args)]
 pub struct SimulateArgs {
@@ -40,12 +40,8 @@ pub struct SimulateArgs {
     /// expectation against the cards' ratings.
     #[arg(long)]
     model: Option<usize>,
-    /// The personas' node budget, as on a club that sets `engine_nodes`.
-    #[arg(long)]
-    persona_nodes: Option<u64>,
-    /// With --persona-nodes: the most a persona move may take.
-    #[arg(long, requires = "persona_nodes")]
-    persona_within_ms: Option<u64>,
+    #[command(flatten)]
+    budget: PersonaBudget,
     #[command(flatten)]
     common: Common,
     #[arg(long, default_value = "bench/last-rating-run.json")]
@@ -100,8 +96,8 @@ pub async fn simulate(config: &Config, args: SimulateArgs) -> anyhow::Result<()>
             "mode": "games", "player_elo": args.player_elo, "games": history.len(),
             "final_rating": last.rating.round(), "final_deviation": last.deviation.round(),
             "error": error.round(), "within_100": error.abs() <= 100.0,
-            "movetime_ms": args.common.movetime, "persona_nodes": args.persona_nodes,
-            "persona_within_ms": args.persona_within_ms, "history": trail,
+            "movetime_ms": args.common.movetime, "persona_nodes": args.budget.persona_nodes,
+            "persona_within_ms": args.budget.persona_within_ms, "history": trail,
         }),
     )
 }
@@ -114,7 +110,7 @@ async fn real_games(
     chosen: &[Arc<Persona>],
 ) -> anyhow::Result<(Vec<RatedGame>, Vec<Entry>)> {
     let shop = workshop(config, &args.common).await;
-    let persona_shop = persona_workshop(&shop, args.persona_nodes, args.persona_within_ms);
+    let persona_shop = persona_workshop(&shop, &args.budget);
     let player = BrainSpec::Engine { elo: args.player_elo };
     let (mut games, mut history) = (Vec::new(), Vec::new());
     for i in 0..args.games {

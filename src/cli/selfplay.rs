@@ -47,20 +47,27 @@ pub struct CalibrateArgs {
     /// Games per level, colours alternating.
     #[arg(long, default_value_t = 10)]
     games: usize,
-    /// The personas search this many nodes a move (a node-budget setting,
-    /// `engine_nodes`) while Stockfish at each level keeps `--movetime`:
-    /// the scale stays the same, the personas' budget changes.
-    #[arg(long)]
-    persona_nodes: Option<u64>,
-    /// With --persona-nodes: a persona's move also stops after this many
-    /// milliseconds (what `engine_movetime_ms` caps on a server that sets
-    /// `engine_nodes`).
-    #[arg(long, requires = "persona_nodes")]
-    persona_within_ms: Option<u64>,
+    #[command(flatten)]
+    budget: PersonaBudget,
     #[command(flatten)]
     common: Common,
     #[arg(long, default_value = "bench/last-calibration.json")]
     json: PathBuf,
+}
+
+/// The personas' own search budget, while the Stockfish reference keeps
+/// `--movetime`: the scale stays the same, the personas' budget changes.
+#[derive(clap::Args)]
+pub(crate) struct PersonaBudget {
+    /// The personas search this many nodes a move (what `engine_nodes`
+    /// sets on a server).
+    #[arg(long)]
+    pub(crate) persona_nodes: Option<u64>,
+    /// With --persona-nodes: a persona's move also stops after this many
+    /// milliseconds (what `engine_movetime_ms` caps on a server that sets
+    /// `engine_nodes`).
+    #[arg(long, requires = "persona_nodes")]
+    pub(crate) persona_within_ms: Option<u64>,
 }
 
 #[derive(clap::Args)]
@@ -87,10 +94,13 @@ pub(crate) async fn workshop(config: &Config, common: &Common) -> Workshop {
 
 /// The workshop the personas' brains come from: the reference's, or with a
 /// node budget (capped at `within_ms`), as on a club that sets `engine_nodes`.
-pub(crate) fn persona_workshop(shop: &Workshop, nodes: Option<u64>, within_ms: Option<u64>) -> Workshop {
+pub(crate) fn persona_workshop(shop: &Workshop, budget: &PersonaBudget) -> Workshop {
     Workshop {
-        budget: match nodes {
-            Some(nodes) => engine::SearchBudget::Nodes { nodes, within_ms },
+        budget: match budget.persona_nodes {
+            Some(nodes) => engine::SearchBudget::Nodes {
+                nodes,
+                within_ms: budget.persona_within_ms,
+            },
             None => shop.budget,
         },
         ..shop.clone()
@@ -189,7 +199,7 @@ pub async fn selfplay(config: &Config, args: SelfplayArgs) -> anyhow::Result<()>
 
 pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<()> {
     let shop = workshop(config, &args.common).await;
-    let persona_shop = persona_workshop(&shop, args.persona_nodes, args.persona_within_ms);
+    let persona_shop = persona_workshop(&shop, &args.budget);
     let personas = load_personas(config)?;
     let chosen: Vec<Arc<Persona>> = if args.personas.is_empty() {
         personas.clone()
@@ -237,7 +247,7 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
             "persona": persona.id, "card_elo": persona.elo, "style": persona.style,
             "estimate": estimate.elo.round(), "plus_minus_95": estimate.plus_minus.round(),
             "within_150_of_card": (estimate.elo - f64::from(persona.elo)).abs() <= 150.0,
-            "levels": per_level, "movetime_ms": args.common.movetime, "persona_nodes": args.persona_nodes, "persona_within_ms": args.persona_within_ms,
+            "levels": per_level, "movetime_ms": args.common.movetime, "persona_nodes": args.budget.persona_nodes, "persona_within_ms": args.budget.persona_within_ms,
             "persona_move_p50_ms": p50, "persona_move_p99_ms": p99,
         }));
     }
