@@ -90,6 +90,7 @@ pub fn clauses(line: &str) -> Vec<Clause> {
         }
     }
     flush(&mut current, &mut out, false, sentence);
+    let mut out: Vec<Clause> = out.into_iter().flat_map(split_introduction).collect();
     // A question mark asks for the whole sentence: "why, was that bad?";
     // so does a sentence opening as questions do ("what did I miss there").
     let asked: Vec<usize> = out
@@ -101,6 +102,38 @@ pub fn clauses(line: &str) -> Vec<Clause> {
         c.question |= asked.contains(&c.sentence);
     }
     out
+}
+
+/// "I am Noor and I teach piano": the name given is a clause of its own,
+/// so the fact after it is not told as "Noor is Noor and Noor teaches
+/// piano". A name is one or two words after "I am", "I'm", "my name is" or
+/// "call me", the first capitalised ("I'm tired and ..." is no name).
+fn split_introduction(c: Clause) -> Vec<Clause> {
+    const INTRODUCTIONS: &[&str] = &["i am ", "i'm ", "i’m ", "im ", "my name is ", "call me "];
+    let lower = c.text.to_lowercase();
+    // The cut is made at byte offsets found in the lower-cased text.
+    if lower.len() != c.text.len() {
+        return vec![c];
+    }
+    let Some(intro) = INTRODUCTIONS.iter().find(|i| lower.starts_with(*i)) else {
+        return vec![c];
+    };
+    let Some(and) = lower.find(" and ") else {
+        return vec![c];
+    };
+    let name = &c.text[intro.len().min(and)..and];
+    let words = name.split_whitespace().count();
+    let capitalised = name.trim_start().starts_with(char::is_uppercase);
+    if !(1..=2).contains(&words) || !capitalised {
+        return vec![c];
+    }
+    let part = |text: &str| Clause {
+        padded: format!(" {} ", normalise(text)),
+        text: text.trim().to_string(),
+        question: c.question,
+        sentence: c.sentence,
+    };
+    vec![part(&c.text[..and]), part(&c.text[and + " and ".len()..])]
 }
 
 /// "what ...", "did I ...", "should I ...": a question without its mark.

@@ -63,6 +63,22 @@ fn facts_are_kept_in_the_third_person_and_pleasantries_are_not() {
         heard("I always play the London").facts,
         ["Newcomer always plays the London."]
     );
+    assert_eq!(
+        Listener::default()
+            .hear("hi, I am Noor and I teach piano", None, "Noor")
+            .facts,
+        ["Noor teaches piano."]
+    );
+    assert_eq!(
+        Listener::default()
+            .hear("My name is Noor Haddad and I live in Oslo", None, "Noor")
+            .facts,
+        ["Noor lives in Oslo."]
+    );
+    assert_eq!(
+        heard("I'm retired and I play every Sunday").facts,
+        ["Newcomer is retired and Newcomer plays every Sunday."]
+    );
     for nothing in [
         "Do you remember me?",
         "Hello! Do you remember me?",
