@@ -10,6 +10,7 @@ pub mod agent;
 pub mod chess;
 pub mod config;
 pub mod events;
+pub mod familiarity;
 pub mod ids;
 pub mod listen;
 pub mod llm;

@@ -58,6 +58,8 @@ enum Command {
     Reflections(cli::reflections::ReflectionsArgs),
     /// Players' ratings (Glicko-2): show one, or rebuild every history from the games.
     Ratings(cli::ratings::RatingsArgs),
+    /// How well each persona knows a player: show it, or rebuild every history from the record.
+    Familiarity(cli::familiarity::FamiliarityArgs),
     /// Two move brains play each other: results, latency, tokens, illegal moves, fallbacks.
     Selfplay(cli::selfplay::SelfplayArgs),
     /// Each persona against Stockfish at several Elo levels: its measured Elo ± 95% bar.
@@ -72,7 +74,12 @@ fn main() -> anyhow::Result<()> {
     }
     let quiet = matches!(
         cli.command,
-        Command::Play(_) | Command::Selfplay(_) | Command::Calibrate(_) | Command::Reflections(_) | Command::Ratings(_)
+        Command::Play(_)
+            | Command::Selfplay(_)
+            | Command::Calibrate(_)
+            | Command::Reflections(_)
+            | Command::Ratings(_)
+            | Command::Familiarity(_)
     );
     init_logging(if quiet {
         "warn,qdrant_edge=error"
@@ -95,6 +102,7 @@ fn main() -> anyhow::Result<()> {
             Command::Models => cli::models(&config),
             Command::Reflections(args) => cli::reflections::run(&config, args).await,
             Command::Ratings(args) => cli::ratings::run(&config, args).await,
+            Command::Familiarity(args) => cli::familiarity::run(&config, args).await,
             Command::Selfplay(args) => cli::selfplay::selfplay(&config, args).await,
             Command::Calibrate(args) => cli::selfplay::calibrate(&config, args).await,
         }

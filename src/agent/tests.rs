@@ -323,3 +323,36 @@ async fn the_model_is_given_the_players_rating_as_computed() {
     let system = &model.requests()[0].messages[0].content;
     assert!(system.contains("only from those figures"), "{system}");
 }
+
+#[tokio::test]
+async fn the_model_is_told_how_well_it_knows_the_player() {
+    use crate::familiarity::{Familiarity, Stage, Thresholds, Together, replay};
+    let persona = pip();
+    let model = ScriptedModel::new().then_text(&answer(&persona.tones[0]));
+    let now = chrono::Utc::now();
+    let games: Vec<Together> = (0..8)
+        .map(|n| Together {
+            match_id: crate::ids::MatchId::new(),
+            played_at: now - chrono::Duration::days(30 + 7 * (8 - n)),
+            finished: true,
+            hard_fought: true,
+            shared: 1,
+            courteous: 1,
+            rude: 0,
+        })
+        .collect();
+    let known = Familiarity::of(&replay(&games), &Thresholds::default(), now);
+    assert_eq!((known.stage, known.long_absence), (Stage::OldFriend, true));
+    let mut ctx = test_context(&[], &[]);
+    ctx.history.familiarity = known.clone();
+    decide(&LlmAgent::new(), &model, &Trigger::new(TriggerKind::BeforeMatch), &ctx).await;
+    let turn = &model.requests()[0].messages[1].content;
+    let told = serde_json::to_string(&known.describe()).unwrap();
+    assert!(turn.contains(&format!("\"familiarity\":{told}")), "{turn}");
+    assert!(
+        told.contains("old_friend (8 games together, the last 37 days ago; away a month"),
+        "{told}"
+    );
+    let system = &model.requests()[0].messages[0].content;
+    assert!(system.contains("after a long absence, say you noticed"), "{system}");
+}

@@ -1,6 +1,7 @@
 //! The non-server commands, printed for people.
 
 pub mod bench;
+pub mod familiarity;
 pub mod memories;
 pub mod personas;
 pub mod play;

@@ -195,6 +195,7 @@ impl View {
             }
             "game_over" => println!("  Game over: {} ({})", s("result"), s("termination").replace('_', " ")),
             "rating" => println!("  {}", rating_line(d)),
+            "familiarity" => println!("  {}", s("text")),
             _ => {}
         }
     }

@@ -24,8 +24,8 @@ pub enum PersonaError {
     Duplicate { path: PathBuf, id: String },
 }
 
-const PLACEHOLDERS: [&str; 8] = [
-    "player", "persona", "move", "piece", "result", "memory", "answer", "echo",
+const PLACEHOLDERS: [&str; 10] = [
+    "player", "persona", "move", "piece", "result", "memory", "answer", "echo", "games", "absence",
 ];
 /// A persona imported with a thousand lines of lore fits.
 const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -150,6 +150,9 @@ pub(crate) fn validate(p: &Persona) -> Result<(), Problem> {
         }
     }
     validate_idle(p)?;
+    p.familiarity
+        .check()
+        .map_err(|problem| ("familiarity".to_string(), problem))?;
     validate_lore(p)?;
     validate_images(p)?;
     validate_lines(p)?;
@@ -284,8 +287,14 @@ fn validate_lines(p: &Persona) -> Result<(), Problem> {
         .chat
         .iter()
         .map(|(intent, lines)| (format!("chat.{intent}"), lines.as_slice()));
-    for (field, lines) in events.into_iter().chain(chat) {
-        if lines.is_empty() {
+    // A stage may leave a kind of line to the stage before it.
+    let staged = p.stages.iter().flat_map(|(stage, lines)| {
+        lines
+            .all()
+            .map(|(event, lines)| (format!("stages.{}.{event}", stage.as_str()), lines))
+    });
+    for (field, lines) in events.into_iter().chain(chat).chain(staged) {
+        if lines.is_empty() && !field.starts_with("stages.") {
             return Err((field, "give at least one line".into()));
         }
         for (i, line) in lines.iter().enumerate() {

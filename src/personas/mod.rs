@@ -20,4 +20,7 @@ pub(crate) fn shipped_dir() -> std::path::PathBuf {
     let repo = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
     std::path::PathBuf::from(repo).join("personas")
 }
-pub use model::{BrainKind, CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm};
+pub use model::{
+    BrainKind, CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm, StageEvent, StageLines,
+    said_from,
+};

@@ -1,6 +1,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::chess::engine::Style;
+use crate::familiarity::{Stage, Thresholds};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -51,6 +52,67 @@ pub struct Persona {
     #[serde(default)]
     pub chat: std::collections::BTreeMap<String, Vec<Line>>,
     pub moods: Moods,
+    /// How fast it warms to a player: the points where each stage of
+    /// familiarity begins, and after how many days an absence is noticed.
+    #[serde(default)]
+    pub familiarity: Thresholds,
+    /// Its words per stage of familiarity (`[stages.regular]`, ...). A
+    /// stage it does not word speaks as the one before it; a stranger, or
+    /// a persona with no stage lines, speaks its plain lines. Besides the
+    /// usual placeholders: {games} (games finished together) and {absence}
+    /// ("three weeks").
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub stages: std::collections::BTreeMap<Stage, StageLines>,
+}
+
+/// What a persona says to a player at one stage of familiarity.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StageLines {
+    /// Lines with {memory} greet when a memory of the player came up,
+    /// lines without it when none did.
+    pub greeting: Vec<Line>,
+    /// The greeting after a long absence (it may say {absence}).
+    pub absence: Vec<Line>,
+    /// At the end of a game the player did not lose, and to a goodbye.
+    pub farewell: Vec<Line>,
+    /// To the player's blunder: the teasing a friend may afford.
+    pub tease: Vec<Line>,
+    /// At the end of a game the player lost.
+    pub console: Vec<Line>,
+}
+
+/// The kinds of stage lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StageEvent {
+    Greeting,
+    Absence,
+    Farewell,
+    Tease,
+    Console,
+}
+
+impl StageLines {
+    pub fn for_event(&self, event: StageEvent) -> &[Line] {
+        match event {
+            StageEvent::Greeting => &self.greeting,
+            StageEvent::Absence => &self.absence,
+            StageEvent::Farewell => &self.farewell,
+            StageEvent::Tease => &self.tease,
+            StageEvent::Console => &self.console,
+        }
+    }
+
+    /// Every (field name, lines) pair, for validation.
+    pub fn all(&self) -> [(&'static str, &[Line]); 5] {
+        [
+            ("greeting", &self.greeting),
+            ("absence", &self.absence),
+            ("farewell", &self.farewell),
+            ("tease", &self.tease),
+            ("console", &self.console),
+        ]
+    }
 }
 
 /// One line of lore. In a persona file a plain string, or a table with the
@@ -214,6 +276,33 @@ pub struct Line {
     pub mood: Option<String>,
 }
 
+/// Whether `text` was said from `template`: its fixed words, in order,
+/// with anything where the placeholders were.
+pub fn said_from(template: &str, text: &str) -> bool {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        parts.push(&rest[..open]);
+        rest = rest[open..].find('}').map_or("", |close| &rest[open + close + 1..]);
+    }
+    parts.push(rest);
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if parts.len() == 1 {
+        return text == template;
+    }
+    if !text.starts_with(first) || !text.ends_with(last) || text.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut at = first.len();
+    for part in &parts[1..parts.len() - 1] {
+        match text[at..text.len() - last.len()].find(part) {
+            Some(i) => at += i + part.len(),
+            None => return false,
+        }
+    }
+    true
+}
+
 /// What the scripted brain may say, per event. Placeholders: {player},
 /// {persona}, {move}, {piece}, {result}, {memory}.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -337,5 +426,18 @@ impl Moods {
 impl Persona {
     pub fn default_emotion(&self) -> &str {
         &self.emotions[0]
+    }
+
+    /// Its lines of `event` for a player at `stage`: the stage's own, else
+    /// the nearest stage below that words them (none for a stranger unless
+    /// its file words the stranger).
+    pub fn stage_lines(&self, stage: Stage, event: StageEvent) -> &[Line] {
+        Stage::ALL[..=stage as usize]
+            .iter()
+            .rev()
+            .filter_map(|s| self.stages.get(s))
+            .map(|lines| lines.for_event(event))
+            .find(|lines| !lines.is_empty())
+            .unwrap_or(&[])
     }
 }

@@ -43,6 +43,7 @@ fn the_worst_swings_are_the_key_moments_and_the_summary_states_facts() {
         usual_openings: Vec::new(),
         last_game: None,
         rating: Default::default(),
+        familiarity: Default::default(),
     };
     let facts = MatchFacts {
         persona_name: "Pip",

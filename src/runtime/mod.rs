@@ -5,6 +5,7 @@
 mod actor;
 mod admission;
 mod error;
+mod familiarity;
 mod leases;
 mod loading;
 mod marker;
@@ -28,6 +29,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 pub use actor::{Opened, Outcome, UserCommand};
 pub use admission::AdmissionView;
 pub use error::RuntimeError;
+pub use familiarity::{PersonaFamiliarity, PlayerProfile, StageStep};
 pub use leases::{ClusterStartError, Leases};
 pub use marker::RunMarker;
 pub use ownership::Placement;

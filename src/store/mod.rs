@@ -4,6 +4,7 @@
 
 mod consolidation;
 mod erasure;
+mod familiarity;
 mod invites;
 mod journal;
 mod leases;
@@ -29,6 +30,7 @@ use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use consolidation::ConsolidationRow;
 pub use erasure::{Erased, Erasure, NET_MIN_CHARS};
+pub use familiarity::EndedGame;
 pub use journal::{DomainWrite, NewEvent, OnCommit, Queued, TriggerLogEntry};
 pub use leases::{Claim, Holder, LeaseChange, NodeRun, PeerNode};
 pub use llm_calls::LlmCallRow;

@@ -9,6 +9,7 @@ use crate::chess::notation::role_name;
 use crate::chess::odds::MoveOdds;
 use crate::chess::openings::{self, Opening};
 use crate::chess::{Game, GameEnd, PlayedMove};
+use crate::familiarity::Familiarity;
 use crate::ids::{MatchId, PlayerId};
 use crate::memory::PositionTag;
 use crate::memory::strength::LiveBoard;
@@ -69,6 +70,8 @@ pub struct MatchHistory {
     pub last_game: Option<LastGame>,
     /// The player's rating, and the strength the persona plays at.
     pub rating: Standing,
+    /// How well the persona knows the player (this game counted once it ended).
+    pub familiarity: Familiarity,
 }
 
 /// The player's rating as the persona may speak of it (computed facts,
@@ -326,6 +329,7 @@ impl MatchHistory {
             usual_openings: Vec::new(),
             last_game: None,
             rating: Standing::default(),
+            familiarity: Familiarity::default(),
         }
     }
 }

@@ -151,6 +151,9 @@ class Match {
       case "rating":
         this.notice(ratingEvent(d));
         break;
+      case "familiarity":
+        this.notice(d.text);
+        break;
       case "move":
       case "game_over":
       case "draw_offer":

@@ -61,7 +61,14 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     } else {
         heard.intent.as_str()
     };
-    let card = input.persona.chat.get(key).filter(|l| !l.is_empty() && answer.known);
+    // A goodbye and banter back are worded by how well it knows them.
+    let staged = match heard.intent {
+        Intent::Farewell => super::familiar::farewell_lines(input),
+        Intent::TrashTalk => super::familiar::tease_lines(input),
+        _ => None,
+    };
+    let worded = || input.persona.chat.get(key).filter(|l| !l.is_empty() && answer.known);
+    let card = staged.or_else(|| worded().map(Vec::as_slice));
     let said = match card {
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
         None if tired => plain(s, PLAIN_TIRED, &fill),

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use super::{Brain, BrainError, BrainInput};
 use crate::actions::{Action, Decision};
 use crate::memory::{MemoryType, Recalled};
-use crate::personas::{Line, LineEvent, Persona};
+use crate::personas::{Line, LineEvent, Persona, said_from as says};
 use crate::triggers::{GameContext, MoveFact, TriggerKind, UserInput};
 
 /// Says persona lines filled with true facts; needs no model.
@@ -121,8 +121,16 @@ impl Speaker<'_> {
         Action::say(self.render(&line.text, &Fill::default(), extra), &line.tone)
     }
 
+    /// One of `lines` with these move, result and memory placeholders.
+    fn pick_filled(&self, lines: &[Line], fill: &Fill<'_>) -> Action {
+        let line = &lines[self.fresh(lines, self.seed as usize)];
+        Action::say(self.render(&line.text, fill, &[]), &line.tone)
+    }
+
     fn render(&self, text: &str, fill: &Fill<'_>, extra: &[(&str, &str)]) -> String {
-        let mut text = text
+        let known = &self.ctx.history.familiarity;
+        let mut text = in_sentence(text, "{absence}", &known.absence_words())
+            .replace("{games}", &known.games.to_string())
             .replace("{player}", &self.ctx.player_name)
             .replace("{persona}", &self.persona.name)
             .replace("{move}", fill.mv)
@@ -167,31 +175,19 @@ impl Speaker<'_> {
     }
 }
 
-/// Whether `text` was said from `template`: its fixed words, in order,
-/// with anything where the placeholders were.
-fn says(template: &str, text: &str) -> bool {
-    let mut parts: Vec<&str> = Vec::new();
-    let mut rest = template;
-    while let Some(open) = rest.find('{') {
-        parts.push(&rest[..open]);
-        rest = rest[open..].find('}').map_or("", |close| &rest[open + close + 1..]);
+/// `key` replaced by `value`, capitalised where it opens a sentence
+/// ("{player}! {absence}!" -> "Ann! Three weeks!").
+fn in_sentence(text: &str, key: &str, value: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(key) {
+        out.push_str(&rest[..at]);
+        let opens = out.trim_end().is_empty() || out.trim_end().ends_with(['.', '!', '?']);
+        out.push_str(&if opens { capitalised(value) } else { value.to_string() });
+        rest = &rest[at + key.len()..];
     }
-    parts.push(rest);
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if parts.len() == 1 {
-        return text == template;
-    }
-    if !text.starts_with(first) || !text.ends_with(last) || text.len() < first.len() + last.len() {
-        return false;
-    }
-    let mut at = first.len();
-    for part in &parts[1..parts.len() - 1] {
-        match text[at..text.len() - last.len()].find(part) {
-            Some(i) => at += i + part.len(),
-            None => return false,
-        }
-    }
-    true
+    out.push_str(rest);
+    out
 }
 
 fn capitalised(text: &str) -> String {
@@ -242,7 +238,15 @@ fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
 
 fn greet(input: &BrainInput<'_>) -> Decision {
     let s = speaker(input);
-    match greeting_memory(input) {
+    let memory = greeting_memory(input);
+    if let Some(line) = familiar::greeting(input, &s, memory) {
+        let recalled = memory.map_or(String::new(), |r| format!(" I remember: {}", r.memory.content));
+        return Decision {
+            thinking: Some(format!("{}{recalled}", familiar::thought(input))),
+            actions: vec![line],
+        };
+    }
+    match memory {
         Some(best) => Decision {
             thinking: Some(format!("I know {}: {}", input.ctx.player_name, best.memory.content)),
             actions: vec![s.line(
@@ -283,7 +287,9 @@ fn on_user_move(input: &BrainInput<'_>) -> Decision {
         return Decision::default();
     };
     let fill = Fill::of_move(m);
-    let actions = if m.captured.is_some() {
+    let actions = if let Some(tease) = familiar::tease(input, &s, m) {
+        vec![tease]
+    } else if m.captured.is_some() {
         vec![s.line(LineEvent::UserCapture, &fill), Action::feel(&moods.user_capture)]
     } else if m.check {
         vec![s.line(LineEvent::UserCheck, &fill), Action::feel(&moods.user_check)]
@@ -371,7 +377,9 @@ fn after_match(input: &BrainInput<'_>) -> Decision {
         Some(false) => (LineEvent::Win, &moods.win),
         None => (LineEvent::Draw, &moods.draw),
     };
-    let mut actions = vec![s.line(event, &fill), Action::feel(mood)];
+    let mut actions = vec![s.line(event, &fill)];
+    actions.extend(familiar::closing(input, &s));
+    actions.push(Action::feel(mood));
     actions.extend(
         match_memories(ctx)
             .into_iter()
@@ -455,8 +463,11 @@ fn decision(thinking: &str, actions: Vec<Action>) -> Decision {
 
 mod board;
 mod chat;
+mod familiar;
 mod standing;
 pub(crate) use chat::answer as known_answer;
 pub(crate) use standing::adapted_notice;
+#[cfg(test)]
+mod familiar_tests;
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use crate::ids::{MatchId, PlayerId};
 use crate::personas::load_dir;
 use crate::triggers::{ContextParts, MatchHistory, MoveFact, Trigger};
 
-fn persona(id: &str) -> Persona {
+pub(super) fn persona(id: &str) -> Persona {
     load_dir(&crate::personas::shipped_dir())
         .unwrap()
         .into_iter()
@@ -14,7 +14,7 @@ fn persona(id: &str) -> Persona {
         .unwrap()
 }
 
-fn context(moves: &[&str], history: &MatchHistory) -> (Game, GameContext) {
+pub(super) fn context(moves: &[&str], history: &MatchHistory) -> (Game, GameContext) {
     let mut game = Game::new(None).unwrap();
     for m in moves {
         let mv = game.parse(m).unwrap();
@@ -35,11 +35,16 @@ fn context(moves: &[&str], history: &MatchHistory) -> (Game, GameContext) {
     (game, ctx)
 }
 
-async fn decide(trigger: Trigger, ctx: &GameContext, persona: &Persona) -> Decision {
+pub(super) async fn decide(trigger: Trigger, ctx: &GameContext, persona: &Persona) -> Decision {
     decide_recalling(trigger, ctx, persona, &[]).await
 }
 
-async fn decide_recalling(trigger: Trigger, ctx: &GameContext, persona: &Persona, memories: &[Recalled]) -> Decision {
+pub(super) async fn decide_recalling(
+    trigger: Trigger,
+    ctx: &GameContext,
+    persona: &Persona,
+    memories: &[Recalled],
+) -> Decision {
     decide_in_mood(trigger, ctx, persona, memories, persona.default_emotion()).await
 }
 
@@ -63,7 +68,7 @@ async fn decide_in_mood(
     ScriptedBrain.decide(input).await.unwrap()
 }
 
-fn said(d: &Decision) -> Vec<String> {
+pub(super) fn said(d: &Decision) -> Vec<String> {
     d.actions
         .iter()
         .filter_map(|a| match a {

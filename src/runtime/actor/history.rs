@@ -6,6 +6,7 @@
 use super::MatchActor;
 use crate::chess::Game;
 use crate::chess::openings::book;
+use crate::familiarity::Familiarity;
 use crate::runtime::error::RuntimeError;
 use crate::store::MatchRow;
 use crate::triggers::{LastGame, MatchHistory, UsualOpening};
@@ -33,7 +34,21 @@ impl MatchActor {
                 tracing::warn!(match_id = %self.id, "no rating facts for this match: {e}");
                 Default::default()
             }),
+            familiarity: self.familiarity().await,
             ..MatchHistory::from_results(&results)
+        })
+    }
+
+    /// How well the persona knows the player; like the rating, told and
+    /// never needed: a match starts without it.
+    async fn familiarity(&self) -> Familiarity {
+        let known = self
+            .svc
+            .familiarity(self.player.id, &self.player.name, &self.persona)
+            .await;
+        known.unwrap_or_else(|e| {
+            tracing::warn!(match_id = %self.id, "no familiarity for this match: {e}");
+            Familiarity::default()
         })
     }
 

@@ -2,6 +2,7 @@
 //! happens to it, so no two decisions for one match ever run at once.
 
 mod abandon;
+mod familiar;
 mod fence;
 mod history;
 mod idle;

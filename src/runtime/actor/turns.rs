@@ -115,10 +115,12 @@ impl MatchActor {
     /// Records the result, then lets the persona reflect (after_match).
     pub(super) async fn finish(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
         self.record_end(end, events).await?;
-        // Read back with the result, the rating brought up to date: the
-        // persona's last words and the reflection tell what it did.
+        // Read back with the result, the rating and familiarity brought up
+        // to date: the persona's last words and the reflection tell them.
+        let known_before = self.history.familiarity.stage;
         self.history = self.load_history().await?;
         self.tell_rating(events).await?;
+        self.tell_familiarity(known_before, events).await?;
         self.fire(Trigger::new(TriggerKind::AfterMatch), None, events).await?;
         if let Err(e) = self.reflect(end, events).await {
             tracing::warn!(match_id = %self.id, "no reflection for this match: {e}");

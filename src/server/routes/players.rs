@@ -4,7 +4,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Registration;
-use crate::runtime::PlayerRating;
+use crate::runtime::{PlayerProfile, PlayerRating};
 use crate::server::auth::{Caller, is_admin};
 use crate::server::extract::{ApiJson, PeerAddress};
 use crate::server::limits::Limit;
@@ -101,14 +101,14 @@ async fn admit(
     }
 }
 
-#[utoipa::path(get, path = "/api/players/{id}", tag = "players", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, body = Player), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/players/{id}", tag = "players", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, body = PlayerProfile), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn get(
     State(app): State<AppState>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Player>, ApiError> {
+) -> Result<Json<PlayerProfile>, ApiError> {
     let id = caller.owned_player(&app, &id).await?;
-    Ok(Json(app.runtime.player(id).await?))
+    Ok(Json(app.runtime.player_profile(id).await?))
 }
 
 /// The caller's own matches, newest first (bearer token).

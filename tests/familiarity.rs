@@ -1,0 +1,157 @@
+//! Familiarity (issue 37) through the club: a player who keeps coming back
+//! to one persona is greeted at each stage in that stage's words, told when
+//! a stage is reached, shown it in the API and the CLI; an absence is
+//! noticed; a rebuild from the record finds what the live updates wrote.
+
+mod common;
+
+use chrono::{Duration, Utc};
+use common::*;
+use kibitz::familiarity::Stage;
+use kibitz::personas::{Persona, StageEvent, said_from};
+use serde_json::{Value, json};
+
+fn pip() -> Persona {
+    kibitz::personas::load_dir(&repo().join("personas"))
+        .unwrap()
+        .into_iter()
+        .find(|p| p.id == "pip")
+        .unwrap()
+}
+
+/// The persona's words of a match's opening (its greeting).
+fn greeting(out: &Value) -> Vec<String> {
+    out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "message" && e["data"]["sender"] == "persona")
+        .map(|e| e["data"]["content"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Whether one of `said` came from one of these lines.
+fn from_lines(lines: &[kibitz::personas::Line], said: &[String]) -> bool {
+    lines.iter().any(|l| said.iter().any(|s| said_from(&l.text, s)))
+}
+
+async fn pip_known(server: &Server, player: &str) -> Value {
+    let (status, me) = server
+        .get_as(&format!("/api/players/{player}"), &server.token(player))
+        .await;
+    assert_eq!(status, 200, "{me}");
+    me["familiarity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["persona_id"] == "pip")
+        .unwrap()
+        .clone()
+}
+
+fn stage_of(known: &Value) -> Stage {
+    serde_json::from_value(known["now"]["stage"].clone()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_games_with_pip_go_from_stranger_to_old_friend_and_an_absence_is_noticed() {
+    let pip = pip();
+    let server = Server::start().await;
+    let noor = server.new_player("Noor").await;
+    let mut reached = Vec::new();
+    for game in 0..10 {
+        let known = pip_known(&server, &noor).await;
+        let stage = stage_of(&known);
+        assert_eq!(known["now"]["games"], game, "{known}");
+        let (m, out) = server.new_match(&noor, "pip", "white").await;
+        let said = greeting(&out);
+        let lines = match stage {
+            Stage::Stranger => pip.lines.greeting.clone(),
+            s => pip.stage_lines(s, StageEvent::Greeting).to_vec(),
+        };
+        let returning = &pip.lines.greeting_returning;
+        assert!(
+            from_lines(&lines, &said) || (stage == Stage::Stranger && from_lines(returning, &said)),
+            "game {game}, {stage:?}: {said:?}"
+        );
+        let chat = if game == 0 {
+            "hi, I am Noor and I teach piano"
+        } else {
+            "thanks, good game!"
+        };
+        let (status, _) = server
+            .post(&format!("/api/matches/{m}/chat"), json!({ "text": chat }))
+            .await;
+        assert_eq!(status, 200);
+        let (status, out) = server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
+        assert_eq!(status, 200, "{out}");
+        let told = out["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["type"] == "familiarity");
+        if let Some(told) = told {
+            let text = told["data"]["text"].as_str().unwrap();
+            assert!(text.starts_with("Pip Okafor now counts you as"), "{text}");
+            reached.push(serde_json::from_value::<Stage>(told["data"]["stage"].clone()).unwrap());
+        }
+    }
+    assert_eq!(reached, [Stage::Acquaintance, Stage::Regular, Stage::OldFriend]);
+
+    let known = pip_known(&server, &noor).await;
+    assert_eq!(
+        (stage_of(&known), known["now"]["games"].as_u64()),
+        (Stage::OldFriend, Some(10)),
+        "{known}"
+    );
+    let history = known["history"].as_array().unwrap();
+    assert_eq!(history.len(), 10);
+    assert_eq!(history[0]["stage"], "acquaintance");
+    assert!(
+        history
+            .windows(2)
+            .all(|w| w[0]["points"].as_f64() < w[1]["points"].as_f64())
+    );
+
+    // The CLI shows the same, and a rebuild from the record changes nothing.
+    let (ok, out, err) = server.run_cli(&["familiarity", "show", "--player", "Noor"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("Pip Okafor: an old friend"), "{out}");
+    assert!(out.contains("Margot Vidal: a stranger"), "{out}");
+    let (ok, out, err) = server.run_cli(&["familiarity", "rebuild"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("10 games together; 0 histories rewritten"), "{out}");
+
+    // A month away: the games moved back 30 days, as if played then.
+    let sql = server.sql().await;
+    let month = Duration::days(30);
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT id, ended_at FROM matches WHERE persona_id = 'pip'")
+        .fetch_all(&sql)
+        .await
+        .unwrap();
+    for (id, ended) in rows {
+        let ended = chrono::DateTime::parse_from_rfc3339(&ended)
+            .unwrap()
+            .with_timezone(&Utc);
+        sqlx::query("UPDATE matches SET ended_at = $1 WHERE id = $2")
+            .bind(kibitz::store::ts(ended - month))
+            .bind(id)
+            .execute(&sql)
+            .await
+            .unwrap();
+    }
+    let (_, out) = server.new_match(&noor, "pip", "black").await;
+    let said = greeting(&out);
+    assert!(
+        from_lines(pip.stage_lines(Stage::OldFriend, StageEvent::Absence), &said),
+        "{said:?}"
+    );
+    assert!(said.iter().any(|s| s.contains("A month!")), "{said:?}");
+
+    // Nobody else sees it.
+    let bob = server.new_player("Bob").await;
+    let (status, _) = server
+        .get_as(&format!("/api/players/{noor}"), &server.token(&bob))
+        .await;
+    assert_eq!(status, 404);
+}
