@@ -203,7 +203,7 @@ test("the rating: fair pairings in the lobby, the change after a game, the chart
     await page.locator(".play cg-board").waitFor();
     await page.getByRole("button", { name: "Resign" }).click();
     await page.locator(".msg.club", { hasText: "Your rating:" }).waitFor({ timeout: 20_000 });
-    assert.match(await page.locator(".msg.club").last().textContent(), /Your rating: [\d,]+ ± \d+ \(-\d+\)/);
+    assert.match(await page.locator(".msg.club", { hasText: "Your rating:" }).last().textContent(), /Your rating: [\d,]+ ± \d+ \(-\d+\)/);
 
     await page.goto(`${BASE}/#/history`);
     const chart = page.locator(".rating-chart");
@@ -211,6 +211,10 @@ test("the rating: fair pairings in the lobby, the change after a game, the chart
     assert.equal(await chart.locator("circle").count(), 4, "a point per rated game");
     assert.equal(await chart.locator("polygon.band").count(), 1, "the deviation as a band");
     assert.match(await page.locator(".history .rating-line").textContent(), /after 4 rated games \(provisional\)/);
+    // How well Margot knows Lee after four games: the stage, and when it was reached.
+    const known = page.locator('.familiarity li[data-persona="margot"]');
+    assert.match(await known.textContent(), /Margot Vidal counts you as (an acquaintance|a regular) · 4 games together · last played today/);
+    assert.match(await known.textContent(), /acquaintance after game 1/);
     await page.screenshot({ path: `${ARTIFACTS}/9-rating.png` });
   } catch (e) {
     await page.screenshot({ path: `${ARTIFACTS}/failure-3.png` }).catch(() => {});

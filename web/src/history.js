@@ -4,15 +4,17 @@
 
 import { Chessground } from "chessground";
 import { api, download, el, me } from "./api.js";
+import { familiarityList } from "./familiarity.js";
 import { ratingChart, ratingLine } from "./rating.js";
 
 export async function history(view, matchId) {
   if (matchId) return reflection(view, matchId);
   const player = me();
-  const [matches, personas, rating] = await Promise.all([
+  const [matches, personas, rating, profile] = await Promise.all([
     api("GET", `/api/players/${player.id}/matches`),
     api("GET", "/api/personas"),
     api("GET", `/api/players/${player.id}/rating`),
+    api("GET", `/api/players/${player.id}`),
   ]);
   const name = (id) => personas.find((p) => p.id === id)?.name || id;
   const left = (m) => m.termination === "abandoned";
@@ -36,6 +38,7 @@ export async function history(view, matchId) {
   view.replaceChildren(el("section", { class: "history" }, el("h1", {}, "Your matches"),
     el("section", { class: "rating", "aria-label": "Your rating" }, el("p", { class: "rating-line" }, ratingLine(rating)),
       chart || ""),
+    familiarityList(profile) || "",
     streaks.length ? el("ul", { class: "streaks", "aria-label": "Streaks" }, ...streaks) : "",
     el("ul", {}, ...(rows.length ? rows : [el("li", {}, "No matches yet.")]))));
 }
