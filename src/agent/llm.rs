@@ -71,7 +71,8 @@ impl LlmAgent {
     /// (a mood, say), with no model call. None when there is something to
     /// say, for the model to say it.
     async fn quiet_turn(&self, input: &BrainInput<'_>) -> Option<Decision> {
-        if !speech::holds(input.trigger.kind) {
+        let asked_quiet = !input.ctx.talk.may_speak(input.trigger.kind);
+        if !speech::holds(input.trigger.kind) && !asked_quiet {
             return None;
         }
         let scripted = BrainInput {
@@ -82,6 +83,7 @@ impl LlmAgent {
         let mut decision = self.fallback.decide(scripted).await.ok()?;
         let speaks = decision.actions.iter().any(|a| matches!(a, Action::SendMessage { .. }));
         let why = match (speaks, self.speech.would_hold(input)) {
+            _ if asked_quiet => "the player asked for quiet",
             (true, false) => return None,
             (true, true) => "I spoke lately",
             (false, _) => "nothing here calls for words",

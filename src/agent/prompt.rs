@@ -94,6 +94,16 @@ pub fn turn(input: &BrainInput<'_>) -> String {
             let verdict = if *accepted { "you accept" } else { "you decline" };
             out.push_str(&format!("\nThe player offered a draw; {verdict}."));
         }
+        Some(UserInput::Hint { .. }) => out.push_str(&format!(
+            "\nThe player asked you for a hint. True, checked by your engine (give the move, say it your way; \
+             you may tease them a little for asking): {}",
+            super::scripted::control_answer(input)
+        )),
+        Some(UserInput::Explain) => out.push_str(&format!(
+            "\nThe player asks why you played your last move. True, from your search and the board tools \
+             (say it your way): {}",
+            super::scripted::control_answer(input)
+        )),
         None => {}
     }
     if let Some(heard) = &input.trigger.heard {
@@ -181,6 +191,7 @@ fn context_json(input: &BrainInput<'_>) -> Value {
             a.plays_at, a.player_rating.round(), a.card_elo
         )),
         "familiarity": ctx.history.familiarity.describe(),
+        "talk": ctx.talk.describe(),
         "started_at": ctx.started_at.to_rfc3339(),
         "now_utc": ctx.now.to_rfc3339(),
         "player_local_time": ctx.player_local_time,

@@ -64,7 +64,7 @@ pub fn holds(kind: TriggerKind) -> bool {
 
 /// Plies in which one message is allowed (one user move is two plies).
 fn window(input: &BrainInput<'_>) -> usize {
-    2 * input.persona.chattiness as usize
+    2 * input.ctx.talk.chattiness(input.persona.chattiness) as usize
 }
 
 fn recent(times: &[usize], window: usize, now: usize) -> bool {

@@ -12,7 +12,20 @@ pub struct PgnHeaders {
     pub extra: Vec<(String, String)>,
 }
 
+/// A comment before a move: `before` is the move's index (0: before the
+/// first), `text` what it says (a hint asked for, say).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comment {
+    pub before: usize,
+    pub text: String,
+}
+
 pub fn write(headers: &PgnHeaders, game: &Game) -> String {
+    write_with(headers, game, &[])
+}
+
+/// The PGN with `comments` in its movetext.
+pub fn write_with(headers: &PgnHeaders, game: &Game, comments: &[Comment]) -> String {
     let result = game.end().map_or("*", |e| e.result());
     let mut out = String::new();
     let mut tag = |k: &str, v: &str| {
@@ -36,23 +49,33 @@ pub fn write(headers: &PgnHeaders, game: &Game) -> String {
         tag(k, v);
     }
     out.push('\n');
-    out.push_str(&movetext(game));
+    out.push_str(&movetext(game, comments));
     out.push_str(result);
     out.push('\n');
     out
 }
 
-fn movetext(game: &Game) -> String {
+fn movetext(game: &Game, comments: &[Comment]) -> String {
     let start_fen = game.start_fen();
     let mut fields = start_fen.split(' ').skip(1);
     let white_first = fields.next() != Some("b");
     let mut number: u32 = fields.nth(3).and_then(|n| n.parse().ok()).unwrap_or(1);
     let mut text = String::new();
+    let comment_at = |i: usize, text: &mut String| {
+        let mut any = false;
+        for c in comments.iter().filter(|c| c.before == i) {
+            // A comment ends at the first `}`: no brace inside.
+            text.push_str(&format!("{{{}}} ", c.text.replace('{', "(").replace('}', ")")));
+            any = true;
+        }
+        any
+    };
     for (i, m) in game.moves().iter().enumerate() {
         let white_to_move = (i % 2 == 0) == white_first;
+        let commented = comment_at(i, &mut text);
         if white_to_move {
             text.push_str(&format!("{number}. "));
-        } else if i == 0 {
+        } else if i == 0 || commented {
             text.push_str(&format!("{number}... "));
         }
         text.push_str(&m.san);
@@ -61,6 +84,7 @@ fn movetext(game: &Game) -> String {
             number += 1;
         }
     }
+    comment_at(game.moves().len(), &mut text);
     text
 }
 
@@ -74,11 +98,25 @@ fn escape(v: &str) -> String {
         .replace('"', "\\\"")
 }
 
-/// Reads the SAN moves of a PGN's movetext (no comments or variations).
+/// Reads the SAN moves of a PGN's movetext, past its comments (no variations).
 pub fn san_moves(pgn: &str) -> Vec<String> {
-    pgn.lines()
+    let movetext: String = pgn
+        .lines()
         .filter(|l| !l.starts_with('['))
-        .flat_map(str::split_whitespace)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut plain = String::new();
+    let mut in_comment = false;
+    for c in movetext.chars() {
+        match c {
+            '{' => in_comment = true,
+            '}' => in_comment = false,
+            c if !in_comment => plain.push(c),
+            _ => {}
+        }
+    }
+    plain
+        .split_whitespace()
         .filter(|t| !t.ends_with('.') && !matches!(*t, "1-0" | "0-1" | "1/2-1/2" | "*"))
         .map(|t| t.rsplit('.').next().unwrap_or(t).to_string())
         .collect()
@@ -104,6 +142,35 @@ mod tests {
             black: "Bo \"the\" Bot".into(),
             extra: vec![],
         }
+    }
+
+    #[test]
+    fn comments_stand_before_their_move_and_the_moves_still_read() {
+        let mut game = Game::new(None).unwrap();
+        for m in ["e4", "e5", "Nf3", "Nc6"] {
+            let mv = game.parse(m).unwrap();
+            game.play(mv);
+        }
+        let comments = [
+            Comment {
+                before: 1,
+                text: "hint: e5".into(),
+            },
+            Comment {
+                before: 2,
+                text: "hint: Nf3 {sic}".into(),
+            },
+            Comment {
+                before: 4,
+                text: "hint: Bb5".into(),
+            },
+        ];
+        let pgn = write_with(&headers(), &game, &comments);
+        assert!(
+            pgn.contains("1. e4 {hint: e5} 1... e5 {hint: Nf3 (sic)} 2. Nf3 Nc6 {hint: Bb5} *"),
+            "{pgn}"
+        );
+        assert_eq!(san_moves(&pgn), ["e4", "e5", "Nf3", "Nc6"]);
     }
 
     #[test]

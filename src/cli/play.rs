@@ -10,6 +10,7 @@ use kibitz::config::Config;
 use kibitz::events::MatchEvent;
 use kibitz::ids::MatchId;
 use kibitz::runtime::{ColorChoice, MatchRequest, MatchState, Outcome, Runtime, RuntimeError, UserCommand};
+use kibitz::triggers::TalkMode;
 
 #[derive(clap::Args)]
 pub struct PlayArgs {
@@ -38,8 +39,9 @@ enum ColorArg {
     Random,
 }
 
-const HELP: &str =
-    "Type a move (e4, Nf3, e7e8q), or just talk. Commands: /board /resign /draw /accept /decline /pgn /help /quit";
+const HELP: &str = "Type a move (e4, Nf3, e7e8q), or just talk. Commands: /board /resign /draw /accept /decline /pgn \
+     /hint (the engine's move for you) /explain (why the persona's last move) /quiet (it speaks only when spoken to) \
+     /chatty /talk (as usual again) /help /quit";
 
 pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
     let runtime = Runtime::start(config).await.context("starting kibitz")?;
@@ -139,6 +141,11 @@ async fn act(runtime: &Runtime, id: MatchId, line: &str, view: &mut View) -> any
         "/draw" => UserCommand::OfferDraw,
         "/accept" => UserCommand::AcceptDraw,
         "/decline" => UserCommand::DeclineDraw,
+        "/hint" => UserCommand::Hint,
+        "/explain" => UserCommand::Explain,
+        "/quiet" => UserCommand::Talk(TalkMode::Quiet),
+        "/chatty" => UserCommand::Talk(TalkMode::Chatty),
+        "/talk" => UserCommand::Talk(TalkMode::Normal),
         text => UserCommand::Move(text.to_string()),
     };
     let result = match runtime.command(id, cmd.clone()).await {
@@ -195,7 +202,8 @@ impl View {
             }
             "game_over" => println!("  Game over: {} ({})", s("result"), s("termination").replace('_', " ")),
             "rating" => println!("  {}", rating_line(d)),
-            "familiarity" => println!("  {}", s("text")),
+            "familiarity" | "talk" => println!("  {}", s("text")),
+            "hint" => println!("  (hint {}: {})", d["count"], s("san")),
             _ => {}
         }
     }

@@ -19,6 +19,10 @@ pub enum RuntimeError {
     GameOver,
     #[error("there is no draw offer to answer")]
     NoDrawOffer,
+    #[error("the persona has not made a move yet: nothing to explain")]
+    NothingToExplain,
+    #[error("no hint: {0}")]
+    NoHint(String),
     #[error("text must not be empty")]
     EmptyText,
     /// PostgreSQL cannot store NUL in text; no client has a reason to send it.

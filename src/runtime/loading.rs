@@ -13,6 +13,7 @@ use crate::events::Emitter;
 use crate::ids::MatchId;
 use crate::store::{MatchRow, MoveRow};
 use crate::subconscious::RecallState;
+use crate::triggers::TalkMode;
 
 impl Runtime {
     /// Loads a match from SQL into a new actor task, queues its `Begin`
@@ -78,6 +79,8 @@ impl Runtime {
             to_move_since: chrono::Utc::now(),
             last_think: None,
             last_heard: None,
+            talk: TalkMode::parse(&self.svc.db.talk_mode(row.player_id, &row.persona_id).await?).unwrap_or_default(),
+            notes: self.svc.db.match_notes(id).await?,
             brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
             agent_llm: self.svc.llm.as_ref().map(|pool| {
                 let sampling = persona.llm.sampling(self.svc.config.llm.main);

@@ -51,6 +51,7 @@ use crate::config::Config;
 use crate::events::MatchEvent;
 use crate::ids::{MatchId, PlayerId};
 use crate::store::{MatchRow, NewMatch, Player};
+use crate::triggers::TalkMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -379,6 +380,8 @@ impl Runtime {
         let (row, game, odds) = self.stored_game(id).await?;
         let player = self.player(row.player_id).await?;
         let persona = self.svc.persona(&row.persona_id);
+        let notes = self.svc.db.match_notes(id).await?;
+        let talk = self.svc.db.talk_mode(row.player_id, &row.persona_id).await?;
         let parts = StateParts {
             id,
             player_id: row.player_id,
@@ -392,6 +395,8 @@ impl Runtime {
             draw_offer: row.draw_offer.as_deref(),
             last_seq: self.svc.db.last_event_seq(id).await?,
             odds: &odds,
+            notes: &notes,
+            talk: TalkMode::parse(&talk).unwrap_or_default(),
         };
         Ok(MatchState::build(parts, &game))
     }

@@ -5,8 +5,10 @@ use shakmaty::Color;
 
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
-use crate::chess::pgn::{self, PgnHeaders};
+use crate::chess::pgn::{self, Comment, PgnHeaders};
 use crate::ids::{MatchId, PlayerId};
+use crate::store::MatchNote;
+use crate::triggers::TalkMode;
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct MoveView {
@@ -49,6 +51,10 @@ pub struct MatchState {
     /// Who is thinking for the persona in a live match.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub serving: Option<Serving>,
+    /// Hints the player asked for in this game (each a comment in the PGN).
+    pub hints: usize,
+    /// How much the player wants this persona to talk.
+    pub talk: TalkMode,
 }
 
 /// The brains and, if any, the language model endpoint serving a live match.
@@ -77,6 +83,9 @@ pub struct StateParts<'a> {
     pub last_seq: i64,
     /// Per ply, as stored with each move.
     pub odds: &'a [Option<MoveOdds>],
+    /// The game's notes (hints), for the PGN.
+    pub notes: &'a [MatchNote],
+    pub talk: TalkMode,
 }
 
 pub fn color_name(c: Color) -> &'static str {
@@ -117,6 +126,8 @@ impl MatchState {
                 .map(|(uci, san)| LegalMove { uci, san })
                 .collect(),
             pgn: pgn_of(&p, game),
+            hints: p.notes.iter().filter(|n| n.kind == "hint").count(),
+            talk: p.talk,
             emotion: p.emotion.to_string(),
             draw_offer: p.draw_offer.map(str::to_string),
             last_seq: p.last_seq,
@@ -147,5 +158,13 @@ fn pgn_of(p: &StateParts<'_>, game: &Game) -> String {
             ("KibitzMatch".into(), p.id.to_string()),
         ],
     };
-    pgn::write(&headers, game)
+    let comments: Vec<Comment> = p
+        .notes
+        .iter()
+        .map(|n| Comment {
+            before: n.ply,
+            text: format!("{}: {}", n.kind, n.text),
+        })
+        .collect();
+    pgn::write_with(&headers, game, &comments)
 }

@@ -119,6 +119,8 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::NotYourTurn => ApiError::new(S::CONFLICT, "not_your_turn", message),
             RuntimeError::GameOver => ApiError::new(S::CONFLICT, "game_over", message),
             RuntimeError::NoDrawOffer => ApiError::new(S::CONFLICT, "no_draw_offer", message),
+            RuntimeError::NothingToExplain => ApiError::new(S::CONFLICT, "nothing_to_explain", message),
+            RuntimeError::NoHint(_) => ApiError::new(S::SERVICE_UNAVAILABLE, "no_hint", message),
             RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),
             RuntimeError::NulInText => ApiError::new(S::BAD_REQUEST, "invalid_text", message),
             RuntimeError::ControlInName(_) => ApiError::new(S::BAD_REQUEST, "invalid_name", message),

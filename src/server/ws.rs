@@ -1,7 +1,8 @@
 //! One WebSocket per match viewer. On connect it sends the match state, then
 //! every event after `?since=N` from SQL, then live events, never one twice.
 //! It also takes commands: {"type":"move","move":"e4"}, {"type":"chat","text":...},
-//! {"type":"resign"}, {"type":"draw","action":"offer|accept|decline"}.
+//! {"type":"resign"}, {"type":"draw","action":"offer|accept|decline"},
+//! {"type":"talk","mode":"quiet|chatty|normal"}, {"type":"hint"}, {"type":"explain"}.
 //! Only the match's player (or the admin) may connect; see `auth`.
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -26,6 +27,7 @@ use std::sync::Arc;
 
 use super::limits::{Limit, RateLimits};
 use crate::runtime::{Runtime, UserCommand};
+use crate::triggers::TalkMode;
 
 /// Largest client message, and frame, we read; commands are tiny.
 const MAX_FRAME: usize = 16 * 1024;
@@ -54,9 +56,14 @@ enum ClientCommand {
     Draw {
         action: String,
     },
+    Talk {
+        mode: String,
+    },
+    Hint,
+    Explain,
 }
 
-#[utoipa::path(get, path = "/api/matches/{id}/ws", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Params), responses((status = 101, description = "a WebSocket: state, events after `since`, then live events; takes move, chat, resign and draw commands"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/matches/{id}/ws", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Params), responses((status = 101, description = "a WebSocket: state, events after `since`, then live events; takes move, chat, resign, draw, talk, hint and explain commands"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn upgrade(
     State(app): State<AppState>,
     caller: Caller,
@@ -212,12 +219,7 @@ async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (im
 async fn handle(runtime: &Runtime, limits: &RateLimits, id: MatchId, body: &str) -> Option<serde_json::Value> {
     let cmd = match serde_json::from_str::<ClientCommand>(body) {
         Ok(ClientCommand::Move { mv }) => UserCommand::Move(mv),
-        Ok(ClientCommand::Chat { text }) => {
-            if let Err(e) = limits.take(Limit::Chat, &id.to_string()) {
-                return Some(error_frame(e.code, &e.message));
-            }
-            UserCommand::Chat(text)
-        }
+        Ok(ClientCommand::Chat { text }) => UserCommand::Chat(text),
         Ok(ClientCommand::Resign) => UserCommand::Resign,
         Ok(ClientCommand::Draw { action }) => match action.as_str() {
             "offer" => UserCommand::OfferDraw,
@@ -230,8 +232,24 @@ async fn handle(runtime: &Runtime, limits: &RateLimits, id: MatchId, body: &str)
                 ));
             }
         },
+        Ok(ClientCommand::Talk { mode }) => match TalkMode::parse(&mode) {
+            Some(mode) => UserCommand::Talk(mode),
+            None => {
+                return Some(error_frame(
+                    "invalid_command",
+                    "talk mode must be quiet, chatty or normal",
+                ));
+            }
+        },
+        Ok(ClientCommand::Hint) => UserCommand::Hint,
+        Ok(ClientCommand::Explain) => UserCommand::Explain,
         Err(e) => return Some(error_frame("invalid_command", &e.to_string())),
     };
+    // Words and the engine's hints are rationed like the HTTP routes'.
+    let rationed = matches!(cmd, UserCommand::Chat(_) | UserCommand::Hint | UserCommand::Explain);
+    if rationed && let Err(e) = limits.take(Limit::Chat, &id.to_string()) {
+        return Some(error_frame(e.code, &e.message));
+    }
     match runtime.submit(id, cmd).await {
         Ok(()) => None,
         Err(e) => {

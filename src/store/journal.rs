@@ -56,6 +56,18 @@ pub enum DomainWrite {
         ply: usize,
         odds: MoveOdds,
     },
+    /// How much the player wants this persona to talk, from now on.
+    Talk {
+        player_id: String,
+        persona_id: String,
+        mode: &'static str,
+    },
+    /// A note on the game for its PGN (a hint), before move `ply`.
+    Note {
+        ply: usize,
+        kind: &'static str,
+        text: String,
+    },
     Nothing,
 }
 
@@ -345,6 +357,28 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
                 .text(ts(at))
                 .push(" WHERE id = ")
                 .text(mid);
+        }
+        DomainWrite::Talk {
+            player_id,
+            persona_id,
+            mode,
+        } => {
+            let q = script.statement("INSERT INTO talk_preferences (player_id, persona_id, mode, updated_at) VALUES (");
+            q.text(player_id.as_str()).push(", ").text(persona_id.as_str());
+            q.push(", ").text(*mode).push(", ").text(ts(at));
+            q.push(") ON CONFLICT (player_id, persona_id) DO UPDATE SET mode = excluded.mode, updated_at = excluded.updated_at");
+        }
+        DomainWrite::Note { ply, kind, text } => {
+            script.insert(
+                "INSERT INTO match_notes (match_id, ply, kind, text, created_at) VALUES ",
+                [
+                    Arg::text(mid),
+                    Arg::Int(*ply as i64),
+                    Arg::text(*kind),
+                    Arg::text(text.as_str()),
+                    Arg::text(ts(at)),
+                ],
+            );
         }
         DomainWrite::Nothing => {}
     }

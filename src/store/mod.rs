@@ -3,6 +3,7 @@
 //! pushed to anyone.
 
 mod consolidation;
+mod controls;
 mod erasure;
 mod familiarity;
 mod invites;
@@ -29,6 +30,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use consolidation::ConsolidationRow;
+pub use controls::MatchNote;
 pub use erasure::{Erased, Erasure, NET_MIN_CHARS};
 pub use familiarity::EndedGame;
 pub use journal::{DomainWrite, NewEvent, OnCommit, Queued, TriggerLogEntry};

@@ -180,6 +180,8 @@ pub struct GameContext {
     /// latest `SAID_KEPT`): a line is not said twice while others remain.
     #[serde(skip)]
     pub said: std::sync::Arc<Vec<String>>,
+    /// How much the player wants the persona to talk.
+    pub talk: super::TalkMode,
 }
 
 /// How many of the persona's latest messages a match keeps to avoid repeats.
@@ -264,6 +266,7 @@ impl GameContext {
                 .then(|| openings::position_key(game.position())),
             player_local_time: None,
             said: Default::default(),
+            talk: Default::default(),
             user_think_secs: None,
         }
     }

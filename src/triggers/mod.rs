@@ -3,6 +3,7 @@
 
 mod context;
 mod pipeline;
+mod talk;
 
 use serde::Serialize;
 
@@ -12,6 +13,7 @@ pub use context::{
     Adapted, ContextParts, EndFact, GameContext, LastGame, MatchHistory, MoveFact, SAID_KEPT, Standing, UsualOpening,
 };
 pub use pipeline::{MatchSide, Phases, Pipeline, Prepared, TriggerOutcome};
+pub use talk::TalkMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -41,8 +43,22 @@ impl TriggerKind {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum UserInput {
-    Chat { text: String },
-    DrawOffer { accepted: bool },
+    Chat {
+        text: String,
+    },
+    DrawOffer {
+        accepted: bool,
+    },
+    /// The player asked for a hint: the engine's move for them (UCI and
+    /// SAN, checked legal) and the player's win% after it, if scored.
+    Hint {
+        uci: String,
+        san: String,
+        win_pct: Option<f64>,
+        count: u32,
+    },
+    /// The player asked why the persona played its last move.
+    Explain,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -215,6 +215,8 @@ impl Pipeline {
             provenance,
             position: ctx.position_tag(),
         };
+        // The player asked for quiet: only their words are answered.
+        let decision = ctx.talk.hold_back(trigger.kind, decision);
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
         phases.actions = lap.elapsed();
         let lap = Instant::now();

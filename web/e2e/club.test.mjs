@@ -223,3 +223,34 @@ test("the rating: fair pairings in the lobby, the change after a game, the chart
     await browser.close();
   }
 });
+
+test("the player's controls: a hint, why that move, quiet and chatty", { timeout: 60_000 }, async () => {
+  const browser = await launch();
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  try {
+    await signIn(page, "Kim");
+    const matchId = await newMatch(page, "pip", BACK_RANK);
+    await page.goto(`${BASE}/#/play/${matchId}`);
+    await page.locator(".play cg-board").waitFor();
+    // A hint: the engine's move (Rd8#), in Pip's words, counted on the button.
+    await page.getByRole("button", { name: "Hint" }).click();
+    await page.locator(".msg.persona", { hasText: "A hint? Try “Rd8#”" }).waitFor({ timeout: 20_000 });
+    await page.getByRole("button", { name: "Hint (1 used)" }).waitFor();
+    // Quiet: pressed, told in the chat, and pressed again it is lifted.
+    const quiet = page.getByRole("button", { name: "Quiet" });
+    await quiet.click();
+    await page.locator(".msg.club", { hasText: "will only speak when spoken to" }).waitFor();
+    await page.locator('.talk-controls .quiet[aria-pressed="true"]').waitFor();
+    await page.screenshot({ path: `${ARTIFACTS}/10-controls.png` });
+    await quiet.click();
+    await page.locator(".msg.club", { hasText: "talks as usual again" }).waitFor();
+    await page.locator('.talk-controls .quiet[aria-pressed="false"]').waitFor();
+    await page.getByRole("button", { name: "Chatty" }).click();
+    await page.locator('.talk-controls .chatty[aria-pressed="true"]').waitFor();
+  } catch (e) {
+    await page.screenshot({ path: `${ARTIFACTS}/failure-4.png` }).catch(() => {});
+    throw e;
+  } finally {
+    await browser.close();
+  }
+});

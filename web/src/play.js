@@ -40,6 +40,10 @@ function layout(persona) {
   ui.flip = el("button", { type: "button", class: "flip" }, "Flip board");
   ui.resign = el("button", { type: "button", class: "resign" }, "Resign");
   ui.draw = el("button", { type: "button", class: "draw" }, "Offer draw");
+  ui.hint = el("button", { type: "button", class: "hint", title: "The engine's move for you, given by your opponent (counted, and noted in the PGN)" }, "Hint");
+  ui.explain = el("button", { type: "button", class: "explain", title: "Why did it play its last move?" }, "Why that move?");
+  ui.quiet = el("button", { type: "button", class: "quiet", "aria-pressed": "false", title: "It only speaks when spoken to, in this game and the next, until you lift it" }, "Quiet");
+  ui.chatty = el("button", { type: "button", class: "chatty", "aria-pressed": "false", title: "A remark on every move" }, "Chatty");
   ui.root = el("section", { class: "play" },
     el("div", { class: "board-side" },
       el("div", { class: "odds", "aria-label": "Winning chances" }, ui.oddsFill, ui.oddsText),
@@ -49,7 +53,9 @@ function layout(persona) {
     el("aside", { class: "side" },
       el("div", { class: "opponent" }, emblem(persona),
         el("div", {}, el("strong", {}, persona.name), el("div", { class: "emotion" }, ui.face, " ", ui.mood))),
-      ui.chat, ui.thinking, ui.chatForm, ui.moves));
+      ui.chat, ui.thinking, ui.chatForm,
+      el("div", { class: "talk-controls", role: "group", "aria-label": "Ask your opponent" }, ui.hint, ui.explain, ui.quiet, ui.chatty),
+      ui.moves));
   return ui;
 }
 
@@ -72,6 +78,12 @@ class Match {
     ui.flip.onclick = () => this.cg.toggleOrientation();
     ui.resign.onclick = () => this.send({ type: "resign" });
     ui.draw.onclick = () => this.send({ type: "draw", action: "offer" });
+    ui.hint.onclick = () => { this.send({ type: "hint" }); this.thinking(true); };
+    ui.explain.onclick = () => { this.send({ type: "explain" }); this.thinking(true); };
+    // Pressed again, a mode is lifted.
+    const toggle = (mode) => this.send({ type: "talk", mode: this.state?.talk === mode ? "normal" : mode });
+    ui.quiet.onclick = () => toggle("quiet");
+    ui.chatty.onclick = () => toggle("chatty");
     ui.chatForm.onsubmit = (e) => {
       e.preventDefault();
       const text = ui.chatInput.value.trim();
@@ -154,6 +166,13 @@ class Match {
       case "familiarity":
         this.notice(d.text);
         break;
+      case "talk":
+        this.notice(d.text);
+        this.refresh();
+        break;
+      case "hint":
+        this.refresh();
+        break;
       case "move":
       case "game_over":
       case "draw_offer":
@@ -189,6 +208,10 @@ class Match {
     ui.oddsFill.style.height = `${white}%`;
     ui.oddsText.textContent = odds ? `White ${white.toFixed(0)}%` : "";
     this.mood(s.emotion);
+    ui.quiet.setAttribute("aria-pressed", String(s.talk === "quiet"));
+    ui.chatty.setAttribute("aria-pressed", String(s.talk === "chatty"));
+    ui.hint.disabled = !s.your_turn;
+    ui.hint.textContent = s.hints ? `Hint (${s.hints} used)` : "Hint";
     if (s.termination === "abandoned") {
       ui.status.textContent = "This game was left unfinished: no result, and nothing to reflect on.";
       this.thinking(false);

@@ -293,7 +293,7 @@ fn on_user_move(input: &BrainInput<'_>) -> Decision {
         vec![s.line(LineEvent::UserCapture, &fill), Action::feel(&moods.user_capture)]
     } else if m.check {
         vec![s.line(LineEvent::UserCheck, &fill), Action::feel(&moods.user_check)]
-    } else if (m.ply / 2) % input.persona.chattiness as usize == 0 {
+    } else if (m.ply / 2) % input.ctx.talk.chattiness(input.persona.chattiness) as usize == 0 {
         vec![s.line(LineEvent::UserMove, &fill)]
     } else {
         vec![]
@@ -350,6 +350,7 @@ fn on_user_input(input: &BrainInput<'_>) -> Decision {
             "Not a draw yet.",
             vec![s.line(LineEvent::DrawDeclined, &Fill::default())],
         ),
+        Some(UserInput::Hint { .. }) | Some(UserInput::Explain) => board::control(input),
         Some(UserInput::Chat { text }) => match &input.trigger.heard {
             Some(heard) => chat::reply(input, &s, text, heard),
             // Not heard by the pipeline (a brain driven directly): by rules.
@@ -465,6 +466,7 @@ mod board;
 mod chat;
 mod familiar;
 mod standing;
+pub(crate) use board::control_answer;
 pub(crate) use chat::answer as known_answer;
 pub(crate) use standing::adapted_notice;
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! happens to it, so no two decisions for one match ever run at once.
 
 mod abandon;
+mod controls;
 mod familiar;
 mod fence;
 mod history;
@@ -33,9 +34,9 @@ use crate::ids::MatchId;
 use crate::llm::Session;
 use crate::moves::{Driven, MoveBrain};
 use crate::personas::Persona;
-use crate::store::{DomainWrite, Player};
+use crate::store::{DomainWrite, MatchNote, Player};
 use crate::subconscious::RecallState;
-use crate::triggers::{MatchHistory, Trigger};
+use crate::triggers::{MatchHistory, TalkMode, Trigger};
 pub(super) use idle::IdleTimer;
 use odds::KnownScores;
 
@@ -47,6 +48,12 @@ pub enum UserCommand {
     OfferDraw,
     AcceptDraw,
     DeclineDraw,
+    /// Quiet, chatty or as usual, from now on with this persona.
+    Talk(TalkMode),
+    /// An engine-checked hint for the player's move.
+    Hint,
+    /// Why the persona played its last move.
+    Explain,
 }
 
 /// What a command produced, and the match afterwards.
@@ -145,6 +152,10 @@ pub struct MatchActor {
     /// When the player last sent a command to this actor (None: not since
     /// it was loaded).
     pub(super) last_heard: Option<DateTime<Utc>>,
+    /// How much the player wants this persona to talk (remembered per persona).
+    pub(super) talk: TalkMode,
+    /// The game's notes for its PGN (the hints asked for).
+    pub(super) notes: Vec<MatchNote>,
 }
 
 pub(super) type Events = Vec<MatchEvent>;
@@ -231,15 +242,22 @@ impl MatchActor {
     /// either, the actor ends: the next command loads the match afresh.
     async fn reload(&mut self) {
         let db = self.svc.db.clone();
-        let stored =
-            async { Ok::<_, RuntimeError>((stored_game(&db, self.id).await?, db.last_event_seq(self.id).await?)) };
+        let (id, player) = (self.id, self.player.id);
+        let stored = async {
+            let (row, game, odds) = stored_game(&db, id).await?;
+            let talk = db.talk_mode(player, &row.persona_id).await?;
+            let notes = db.match_notes(id).await?;
+            Ok::<_, RuntimeError>(((row, game, odds), db.last_event_seq(id).await?, (talk, notes)))
+        };
         match stored.await {
-            Ok(((row, game, odds), last_seq)) => {
+            Ok(((row, game, odds), last_seq, (talk, notes))) => {
                 tracing::warn!(match_id = %self.id, "a write failed: the match goes on from what was stored");
                 self.game = game;
                 self.odds = odds;
                 self.emotion = row.emotion;
                 self.draw_offer = row.draw_offer;
+                self.talk = TalkMode::parse(&talk).unwrap_or_default();
+                self.notes = notes;
                 self.emitter.rewind(last_seq);
                 self.done = row.status == "finished";
                 db.resume_writes(self.id);
@@ -313,6 +331,9 @@ impl MatchActor {
                 self.pending_persona_offer()?;
                 self.set_draw_offer(None, &mut events).await?;
             }
+            UserCommand::Talk(mode) => self.set_talk(mode, &mut events).await?,
+            UserCommand::Hint => self.hint(&mut events).await?,
+            UserCommand::Explain => self.explain(&mut events).await?,
         }
         Ok(events)
     }

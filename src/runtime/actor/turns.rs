@@ -167,7 +167,9 @@ impl MatchActor {
 
     /// Arms the next idle_wait if the user is to move and nudges remain.
     pub(super) async fn arm_idle(&mut self) {
-        if self.game.end().is_some() || self.game.turn() != self.user_color {
+        // A player who asked for quiet is never nudged.
+        let quiet = self.talk == crate::triggers::TalkMode::Quiet;
+        if quiet || self.game.end().is_some() || self.game.turn() != self.user_color {
             return;
         }
         let scale = self.svc.config.idle_time_scale;

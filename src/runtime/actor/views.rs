@@ -20,6 +20,7 @@ impl MatchActor {
         };
         let mut ctx = GameContext::build(parts, &self.game);
         ctx.said = self.said.clone();
+        ctx.talk = self.talk;
         ctx.user_think_secs = self.last_think.map(|d| d.num_milliseconds() as f64 / 1000.0);
         ctx.player_local_time = self.utc_offset_minutes.map(|m| {
             let local = ctx.now + chrono::Duration::minutes(i64::from(m));
@@ -42,6 +43,8 @@ impl MatchActor {
             draw_offer: self.draw_offer.as_deref(),
             last_seq: self.emitter.last_seq(),
             odds: &self.odds,
+            notes: &self.notes,
+            talk: self.talk,
         };
         let mut state = MatchState::build(parts, &self.game);
         let serving = self.agent_llm.as_ref().and_then(|s| s.serving());

@@ -12,6 +12,7 @@ use crate::server::auth::Caller;
 use crate::server::extract::{ApiJson, ApiQuery};
 use crate::server::limits::Limit;
 use crate::server::{AppState, error::ApiError};
+use crate::triggers::TalkMode;
 
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -175,6 +176,50 @@ pub async fn draw(
         DrawAction::Decline => UserCommand::DeclineDraw,
     };
     command(&app, caller, &id, cmd).await
+}
+
+#[derive(Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TalkBody {
+    /// `quiet`: the persona only speaks when spoken to; `chatty`: a remark
+    /// on every move; `normal`: as its character has it. Remembered for
+    /// this persona until changed.
+    mode: TalkMode,
+}
+
+#[utoipa::path(post, path = "/api/matches/{id}/talk", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = TalkBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn talk(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<TalkBody>,
+) -> Result<Json<Outcome>, ApiError> {
+    command(&app, caller, &id, UserCommand::Talk(body.mode)).await
+}
+
+/// An engine-checked hint for your move, given by the persona (a `hint`
+/// event, counted in the state's `hints`, a comment in the PGN).
+#[utoipa::path(post, path = "/api/matches/{id}/hint", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn hint(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Outcome>, ApiError> {
+    let match_id = caller.owned_match(&app, &id).await?;
+    app.limits.take(Limit::Chat, &match_id.to_string())?;
+    run(&app, match_id, UserCommand::Hint).await
+}
+
+/// Why the persona played its last move, from its search and the board tools.
+#[utoipa::path(post, path = "/api/matches/{id}/explain", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn explain(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Outcome>, ApiError> {
+    let match_id = caller.owned_match(&app, &id).await?;
+    app.limits.take(Limit::Chat, &match_id.to_string())?;
+    run(&app, match_id, UserCommand::Explain).await
 }
 
 async fn command(app: &AppState, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {

@@ -1,0 +1,43 @@
+//! What a player set for a persona's talk, and the notes on a game (its
+//! hints) for the PGN. Both are written with their event by the journal.
+
+use sqlx::Row;
+
+use super::{Db, StoreResult};
+use crate::ids::{MatchId, PlayerId};
+
+/// A note on a game: before move `ply` (0-based), of `kind`, saying `text`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+pub struct MatchNote {
+    pub ply: usize,
+    pub kind: String,
+    pub text: String,
+}
+
+impl Db {
+    /// How much the player wants `persona` to talk ("normal" when unset).
+    pub async fn talk_mode(&self, player: PlayerId, persona: &str) -> StoreResult<String> {
+        let row = sqlx::query("SELECT mode FROM talk_preferences WHERE player_id = $1 AND persona_id = $2")
+            .bind(player.to_string())
+            .bind(persona)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map_or_else(|| "normal".to_string(), |r| r.get("mode")))
+    }
+
+    /// A game's notes, in the order they were made.
+    pub async fn match_notes(&self, id: MatchId) -> StoreResult<Vec<MatchNote>> {
+        let rows = sqlx::query("SELECT ply, kind, text FROM match_notes WHERE match_id = $1 ORDER BY id")
+            .bind(id.to_string())
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| MatchNote {
+                ply: r.get::<i64, _>("ply").max(0) as usize,
+                kind: r.get("kind"),
+                text: r.get("text"),
+            })
+            .collect())
+    }
+}
