@@ -356,3 +356,30 @@ async fn the_model_is_told_how_well_it_knows_the_player() {
     let system = &model.requests()[0].messages[0].content;
     assert!(system.contains("after a long absence, say you noticed"), "{system}");
 }
+
+#[tokio::test]
+async fn a_quiet_player_costs_no_model_call_but_is_answered_and_hints_are_given_checked() {
+    use crate::triggers::TalkMode;
+    let persona = pip();
+    let model = ScriptedModel::new().then_text(&answer(&persona.tones[0]));
+    let mut ctx = test_context(&["e4", "e5"], &[]);
+    ctx.talk = TalkMode::Quiet;
+    for kind in [TriggerKind::BeforeMatch, TriggerKind::OnUserMove, TriggerKind::IdleWait] {
+        let d = decide(&LlmAgent::new(), &model, &Trigger::new(kind), &ctx).await;
+        assert!(!d.actions.iter().any(|a| matches!(a, Action::SendMessage { .. })), "{kind:?}");
+        assert!(d.thinking.unwrap().contains("the player asked for quiet"));
+    }
+    assert!(model.requests().is_empty(), "no model call while quiet");
+    let mut hint = Trigger::new(TriggerKind::OnUserInput);
+    hint.input = Some(UserInput::Hint {
+        uci: "g1f3".into(),
+        san: "Nf3".into(),
+        win_pct: Some(52.0),
+        count: 1,
+    });
+    decide(&LlmAgent::new(), &model, &hint, &ctx).await;
+    let turn = &model.requests()[0].messages[1].content;
+    assert!(turn.contains("asked you for a hint"), "{turn}");
+    assert!(turn.contains("“Nf3”: it would"), "the checked move and its reasons: {turn}");
+    assert!(turn.contains("\"talk\":\"the player asked for quiet"), "{turn}");
+}
