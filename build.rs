@@ -2,4 +2,5 @@
 // migration file would not trigger a rebuild.
 fn main() {
     println!("cargo:rerun-if-changed=migrations");
+    println!("cargo:rerun-if-changed=migrations/sqlite-rebuilds");
 }

@@ -366,7 +366,10 @@ async fn a_quiet_player_costs_no_model_call_but_is_answered_and_hints_are_given_
     ctx.talk = TalkMode::Quiet;
     for kind in [TriggerKind::BeforeMatch, TriggerKind::OnUserMove, TriggerKind::IdleWait] {
         let d = decide(&LlmAgent::new(), &model, &Trigger::new(kind), &ctx).await;
-        assert!(!d.actions.iter().any(|a| matches!(a, Action::SendMessage { .. })), "{kind:?}");
+        assert!(
+            !d.actions.iter().any(|a| matches!(a, Action::SendMessage { .. })),
+            "{kind:?}"
+        );
         assert!(d.thinking.unwrap().contains("the player asked for quiet"));
     }
     assert!(model.requests().is_empty(), "no model call while quiet");
@@ -380,6 +383,9 @@ async fn a_quiet_player_costs_no_model_call_but_is_answered_and_hints_are_given_
     decide(&LlmAgent::new(), &model, &hint, &ctx).await;
     let turn = &model.requests()[0].messages[1].content;
     assert!(turn.contains("asked you for a hint"), "{turn}");
-    assert!(turn.contains("“Nf3”: it would"), "the checked move and its reasons: {turn}");
+    assert!(
+        turn.contains("“Nf3”: it would"),
+        "the checked move and its reasons: {turn}"
+    );
     assert!(turn.contains("\"talk\":\"the player asked for quiet"), "{turn}");
 }

@@ -328,6 +328,7 @@ pub fn memory_tags(content: &str, memory_type: MemoryType, opening: Option<&str>
         MemoryType::GameContext => &["result"],
         MemoryType::Streak => &["streak", "result"],
         MemoryType::Emotional => &["mood"],
+        MemoryType::SharedMoment => &["result"],
         MemoryType::PlayerObservation | MemoryType::PersonalNote => &["personal"],
         _ => &[],
     };

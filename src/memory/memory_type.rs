@@ -1,4 +1,5 @@
-//! The seven kinds of memory of seed 002. Apart from the memory model, so
+//! The kinds of memory: seed 002's seven, and the moments a player and a
+//! persona shared. Apart from the memory model, so
 //! that what reads a memory's words (`concepts`) and the model that calls it
 //! both build on it.
 
@@ -17,10 +18,13 @@ pub enum MemoryType {
     Streak,
     Pattern,
     Emotional,
+    /// A moment the two of them shared (a swindle, a stalemate escape, a
+    /// blunder laughed over, a joke), brought back once in a later game.
+    SharedMoment,
 }
 
 impl MemoryType {
-    pub const ALL: [MemoryType; 7] = [
+    pub const ALL: [MemoryType; 8] = [
         MemoryType::PlayerBehavior,
         MemoryType::PlayerObservation,
         MemoryType::GameContext,
@@ -28,6 +32,7 @@ impl MemoryType {
         MemoryType::Streak,
         MemoryType::Pattern,
         MemoryType::Emotional,
+        MemoryType::SharedMoment,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +44,7 @@ impl MemoryType {
             MemoryType::Streak => "streak",
             MemoryType::Pattern => "pattern",
             MemoryType::Emotional => "emotional",
+            MemoryType::SharedMoment => "shared_moment",
         }
     }
 }

@@ -87,7 +87,10 @@ fn comparable(a: MemoryType, b: MemoryType) -> bool {
 }
 
 fn is_event(t: MemoryType) -> bool {
-    matches!(t, MemoryType::GameContext | MemoryType::Emotional)
+    matches!(
+        t,
+        MemoryType::GameContext | MemoryType::Emotional | MemoryType::SharedMoment
+    )
 }
 
 /// An explicit subject the agent gave in the memory's metadata.

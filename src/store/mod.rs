@@ -20,6 +20,7 @@ mod reflections;
 mod script;
 pub mod scrub;
 mod settings;
+mod sqlite_rebuild;
 mod timeline;
 
 use std::str::FromStr;
@@ -235,7 +236,10 @@ impl Db {
             .connect_with(options)
             .await?;
         match backend {
-            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite").run(&pool).await?,
+            Backend::Sqlite => {
+                sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
+                sqlite_rebuild::run(&pool).await?;
+            }
             Backend::Postgres => sqlx::migrate!("./migrations/postgres").run(&pool).await?,
         }
         Ok(Db {
