@@ -155,3 +155,100 @@ async fn ten_games_with_pip_go_from_stranger_to_old_friend_and_an_absence_is_not
         .await;
     assert_eq!(status, 404);
 }
+
+/// The moments Noor shared with Pip, from her memories.
+async fn moments(server: &Server, noor: &str) -> Vec<(String, String)> {
+    server
+        .memories(noor)
+        .await
+        .into_iter()
+        .filter(|m| m["memory_type"] == "shared_moment")
+        .map(|m| {
+            (
+                m["id"].as_str().unwrap().to_string(),
+                m["content"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Noor, a queen up, stalemates Pip with `mv` from `fen`, saying `line` first.
+async fn stalemate_game(server: &Server, noor: &str, (fen, mv): (&str, &str), line: &str) {
+    let body = json!({ "player_id": noor, "persona_id": "pip", "color": "white", "fen": fen });
+    let (status, out) = server.post("/api/matches", body).await;
+    assert_eq!(status, 201, "{out}");
+    let m = out["state"]["id"].as_str().unwrap().to_string();
+    server
+        .post(&format!("/api/matches/{m}/chat"), json!({ "text": line }))
+        .await;
+    let (_, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
+        .await;
+    assert_eq!(out["state"]["termination"], "stalemate", "{out}");
+}
+
+/// A new match with Pip: which shared moments its opening words call back.
+async fn called_back(server: &Server, noor: &str, moments: &[(String, String)]) -> Vec<String> {
+    let (m, out) = server.new_match(noor, "pip", "white").await;
+    let said = greeting(&out).join(" ");
+    server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
+    moments
+        .iter()
+        .filter(|(_, c)| said.contains(c.as_str()))
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shared_moments_are_kept_and_called_back_once_a_game_never_when_marked() {
+    let server = Server::start().await;
+    let noor = server.new_player("Noor").await;
+    stalemate_game(
+        &server,
+        &noor,
+        ("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1", "Kh6"),
+        "good evening Pip",
+    )
+    .await;
+    let kept = moments(&server, &noor).await;
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert!(
+        kept[0]
+            .1
+            .ends_with("Noor was a queen up against me and let me escape with a stalemate (1. Kh6)."),
+        "{kept:?}"
+    );
+    let again = ("k7/2Q5/2K5/8/8/8/8/8 w - - 0 1", "Kb6");
+    stalemate_game(&server, &noor, again, "hahaha I promise I won't stalemate you again").await;
+    let kept = moments(&server, &noor).await;
+    assert_eq!(kept.len(), 3, "the second stalemate and the joke: {kept:?}");
+    assert!(
+        kept.iter().any(|(_, c)| c.contains("made me laugh: “hahaha I promise")),
+        "{kept:?}"
+    );
+
+    // Each later game calls back one, the one told longest ago.
+    let mut told = Vec::new();
+    for _ in 0..3 {
+        let back = called_back(&server, &noor, &kept).await;
+        assert_eq!(back.len(), 1, "one callback a game");
+        told.push(back[0].clone());
+    }
+    told.sort();
+    told.dedup();
+    assert_eq!(told.len(), 3, "each moment in turn");
+
+    // Marked never to be recalled, none comes back.
+    for (id, _) in &kept {
+        let (status, out) = server
+            .send_as(
+                reqwest::Method::PATCH,
+                &format!("/api/memories/{id}"),
+                Some(&server.token(&noor)),
+                Some(json!({ "never_recall": true })),
+            )
+            .await;
+        assert_eq!(status, 200, "{out}");
+    }
+    assert!(called_back(&server, &noor, &kept).await.is_empty());
+}

@@ -6,6 +6,7 @@
 //! is one, may retell them in the persona's voice.
 
 mod llm;
+pub mod moments;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Duration, Utc};
 
 pub mod board;
+mod callback;
 mod fuse;
 mod llm;
 pub mod situation;
@@ -92,7 +93,10 @@ impl Subconscious {
             read.tags().join(", ")
         );
         match llm::choose(&session, persona, &situation).await {
-            Ok(Some(chosen)) => Ok(hand_over(chosen, state, &format!("subconscious: {summary}"), now)),
+            Ok(Some(chosen)) => {
+                let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
+                Ok(hand_over(chosen, state, &format!("subconscious: {summary}"), now))
+            }
             Ok(None) => self.recall(trigger, ctx, state).await,
             Err(e) => {
                 tracing::warn!("LLM subconscious failed ({e}); the heuristic recalls");
@@ -209,6 +213,7 @@ impl Subconscious {
             |r: &Recalled| state.given_for(r.memory.id, &r.why) || (lore(r) && !asked(r) && state.given(r.memory.id));
         chosen.retain(|r| !told(r));
         let chosen = fuse::choose(chosen, &self.config);
+        let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
         Ok(hand_over(chosen, state, &situation.summary(), now))
     }
 

@@ -9,6 +9,8 @@ use super::MatchActor;
 use crate::chess::{GameEnd, openings};
 use crate::events::MatchEvent;
 use crate::llm::ChatModel;
+use crate::memory::{CreatedBy, MemoryType, NewMemory};
+use crate::reflection::moments::Moment;
 use crate::reflection::{self, MatchFacts};
 use crate::runtime::error::RuntimeError;
 use crate::store::DomainWrite;
@@ -36,6 +38,9 @@ impl MatchActor {
         };
         let written = reflection::write(&facts);
         db.save_reflection(self.id, &written).await?;
+        let lines = self.player_lines_by_ply().await?;
+        let moments = reflection::moments::shared(&facts, &lines, &self.started_at.format("%-d %B %Y").to_string());
+        self.keep_moments(moments).await;
         let data = json!({ "summary": written.summary, "key_moments": written.key_moments.len() });
         events.push(self.emitter.emit("reflection", data, DomainWrite::Nothing).await?);
 
@@ -58,5 +63,42 @@ impl MatchActor {
             }
         });
         Ok(())
+    }
+
+    /// What the player typed, each line with the number of moves played
+    /// when they said it (from the match's numbered events).
+    async fn player_lines_by_ply(&self) -> Result<Vec<(usize, String)>, RuntimeError> {
+        let mut ply = 0;
+        let mut lines = Vec::new();
+        for e in self.svc.db.events_since(self.id, 0).await? {
+            match e.kind.as_str() {
+                "move" => ply += 1,
+                "message" if e.payload["sender"] == "user" => {
+                    lines.push((ply, e.payload["content"].as_str().unwrap_or_default().to_string()))
+                }
+                _ => {}
+            }
+        }
+        Ok(lines)
+    }
+
+    /// The game's shared moments, kept as memories of their own kind.
+    async fn keep_moments(&self, moments: Vec<Moment>) {
+        for m in moments {
+            let new = NewMemory {
+                player_id: self.player.id,
+                persona_id: self.persona.id.clone(),
+                memory_type: MemoryType::SharedMoment,
+                content: m.content,
+                related_match_id: Some(self.id),
+                created_by: CreatedBy::MainAgent,
+                metadata: json!({ "moment": m.kind, "source": "reflection" }),
+                importance: m.importance,
+                position: None,
+            };
+            if let Err(e) = self.svc.memory.save(new).await {
+                tracing::warn!(match_id = %self.id, "a shared moment was not kept: {e}");
+            }
+        }
     }
 }
