@@ -213,3 +213,120 @@ fn the_terminal_takes_hint_explain_and_quiet() {
     assert!(text.contains("Pip Okafor will only speak when spoken to"), "{text}");
     assert!(text.contains("{hint: "), "the PGN has it: {text}");
 }
+
+async fn play(server: &Server, m: &str, mv: &str) -> Value {
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    out
+}
+
+async fn take_back(server: &Server, m: &str) -> Value {
+    let (status, out) = server.post(&format!("/api/matches/{m}/takeback"), json!({})).await;
+    assert_eq!(status, 200, "{out}");
+    out
+}
+
+fn sans(state: &Value) -> Vec<String> {
+    state["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["san"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Pip grants two takebacks a game: each restores the position before the
+/// player's move for both sides, is counted and in the PGN; the third is
+/// refused in Pip's words.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_takeback_restores_the_position_for_both_sides_as_the_persona_allows() {
+    let server = Server::start().await;
+    let ann = server.new_player("Ann").await;
+    let (m, _) = server.new_match(&ann, "pip", "white").await;
+    let (status, out) = server.post(&format!("/api/matches/{m}/explain"), json!({})).await;
+    assert_eq!(status, 409, "{out}");
+    let after_one = play(&server, &m, "e4").await["state"].clone();
+    let out = play(&server, &m, "Qh5").await;
+    let reply = sans(&out["state"])[3].clone();
+    let out = take_back(&server, &m).await;
+    let told = &out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "takeback")
+        .unwrap()["data"];
+    assert_eq!(told["granted"], true, "{told}");
+    assert_eq!(told["moves"], format!("2. Qh5 {reply}"));
+    let state = &out["state"];
+    assert_eq!(
+        (state["fen"].clone(), sans(state)),
+        (after_one["fen"].clone(), sans(&after_one))
+    );
+    assert_eq!(
+        (state["your_turn"].as_bool(), state["takebacks"].as_u64()),
+        (Some(true), Some(1))
+    );
+    assert!(
+        out["events"].as_array().unwrap().iter().any(|e| e["type"] == "message"
+            && e["data"]["content"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("“2. Qh5 {reply}”"))),
+        "Pip says which moves: {out}"
+    );
+    // The game goes on from there: a new second move, stored where the old one was.
+    let out = play(&server, &m, "Nf3").await;
+    assert_eq!(sans(&out["state"])[2], "Nf3");
+    assert_eq!(take_back(&server, &m).await["state"]["takebacks"], 2);
+    let out = take_back(&server, &m).await;
+    let told = &out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "takeback")
+        .unwrap()["data"];
+    assert_eq!(told["granted"], false);
+    assert!(
+        told["why"].as_str().unwrap().contains("grants 2 takebacks a game"),
+        "{told}"
+    );
+    assert_eq!(sans(&out["state"]).len(), 2, "nothing changed");
+    assert!(out["events"].to_string().contains("No more takebacks!"), "{out}");
+
+    // Ended, the stored game has both takebacks in its PGN and replays to its moves.
+    let (_, out) = server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
+    let (_, pgn) = server.text(&format!("/api/matches/{m}/pgn")).await;
+    assert_eq!(pgn.matches("{takeback: 2. ").count(), 2, "{pgn}");
+    assert_eq!(kibitz::chess::pgn::san_moves(&pgn), sans(&out["state"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn viktor_never_grants_one_and_margot_only_for_a_slip() {
+    let server = Server::start().await;
+    let ann = server.new_player("Ann").await;
+    let (v, _) = server.new_match(&ann, "viktor", "white").await;
+    play(&server, &v, "e4").await;
+    let out = take_back(&server, &v).await;
+    assert_eq!(sans(&out["state"]).len(), 2, "{out}");
+    assert!(out["events"].to_string().contains("never grants a takeback"), "{out}");
+    let (mg, _) = server.new_match(&ann, "margot", "white").await;
+    play(&server, &mg, "d4").await;
+    let out = take_back(&server, &mg).await;
+    assert!(
+        out["events"]
+            .to_string()
+            .contains("only for a move the engine calls a mistake or a blunder"),
+        "{out}"
+    );
+    assert_eq!(out["state"]["takebacks"], 0);
+    // Black, before a move of one's own: nothing to take back.
+    let (b, _) = server.new_match(&ann, "pip", "black").await;
+    let (status, out) = server.post(&format!("/api/matches/{b}/takeback"), json!({})).await;
+    assert_eq!(
+        (status, out["error"]["code"].as_str()),
+        (409, Some("nothing_to_take_back")),
+        "{out}"
+    );
+}

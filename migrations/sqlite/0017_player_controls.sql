@@ -9,14 +9,14 @@ CREATE TABLE talk_preferences (
     PRIMARY KEY (player_id, persona_id)
 );
 
--- Notes on a game for its PGN, in order: a hint the player asked for
--- before move `ply` (the number of moves played then) with the move the
--- engine gave.
+-- Notes on a game for its PGN, in order, each before move `ply` (the
+-- number of moves played then): a hint the player asked for, with the
+-- move the engine gave; a takeback granted, with the moves taken back.
 CREATE TABLE match_notes (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
     match_id    TEXT NOT NULL REFERENCES matches(id),
     ply         INTEGER NOT NULL,
-    kind        TEXT NOT NULL CHECK (kind IN ('hint')),
+    kind        TEXT NOT NULL CHECK (kind IN ('hint', 'takeback')),
     text        TEXT NOT NULL,
     created_at  TEXT NOT NULL
 );

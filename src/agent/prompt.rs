@@ -99,6 +99,15 @@ pub fn turn(input: &BrainInput<'_>) -> String {
              you may tease them a little for asking): {}",
             super::scripted::control_answer(input)
         )),
+        Some(UserInput::Takeback { granted, moves, why }) => {
+            let verdict = match granted {
+                true => "by your rules you grant it: they are off the board now".to_string(),
+                false => format!("by your rules you refuse ({why})"),
+            };
+            out.push_str(&format!(
+                "\nThe player asked to take back “{moves}”; {verdict}. Say so in character, the moves in quotes."
+            ));
+        }
         Some(UserInput::Explain) => out.push_str(&format!(
             "\nThe player asks why you played your last move. True, from your search and the board tools \
              (say it your way): {}",

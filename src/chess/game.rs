@@ -228,6 +228,21 @@ impl Game {
         &self.moves
     }
 
+    /// Move `i` numbered as a score sheet has it: "12. Qh5", "12... Nf6".
+    pub fn move_label(&self, i: usize) -> Option<String> {
+        let m = self.moves.get(i)?;
+        let black_first = self.start.turn() == Color::Black;
+        let number = self.start.fullmoves().get() as usize + (i + usize::from(black_first)) / 2;
+        let dots = if m.mover == Color::White { "." } else { "..." };
+        Some(format!("{number}{dots} {}", m.san))
+    }
+
+    /// The game as it was after its first `keep` moves.
+    pub fn truncated(&self, keep: usize) -> Result<Game, MoveError> {
+        let ucis: Vec<String> = self.moves.iter().take(keep).map(|m| m.uci.clone()).collect();
+        Game::replay(&self.start_fen, &ucis)
+    }
+
     /// Legal moves as (UCI, SAN) pairs; empty once the game is over.
     pub fn legal_moves(&self) -> Vec<(String, String)> {
         if self.end.is_some() {

@@ -40,8 +40,8 @@ enum ColorArg {
 }
 
 const HELP: &str = "Type a move (e4, Nf3, e7e8q), or just talk. Commands: /board /resign /draw /accept /decline /pgn \
-     /hint (the engine's move for you) /explain (why the persona's last move) /quiet (it speaks only when spoken to) \
-     /chatty /talk (as usual again) /help /quit";
+     /hint (the engine's move for you) /explain (why the persona's last move) /takeback (your last move, if it lets you) \
+     /quiet (it speaks only when spoken to) /chatty /talk (as usual again) /help /quit";
 
 pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
     let runtime = Runtime::start(config).await.context("starting kibitz")?;
@@ -143,6 +143,7 @@ async fn act(runtime: &Runtime, id: MatchId, line: &str, view: &mut View) -> any
         "/decline" => UserCommand::DeclineDraw,
         "/hint" => UserCommand::Hint,
         "/explain" => UserCommand::Explain,
+        "/takeback" => UserCommand::Takeback,
         "/quiet" => UserCommand::Talk(TalkMode::Quiet),
         "/chatty" => UserCommand::Talk(TalkMode::Chatty),
         "/talk" => UserCommand::Talk(TalkMode::Normal),
@@ -204,6 +205,8 @@ impl View {
             "rating" => println!("  {}", rating_line(d)),
             "familiarity" | "talk" => println!("  {}", s("text")),
             "hint" => println!("  (hint {}: {})", d["count"], s("san")),
+            "takeback" if d["granted"] == true => println!("  (taken back: {})", s("moves")),
+            "takeback" => println!("  (no takeback: {})", s("why")),
             _ => {}
         }
     }

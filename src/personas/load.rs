@@ -293,8 +293,12 @@ fn validate_lines(p: &Persona) -> Result<(), Problem> {
             .all()
             .map(|(event, lines)| (format!("stages.{}.{event}", stage.as_str()), lines))
     });
-    for (field, lines) in events.into_iter().chain(chat).chain(staged) {
-        if lines.is_empty() && !field.starts_with("stages.") {
+    let takeback = [
+        ("takeback.accept".to_string(), p.takeback.accept.as_slice()),
+        ("takeback.refuse".to_string(), p.takeback.refuse.as_slice()),
+    ];
+    for (field, lines) in events.into_iter().chain(chat).chain(staged).chain(takeback) {
+        if lines.is_empty() && !field.starts_with("stages.") && !field.starts_with("takeback.") {
             return Err((field, "give at least one line".into()));
         }
         for (i, line) in lines.iter().enumerate() {

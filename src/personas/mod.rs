@@ -22,5 +22,5 @@ pub(crate) fn shipped_dir() -> std::path::PathBuf {
 }
 pub use model::{
     BrainKind, CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm, StageEvent, StageLines,
-    said_from,
+    TakebackPolicy, said_from,
 };

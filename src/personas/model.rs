@@ -63,6 +63,21 @@ pub struct Persona {
     /// ("three weeks").
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub stages: std::collections::BTreeMap<Stage, StageLines>,
+    /// Whether it lets the player take a move back, and its words for it.
+    #[serde(default)]
+    pub takeback: TakebackPolicy,
+}
+
+/// `[takeback]`: how many takebacks it grants in a game (0: never), whether
+/// only for a move the engine calls a mistake or a blunder, and its words
+/// when it grants one and when it does not ({move}: the moves taken back).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TakebackPolicy {
+    pub per_game: u32,
+    pub only_blunders: bool,
+    pub accept: Vec<Line>,
+    pub refuse: Vec<Line>,
 }
 
 /// What a persona says to a player at one stage of familiarity.

@@ -21,6 +21,8 @@ pub enum RuntimeError {
     NoDrawOffer,
     #[error("the persona has not made a move yet: nothing to explain")]
     NothingToExplain,
+    #[error("you have not made a move yet: nothing to take back")]
+    NothingToTakeBack,
     #[error("no hint: {0}")]
     NoHint(String),
     #[error("text must not be empty")]

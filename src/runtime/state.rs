@@ -53,6 +53,8 @@ pub struct MatchState {
     pub serving: Option<Serving>,
     /// Hints the player asked for in this game (each a comment in the PGN).
     pub hints: usize,
+    /// Takebacks the persona granted in this game (each a comment in the PGN).
+    pub takebacks: usize,
     /// How much the player wants this persona to talk.
     pub talk: TalkMode,
 }
@@ -127,6 +129,7 @@ impl MatchState {
                 .collect(),
             pgn: pgn_of(&p, game),
             hints: p.notes.iter().filter(|n| n.kind == "hint").count(),
+            takebacks: p.notes.iter().filter(|n| n.kind == "takeback").count(),
             talk: p.talk,
             emotion: p.emotion.to_string(),
             draw_offer: p.draw_offer.map(str::to_string),

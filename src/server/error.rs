@@ -120,6 +120,7 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::GameOver => ApiError::new(S::CONFLICT, "game_over", message),
             RuntimeError::NoDrawOffer => ApiError::new(S::CONFLICT, "no_draw_offer", message),
             RuntimeError::NothingToExplain => ApiError::new(S::CONFLICT, "nothing_to_explain", message),
+            RuntimeError::NothingToTakeBack => ApiError::new(S::CONFLICT, "nothing_to_take_back", message),
             RuntimeError::NoHint(_) => ApiError::new(S::SERVICE_UNAVAILABLE, "no_hint", message),
             RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),
             RuntimeError::NulInText => ApiError::new(S::BAD_REQUEST, "invalid_text", message),

@@ -108,6 +108,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(matches::talk))
         .routes(routes!(matches::hint))
         .routes(routes!(matches::explain))
+        .routes(routes!(matches::takeback))
         .routes(routes!(matches::events))
         .routes(routes!(matches::triggers))
         .routes(routes!(reflections::reflection))

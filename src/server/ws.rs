@@ -2,7 +2,8 @@
 //! every event after `?since=N` from SQL, then live events, never one twice.
 //! It also takes commands: {"type":"move","move":"e4"}, {"type":"chat","text":...},
 //! {"type":"resign"}, {"type":"draw","action":"offer|accept|decline"},
-//! {"type":"talk","mode":"quiet|chatty|normal"}, {"type":"hint"}, {"type":"explain"}.
+//! {"type":"talk","mode":"quiet|chatty|normal"}, {"type":"hint"}, {"type":"explain"},
+//! {"type":"takeback"}.
 //! Only the match's player (or the admin) may connect; see `auth`.
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
@@ -61,9 +62,10 @@ enum ClientCommand {
     },
     Hint,
     Explain,
+    Takeback,
 }
 
-#[utoipa::path(get, path = "/api/matches/{id}/ws", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Params), responses((status = 101, description = "a WebSocket: state, events after `since`, then live events; takes move, chat, resign, draw, talk, hint and explain commands"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/matches/{id}/ws", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Params), responses((status = 101, description = "a WebSocket: state, events after `since`, then live events; takes move, chat, resign, draw, talk, hint, explain and takeback commands"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn upgrade(
     State(app): State<AppState>,
     caller: Caller,
@@ -243,6 +245,7 @@ async fn handle(runtime: &Runtime, limits: &RateLimits, id: MatchId, body: &str)
         },
         Ok(ClientCommand::Hint) => UserCommand::Hint,
         Ok(ClientCommand::Explain) => UserCommand::Explain,
+        Ok(ClientCommand::Takeback) => UserCommand::Takeback,
         Err(e) => return Some(error_frame("invalid_command", &e.to_string())),
     };
     // Words and the engine's hints are rationed like the HTTP routes'.

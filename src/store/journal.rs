@@ -62,6 +62,12 @@ pub enum DomainWrite {
         persona_id: String,
         mode: &'static str,
     },
+    /// A takeback granted: the moves after the first `keep` are gone, and
+    /// a note says which they were.
+    Takeback {
+        keep: usize,
+        text: String,
+    },
     /// A note on the game for its PGN (a hint), before move `ply`.
     Note {
         ply: usize,
@@ -368,20 +374,27 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
             q.push(", ").text(*mode).push(", ").text(ts(at));
             q.push(") ON CONFLICT (player_id, persona_id) DO UPDATE SET mode = excluded.mode, updated_at = excluded.updated_at");
         }
-        DomainWrite::Note { ply, kind, text } => {
-            script.insert(
-                "INSERT INTO match_notes (match_id, ply, kind, text, created_at) VALUES ",
-                [
-                    Arg::text(mid),
-                    Arg::Int(*ply as i64),
-                    Arg::text(*kind),
-                    Arg::text(text.as_str()),
-                    Arg::text(ts(at)),
-                ],
-            );
+        DomainWrite::Takeback { keep, text } => {
+            let q = script.statement("DELETE FROM moves WHERE match_id = ");
+            q.text(mid).push(" AND ply > ").int(*keep as i64);
+            note(script, mid, *keep, "takeback", text, at);
         }
+        DomainWrite::Note { ply, kind, text } => note(script, mid, *ply, kind, text, at),
         DomainWrite::Nothing => {}
     }
+}
+
+fn note(script: &mut Script, mid: &str, ply: usize, kind: &str, text: &str, at: DateTime<Utc>) {
+    script.insert(
+        "INSERT INTO match_notes (match_id, ply, kind, text, created_at) VALUES ",
+        [
+            Arg::text(mid),
+            Arg::Int(ply as i64),
+            Arg::text(kind),
+            Arg::text(text),
+            Arg::text(ts(at)),
+        ],
+    );
 }
 
 impl Db {

@@ -59,6 +59,13 @@ pub enum UserInput {
     },
     /// The player asked why the persona played its last move.
     Explain,
+    /// The player asked to take back `moves` ("12. Qh5 Nf6"); the persona's
+    /// policy granted it or not, and why not.
+    Takeback {
+        granted: bool,
+        moves: String,
+        why: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -42,6 +42,7 @@ function layout(persona) {
   ui.draw = el("button", { type: "button", class: "draw" }, "Offer draw");
   ui.hint = el("button", { type: "button", class: "hint", title: "The engine's move for you, given by your opponent (counted, and noted in the PGN)" }, "Hint");
   ui.explain = el("button", { type: "button", class: "explain", title: "Why did it play its last move?" }, "Why that move?");
+  ui.takeback = el("button", { type: "button", class: "takeback", title: "Ask to take back your last move; your opponent may refuse" }, "Take back");
   ui.quiet = el("button", { type: "button", class: "quiet", "aria-pressed": "false", title: "It only speaks when spoken to, in this game and the next, until you lift it" }, "Quiet");
   ui.chatty = el("button", { type: "button", class: "chatty", "aria-pressed": "false", title: "A remark on every move" }, "Chatty");
   ui.root = el("section", { class: "play" },
@@ -54,7 +55,7 @@ function layout(persona) {
       el("div", { class: "opponent" }, emblem(persona),
         el("div", {}, el("strong", {}, persona.name), el("div", { class: "emotion" }, ui.face, " ", ui.mood))),
       ui.chat, ui.thinking, ui.chatForm,
-      el("div", { class: "talk-controls", role: "group", "aria-label": "Ask your opponent" }, ui.hint, ui.explain, ui.quiet, ui.chatty),
+      el("div", { class: "talk-controls", role: "group", "aria-label": "Ask your opponent" }, ui.hint, ui.explain, ui.takeback, ui.quiet, ui.chatty),
       ui.moves));
   return ui;
 }
@@ -80,6 +81,7 @@ class Match {
     ui.draw.onclick = () => this.send({ type: "draw", action: "offer" });
     ui.hint.onclick = () => { this.send({ type: "hint" }); this.thinking(true); };
     ui.explain.onclick = () => { this.send({ type: "explain" }); this.thinking(true); };
+    ui.takeback.onclick = () => { this.send({ type: "takeback" }); this.thinking(true); };
     // Pressed again, a mode is lifted.
     const toggle = (mode) => this.send({ type: "talk", mode: this.state?.talk === mode ? "normal" : mode });
     ui.quiet.onclick = () => toggle("quiet");
@@ -173,6 +175,10 @@ class Match {
       case "hint":
         this.refresh();
         break;
+      case "takeback":
+        if (d.granted) this.notice(`Taken back: ${d.moves}.`);
+        this.refresh();
+        break;
       case "move":
       case "game_over":
       case "draw_offer":
@@ -211,6 +217,7 @@ class Match {
     ui.quiet.setAttribute("aria-pressed", String(s.talk === "quiet"));
     ui.chatty.setAttribute("aria-pressed", String(s.talk === "chatty"));
     ui.hint.disabled = !s.your_turn;
+    ui.takeback.disabled = !s.your_turn || !s.moves.some((m) => m.side === "user");
     ui.hint.textContent = s.hints ? `Hint (${s.hints} used)` : "Hint";
     if (s.termination === "abandoned") {
       ui.status.textContent = "This game was left unfinished: no result, and nothing to reflect on.";

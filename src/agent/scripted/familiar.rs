@@ -10,9 +10,9 @@ use crate::actions::Action;
 use crate::agent::BrainInput;
 use crate::chess::odds::MoveClass;
 use crate::familiarity::{Familiarity, Stage};
-use crate::memory::Recalled;
+use crate::memory::{MemoryType, Recalled};
 use crate::personas::{Line, StageEvent};
-use crate::triggers::MoveFact;
+use crate::triggers::{MoveFact, TriggerKind};
 
 fn known<'a>(input: &'a BrainInput<'_>) -> &'a Familiarity {
     &input.ctx.history.familiarity
@@ -102,4 +102,26 @@ pub(super) fn thought(input: &BrainInput<'_>) -> String {
     }
     out.push('.');
     out
+}
+
+/// At the greeting, a moment the two of them shared, called back (the
+/// subconscious hands over at most one a match), unless the greeting
+/// already said it.
+pub(super) fn callback(input: &BrainInput<'_>) -> Option<Action> {
+    if input.trigger.kind != TriggerKind::BeforeMatch {
+        return None;
+    }
+    let greeted = super::greeting_memory(input).map(|r| r.memory.id);
+    let moment = input
+        .memories
+        .iter()
+        .find(|r| r.memory.memory_type == MemoryType::SharedMoment && Some(r.memory.id) != greeted)?;
+    const CALLBACKS: [&str; 3] = [
+        "Remember this one? {memory}",
+        "I still think about it: {memory}",
+        "Do you remember? {memory}",
+    ];
+    let line = CALLBACKS[super::speaker(input).seed as usize % CALLBACKS.len()];
+    let text = line.replace("{memory}", &super::quoted(&moment.memory.content));
+    Some(Action::say(text, &input.persona.tones[0]))
 }

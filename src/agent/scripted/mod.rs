@@ -36,7 +36,10 @@ impl Brain for ScriptedBrain {
             _ => None,
         };
         let said = standing.map(|text| Action::say(text, &input.persona.tones[0]));
-        for extra in [board_reminder(&input), callback(&input), said].into_iter().flatten() {
+        for extra in [board_reminder(&input), familiar::callback(&input), said]
+            .into_iter()
+            .flatten()
+        {
             let at = decision.actions.iter().position(|a| *a == Action::Stop);
             decision.actions.insert(at.unwrap_or(decision.actions.len()), extra);
         }
@@ -57,28 +60,6 @@ fn board_reminder(input: &BrainInput<'_>) -> Option<Action> {
         .filter(|r| r.memory.memory_type != MemoryType::SharedMoment)
         .find(|r| !r.why.is_empty() && Some(r.memory.id) != greeted)?;
     Some(Action::say(reminder(r), &input.persona.tones[0]))
-}
-
-/// At the greeting, a moment the two of them shared, called back (the
-/// subconscious hands over at most one a match), unless the greeting
-/// already said it.
-fn callback(input: &BrainInput<'_>) -> Option<Action> {
-    if input.trigger.kind != TriggerKind::BeforeMatch {
-        return None;
-    }
-    let greeted = greeting_memory(input).map(|r| r.memory.id);
-    let moment = input
-        .memories
-        .iter()
-        .find(|r| r.memory.memory_type == MemoryType::SharedMoment && Some(r.memory.id) != greeted)?;
-    const CALLBACKS: [&str; 3] = [
-        "Remember this one? {memory}",
-        "I still think about it: {memory}",
-        "Do you remember? {memory}",
-    ];
-    let line = CALLBACKS[speaker(input).seed as usize % CALLBACKS.len()];
-    let text = line.replace("{memory}", &quoted(&moment.memory.content));
-    Some(Action::say(text, &input.persona.tones[0]))
 }
 
 /// "That reminds me, <why>: “<memory>”".
@@ -374,6 +355,7 @@ fn on_user_input(input: &BrainInput<'_>) -> Decision {
             vec![s.line(LineEvent::DrawDeclined, &Fill::default())],
         ),
         Some(UserInput::Hint { .. }) | Some(UserInput::Explain) => board::control(input),
+        Some(UserInput::Takeback { granted, moves, .. }) => takeback::words(input, &s, *granted, moves),
         Some(UserInput::Chat { text }) => match &input.trigger.heard {
             Some(heard) => chat::reply(input, &s, text, heard),
             // Not heard by the pipeline (a brain driven directly): by rules.
@@ -489,6 +471,7 @@ mod board;
 mod chat;
 mod familiar;
 mod standing;
+mod takeback;
 pub(crate) use board::control_answer;
 pub(crate) use chat::answer as known_answer;
 pub(crate) use standing::adapted_notice;

@@ -10,6 +10,7 @@ mod idle;
 mod odds;
 mod rated;
 mod reflect;
+mod takeback;
 mod turns;
 mod views;
 mod words;
@@ -54,6 +55,8 @@ pub enum UserCommand {
     Hint,
     /// Why the persona played its last move.
     Explain,
+    /// Take back the player's last move (and the persona's reply).
+    Takeback,
 }
 
 /// What a command produced, and the match afterwards.
@@ -99,6 +102,8 @@ pub enum Command {
     /// The deeper evaluation of the position after ply `ply`.
     DeepScore {
         ply: usize,
+        /// The position it scored: a move taken back since is not revised.
+        fen: String,
         score: Score,
     },
     /// The language model's words for a trigger are composed.
@@ -197,8 +202,8 @@ impl MatchActor {
                         tracing::warn!(match_id = %self.id, "idle_wait failed: {e}");
                     }
                 }
-                Command::DeepScore { ply, score } => {
-                    let result = self.revise_odds(ply, &score).await;
+                Command::DeepScore { ply, fen, score } => {
+                    let result = self.revise_odds(ply, &fen, &score).await;
                     if let Err(e) = self.settled(result).await {
                         tracing::warn!(match_id = %self.id, "revising the odds failed: {e}");
                     }
@@ -334,6 +339,7 @@ impl MatchActor {
             UserCommand::Talk(mode) => self.set_talk(mode, &mut events).await?,
             UserCommand::Hint => self.hint(&mut events).await?,
             UserCommand::Explain => self.explain(&mut events).await?,
+            UserCommand::Takeback => self.takeback(&mut events).await?,
         }
         Ok(events)
     }

@@ -71,7 +71,7 @@ impl MatchActor {
         tokio::spawn(async move {
             match analyst.evaluate(&fen, nodes).await {
                 Ok(score) => {
-                    let _ = inbox.send(Command::DeepScore { ply, score }).await;
+                    let _ = inbox.send(Command::DeepScore { ply, fen, score }).await;
                 }
                 Err(e) => tracing::debug!("deeper evaluation failed: {e}"),
             }
@@ -80,8 +80,13 @@ impl MatchActor {
 
     /// Replaces ply `ply`'s odds with the deeper verdict, if the odds before
     /// that move are known and the verdict differs.
-    pub(super) async fn revise_odds(&mut self, ply: usize, score: &Score) -> Result<(), RuntimeError> {
-        let Some(mover) = self.game.moves().get(ply.wrapping_sub(1)).map(|m| m.mover) else {
+    pub(super) async fn revise_odds(&mut self, ply: usize, fen: &str, score: &Score) -> Result<(), RuntimeError> {
+        let played = self
+            .game
+            .moves()
+            .get(ply.wrapping_sub(1))
+            .filter(|m| m.fen_after == fen);
+        let Some(mover) = played.map(|m| m.mover) else {
             return Ok(());
         };
         // Before the move: the previous ply's odds (revised or not), else

@@ -222,6 +222,18 @@ pub async fn explain(
     run(&app, match_id, UserCommand::Explain).await
 }
 
+/// Ask to take back your last move (and the persona's reply): the persona
+/// grants or refuses it by its policy, in its words (a `takeback` event);
+/// granted, the position is as before your move, for both sides.
+#[utoipa::path(post, path = "/api/matches/{id}/takeback", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+pub async fn takeback(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Outcome>, ApiError> {
+    command(&app, caller, &id, UserCommand::Takeback).await
+}
+
 async fn command(app: &AppState, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
     let id = caller.owned_match(app, id).await?;
     run(app, id, cmd).await
