@@ -143,10 +143,15 @@ fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
 pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig) -> Vec<Recalled> {
     let mine = ranked.iter().any(|r| r.memory.player_id.is_some());
     let mut lore = 0;
+    // Two games recorded in the same words ("lost to me by resignation
+    // after 1 move") say nothing the first did not: one slot, not two.
+    let mut said: Vec<String> = Vec::new();
     ranked.retain(|r| {
         let is_lore = r.memory.player_id.is_none();
         lore += usize::from(is_lore);
-        !(is_lore && mine && lore > 1)
+        let again = said.contains(&r.memory.content);
+        said.push(r.memory.content.clone());
+        !again && !(is_lore && mine && lore > 1)
     });
     ranked.truncate(recall.limit);
     ranked

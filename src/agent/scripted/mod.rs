@@ -232,12 +232,15 @@ fn player_memories(memories: &[Recalled]) -> impl Iterator<Item = &Recalled> {
     memories.iter().filter(|r| r.memory.player_id.is_some())
 }
 
-/// What a returning player is greeted with: a memory of them recalled for
-/// no reason in particular, else the first one recalled for any.
+/// What a returning player is greeted with: what they told of themselves
+/// ("Noor teaches piano") before any record of a game, else a memory of
+/// them recalled for no reason in particular, else the first one recalled.
 fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
+    let told = |r: &&Recalled| matches!(r.memory.memory_type, MemoryType::PlayerObservation | MemoryType::PersonalNote);
     let mut mine = player_memories(input.memories);
+    let personal = player_memories(input.memories).find(told);
     let plain = player_memories(input.memories).find(|r| r.why.is_empty());
-    plain.or_else(|| mine.next())
+    personal.or(plain).or_else(|| mine.next())
 }
 
 fn greet(input: &BrainInput<'_>) -> Decision {
