@@ -135,9 +135,7 @@ pub async fn chat(
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    let match_id = caller.owned_match(&app, &id).await?;
-    app.limits.take(Limit::Chat, &match_id.to_string())?;
-    run(&app, match_id, UserCommand::Chat(body.text)).await
+    rationed(&app, caller, &id, UserCommand::Chat(body.text)).await
 }
 
 #[utoipa::path(post, path = "/api/matches/{id}/resign", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
@@ -205,9 +203,7 @@ pub async fn hint(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    let match_id = caller.owned_match(&app, &id).await?;
-    app.limits.take(Limit::Chat, &match_id.to_string())?;
-    run(&app, match_id, UserCommand::Hint).await
+    rationed(&app, caller, &id, UserCommand::Hint).await
 }
 
 /// Why the persona played its last move, from its search and the board tools.
@@ -217,9 +213,7 @@ pub async fn explain(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    let match_id = caller.owned_match(&app, &id).await?;
-    app.limits.take(Limit::Chat, &match_id.to_string())?;
-    run(&app, match_id, UserCommand::Explain).await
+    rationed(&app, caller, &id, UserCommand::Explain).await
 }
 
 /// Ask to take back your last move (and the persona's reply): the persona
@@ -232,6 +226,14 @@ pub async fn takeback(
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
     command(&app, caller, &id, UserCommand::Takeback).await
+}
+
+/// A command that costs words or an engine search: rationed per match
+/// (`limits.chat_*`), like the WebSocket's.
+async fn rationed(app: &AppState, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
+    let id = caller.owned_match(app, id).await?;
+    app.limits.take(Limit::Chat, &id.to_string())?;
+    run(app, id, cmd).await
 }
 
 async fn command(app: &AppState, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
