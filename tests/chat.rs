@@ -15,13 +15,7 @@ async fn replies(server: &Server, m: &str, text: &str) -> Vec<String> {
         .post(&format!("/api/matches/{m}/chat"), json!({ "text": text }))
         .await;
     assert_eq!(status, 200, "{out}");
-    out["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "message" && e["data"]["sender"] == "persona")
-        .map(|e| e["data"]["content"].as_str().unwrap().to_string())
-        .collect()
+    persona_lines(&out)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -18,13 +18,6 @@ fn of_type<'a>(out: &'a Value, kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-fn persona_words(out: &Value) -> Vec<String> {
-    of_type(out, "message")
-        .into_iter()
-        .filter(|e| e["data"]["sender"] == "persona")
-        .map(|e| e["data"]["content"].as_str().unwrap().to_string())
-        .collect()
-}
 
 async fn talk(server: &Server, m: &str, mode: &str) -> Value {
     let (status, out) = server
@@ -54,7 +47,7 @@ async fn quiet_holds_across_triggers_and_matches_until_lifted() {
             .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
             .await;
         assert_eq!(status, 200, "{out}");
-        unasked.extend(persona_words(&out));
+        unasked.extend(persona_lines(&out));
         state = out["state"].clone();
         if state["status"] != "active" {
             break;
@@ -68,23 +61,23 @@ async fn quiet_holds_across_triggers_and_matches_until_lifted() {
             json!({ "text": "nice game so far!" }),
         )
         .await;
-    assert_eq!(persona_words(&out).len(), 1, "{out}");
+    assert_eq!(persona_lines(&out).len(), 1, "{out}");
     if state["status"] == "active" {
         let (_, out) = server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
         assert!(
-            persona_words(&out).is_empty(),
+            persona_lines(&out).is_empty(),
             "no last words unasked: {:?}",
-            persona_words(&out)
+            persona_lines(&out)
         );
         assert_eq!(of_type(&out, "game_over").len(), 1);
     }
 
     // The next match with Viktor is quiet from the start; Margot's is not.
     let (m2, out) = server.new_match(&ann, "viktor", "black").await;
-    assert!(persona_words(&out).is_empty(), "no greeting: {:?}", persona_words(&out));
+    assert!(persona_lines(&out).is_empty(), "no greeting: {:?}", persona_lines(&out));
     assert_eq!(out["state"]["talk"], "quiet");
     let (_, margot) = server.new_match(&ann, "margot", "white").await;
-    assert!(!persona_words(&margot).is_empty(), "Margot still greets");
+    assert!(!persona_lines(&margot).is_empty(), "Margot still greets");
     assert_eq!(margot["state"]["talk"], "normal");
 
     // Lifted: Viktor speaks unasked again (a chatty Viktor on every move).
@@ -97,7 +90,7 @@ async fn quiet_holds_across_triggers_and_matches_until_lifted() {
         let (_, out) = server
             .post(&format!("/api/matches/{m2}/moves"), json!({ "move": mv }))
             .await;
-        spoke |= !persona_words(&out).is_empty();
+        spoke |= !persona_lines(&out).is_empty();
         state = out["state"].clone();
     }
     assert!(spoke, "chatty, it spoke on its own");
@@ -132,7 +125,7 @@ async fn a_hint_is_the_engines_move_counted_and_in_the_pgn() {
         (Some("Ra8#"), Some(1)),
         "{hint}"
     );
-    let said = persona_words(&out).join(" ");
+    let said = persona_lines(&out).join(" ");
     assert!(said.contains("“Ra8#”") && said.contains("would end the game"), "{said}");
     assert_eq!(out["state"]["hints"], 1);
     assert!(
@@ -142,7 +135,7 @@ async fn a_hint_is_the_engines_move_counted_and_in_the_pgn() {
     );
 
     let (_, out) = server.post(&format!("/api/matches/{m}/hint"), json!({})).await;
-    assert!(persona_words(&out).join(" ").contains("Hint number 2"), "{out}");
+    assert!(persona_lines(&out).join(" ").contains("Hint number 2"), "{out}");
     let (_, out) = server
         .post(&format!("/api/matches/{m}/moves"), json!({ "move": "Ra8#" }))
         .await;
@@ -166,7 +159,7 @@ async fn the_persona_explains_its_move_and_the_websocket_takes_the_controls() {
     let reply = out["state"]["moves"][1]["san"].as_str().unwrap().to_string();
     let (status, out) = server.post(&format!("/api/matches/{m}/explain"), json!({})).await;
     assert_eq!(status, 200, "{out}");
-    let said = persona_words(&out).join(" ");
+    let said = persona_lines(&out).join(" ");
     assert!(said.starts_with(&format!("{reply}? Because it ")), "{said}");
 
     let mut ws = server.ws(&m, out["state"]["last_seq"].as_i64().unwrap()).await;

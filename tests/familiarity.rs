@@ -19,16 +19,6 @@ fn pip() -> Persona {
         .unwrap()
 }
 
-/// The persona's words of a match's opening (its greeting).
-fn greeting(out: &Value) -> Vec<String> {
-    out["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "message" && e["data"]["sender"] == "persona")
-        .map(|e| e["data"]["content"].as_str().unwrap().to_string())
-        .collect()
-}
 
 /// Whether one of `said` came from one of these lines.
 fn from_lines(lines: &[kibitz::personas::Line], said: &[String]) -> bool {
@@ -64,7 +54,7 @@ async fn ten_games_with_pip_go_from_stranger_to_old_friend_and_an_absence_is_not
         let stage = stage_of(&known);
         assert_eq!(known["now"]["games"], game, "{known}");
         let (m, out) = server.new_match(&noor, "pip", "white").await;
-        let said = greeting(&out);
+        let said = persona_lines(&out);
         let lines = match stage {
             Stage::Stranger => pip.lines.greeting.clone(),
             s => pip.stage_lines(s, StageEvent::Greeting).to_vec(),
@@ -141,7 +131,7 @@ async fn ten_games_with_pip_go_from_stranger_to_old_friend_and_an_absence_is_not
             .unwrap();
     }
     let (_, out) = server.new_match(&noor, "pip", "black").await;
-    let said = greeting(&out);
+    let said = persona_lines(&out);
     assert!(
         from_lines(pip.stage_lines(Stage::OldFriend, StageEvent::Absence), &said),
         "{said:?}"
@@ -190,7 +180,7 @@ async fn stalemate_game(server: &Server, noor: &str, (fen, mv): (&str, &str), li
 /// A new match with Pip: which shared moments its opening words call back.
 async fn called_back(server: &Server, noor: &str, moments: &[(String, String)]) -> Vec<String> {
     let (m, out) = server.new_match(noor, "pip", "white").await;
-    let said = greeting(&out).join(" ");
+    let said = persona_lines(&out).join(" ");
     server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
     moments
         .iter()

@@ -80,6 +80,20 @@ where
     false
 }
 
+/// The persona's messages among a command's events (`{events, state}`).
+pub fn persona_lines(out: &Value) -> Vec<String> {
+    out["events"]
+        .as_array()
+        .map(|events| {
+            events
+                .iter()
+                .filter(|e| e["type"] == "message" && e["data"]["sender"] == "persona")
+                .map(|e| e["data"]["content"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The persona's messages after event `seq`, once one has come (a model's
 /// words follow the command that prompted them); empty after `secs`.
 pub async fn persona_words_after(server: &Server, m: &str, seq: i64, secs: u64) -> Vec<String> {
