@@ -77,6 +77,7 @@ fn body_for(method: &Method, template: &str, alice: &str) -> Option<Value> {
         "moves" => json!({ "move": "e4" }),
         "chat" => json!({ "text": "What do you remember of me?" }),
         "draw" => json!({ "action": "offer" }),
+        "talk" => json!({ "mode": "quiet" }),
         "players" => json!({ "name": "Someone" }),
         "{id}" => json!({ "pinned": true }),
         _ => json!({}),
