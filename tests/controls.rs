@@ -18,7 +18,6 @@ fn of_type<'a>(out: &'a Value, kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-
 async fn talk(server: &Server, m: &str, mode: &str) -> Value {
     let (status, out) = server
         .post(&format!("/api/matches/{m}/talk"), json!({ "mode": mode }))

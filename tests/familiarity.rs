@@ -19,7 +19,6 @@ fn pip() -> Persona {
         .unwrap()
 }
 
-
 /// Whether one of `said` came from one of these lines.
 fn from_lines(lines: &[kibitz::personas::Line], said: &[String]) -> bool {
     lines.iter().any(|l| said.iter().any(|s| said_from(&l.text, s)))

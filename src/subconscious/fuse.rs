@@ -151,7 +151,8 @@ pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig) -> Vec<Recalled>
         lore += usize::from(is_lore);
         let again = said.contains(&r.memory.content);
         said.push(r.memory.content.clone());
-        !again && !(is_lore && mine && lore > 1)
+        let lore_beyond_one = is_lore && mine && lore > 1;
+        !(again || lore_beyond_one)
     });
     ranked.truncate(recall.limit);
     ranked

@@ -236,7 +236,12 @@ fn player_memories(memories: &[Recalled]) -> impl Iterator<Item = &Recalled> {
 /// ("Noor teaches piano") before any record of a game, else a memory of
 /// them recalled for no reason in particular, else the first one recalled.
 fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
-    let told = |r: &&Recalled| matches!(r.memory.memory_type, MemoryType::PlayerObservation | MemoryType::PersonalNote);
+    let told = |r: &&Recalled| {
+        matches!(
+            r.memory.memory_type,
+            MemoryType::PlayerObservation | MemoryType::PersonalNote
+        )
+    };
     let mut mine = player_memories(input.memories);
     let personal = player_memories(input.memories).find(told);
     let plain = player_memories(input.memories).find(|r| r.why.is_empty());
