@@ -212,7 +212,7 @@ async fn shared_moments_are_kept_and_called_back_once_a_game_never_when_marked()
     let kept = moments(&server, &noor).await;
     assert_eq!(kept.len(), 3, "the second stalemate and the joke: {kept:?}");
     assert!(
-        kept.iter().any(|(_, c)| c.contains("made me laugh: “hahaha I promise")),
+        kept.iter().any(|(_, c)| c.contains("made me laugh: ‘hahaha I promise")),
         "{kept:?}"
     );
 

@@ -144,6 +144,12 @@ const NOT_FACTS: &[&str] = &[
     "i'll",
     "i will",
     "i'd",
+    "i would",
+    "i wouldn't",
+    "i wouldnt",
+    "i could",
+    "i couldn't",
+    "i couldnt",
     "i can't",
     "i cant",
     "i can",
@@ -214,7 +220,7 @@ pub fn facts(clauses: &[Marked], player: &str) -> Vec<String> {
         if !m.tells || !(m.subject || goes_on) || c.question || !lasting(c) {
             continue;
         }
-        let told = c.text.clone();
+        let told = without_interjection(&c.text).to_string();
         match &mut current {
             Some((sentence, parts)) if *sentence == c.sentence => parts.push(told),
             _ => {
@@ -241,9 +247,28 @@ fn finish(parts: Vec<String>, player: &str) -> String {
     text
 }
 
+/// Sounds before the words ("haha I would never...", "oh, I teach
+/// piano"): no part of what the player tells.
+const INTERJECTIONS: &[&str] = &[
+    "haha", "hahaha", "hehe", "lol", "lmao", "oh", "ah", "ooh", "well", "ok", "okay", "oops", "um", "uh", "hmm", "wow",
+];
+
+/// `text` without the interjections it opens with.
+fn without_interjection(text: &str) -> &str {
+    let mut rest = text.trim_start();
+    loop {
+        let word_end = rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        if word.is_empty() || !INTERJECTIONS.iter().any(|i| i.eq_ignore_ascii_case(word)) {
+            return rest;
+        }
+        rest = rest[word_end..].trim_start_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    }
+}
+
 /// Whether a first-person clause tells something that stays true.
 fn lasting(c: &Clause) -> bool {
-    let p = &c.padded;
+    let p = &format!(" {}", without_interjection(c.padded.trim_start()));
     if NOT_FACTS.iter().any(|n| p.starts_with(&format!(" {n} "))) || c.has_any_of(NOW) || c.has_any_of(THIS_GAME) {
         return false;
     }

@@ -79,7 +79,9 @@ fn facts_are_kept_in_the_third_person_and_pleasantries_are_not() {
         heard("I'm retired and I play every Sunday").facts,
         ["Newcomer is retired and Newcomer plays every Sunday."]
     );
+    assert_eq!(heard("oh, I teach piano").facts, ["Newcomer teaches piano."]);
     for nothing in [
+        "haha I would never have found that one myself",
         "Do you remember me?",
         "Hello! Do you remember me?",
         "I'm so tired tonight",

@@ -54,9 +54,11 @@ fn is_emoji(c: char) -> bool {
     c as u32 >= 0x1F300
 }
 
+/// The player's words in single quotes: a callback puts the whole moment
+/// in double ones.
 fn quoted(line: &str) -> String {
     let text: String = line.trim().chars().take(QUOTED_CHARS).collect();
-    format!("“{}”", text.replace(['“', '”'], "\""))
+    format!("‘{}’", text.replace(['‘', '’'], "'"))
 }
 
 /// The player's chances after each move, where the engine scored it.

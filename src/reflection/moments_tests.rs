@@ -121,12 +121,12 @@ fn a_blunder_laughed_off_and_a_joke_are_kept_in_the_players_words() {
     assert_eq!(kinds, ["laughed_blunder", "joke"], "{found:?}");
     assert_eq!(
         found[0].content,
-        "On 26 November 2026, Noor blundered with 2. g4 and Noor laughed it off: “hahaha oops”"
+        "On 26 November 2026, Noor blundered with 2. g4 and Noor laughed it off: ‘hahaha oops’"
     );
     assert!(
         found[1]
             .content
-            .ends_with("made me laugh: “why did the pawn cross the board? to promote, haha”")
+            .ends_with("made me laugh: ‘why did the pawn cross the board? to promote, haha’")
     );
     // A laugh too far from the blunder, or too short to be a joke, is nothing.
     let late = [(0, "lol".to_string())];
