@@ -37,6 +37,14 @@ async fn quiet_holds_across_triggers_and_matches_until_lifted() {
     assert_eq!(told["mode"], "quiet");
     assert!(told["text"].as_str().unwrap().contains("only speak when spoken to"));
     assert_eq!(out["state"]["talk"], "quiet");
+    // Spoken to, it answers.
+    let (_, out) = server
+        .post(
+            &format!("/api/matches/{m}/chat"),
+            json!({ "text": "how are you tonight?" }),
+        )
+        .await;
+    assert_eq!(persona_lines(&out).len(), 1, "{out}");
     let mut state = out["state"].clone();
     let mut unasked = Vec::new();
     for turn in 0..8 {
@@ -53,14 +61,6 @@ async fn quiet_holds_across_triggers_and_matches_until_lifted() {
         }
     }
     assert!(unasked.is_empty(), "quiet, yet it spoke: {unasked:?}");
-    // Spoken to, it answers.
-    let (_, out) = server
-        .post(
-            &format!("/api/matches/{m}/chat"),
-            json!({ "text": "nice game so far!" }),
-        )
-        .await;
-    assert_eq!(persona_lines(&out).len(), 1, "{out}");
     if state["status"] == "active" {
         let (_, out) = server.post(&format!("/api/matches/{m}/resign"), json!({})).await;
         assert!(

@@ -266,7 +266,12 @@ impl Subconscious {
 /// piano") has a slot: a player the persona knows is greeted by what they
 /// shared, not only by the record of their games.
 fn keep_personal(chosen: &mut Vec<Recalled>, candidates: &[Recalled], limit: usize) {
-    let told = |r: &Recalled| matches!(r.memory.memory_type, MemoryType::PlayerObservation | MemoryType::PersonalNote);
+    let told = |r: &Recalled| {
+        matches!(
+            r.memory.memory_type,
+            MemoryType::PlayerObservation | MemoryType::PersonalNote
+        )
+    };
     if chosen.iter().any(told) {
         return;
     }
