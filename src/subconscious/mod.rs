@@ -24,9 +24,9 @@ use crate::listen::Intent;
 use crate::llm::ChatModel;
 use crate::memory::embed::QueryLimits;
 use crate::memory::vector::{BoardFilter, SearchFilter};
-use crate::memory::{MemoryError, MemoryService, MemoryType, Recalled, Search, recall_entries};
+use crate::memory::{MemoryError, MemoryService, Recalled, Search, recall_entries};
 use crate::store::RecallEntry;
-use crate::triggers::{GameContext, Trigger, TriggerKind};
+use crate::triggers::{GameContext, Trigger};
 
 /// Per-match memory of what was handed over, when, and why.
 #[derive(Debug, Default)]
@@ -212,11 +212,7 @@ impl Subconscious {
         let told =
             |r: &Recalled| state.given_for(r.memory.id, &r.why) || (lore(r) && !asked(r) && state.given(r.memory.id));
         chosen.retain(|r| !told(r));
-        let candidates = chosen.clone();
-        let mut chosen = fuse::choose(chosen, &self.config);
-        if trigger.kind == TriggerKind::BeforeMatch {
-            keep_personal(&mut chosen, &candidates, self.config.limit);
-        }
+        let chosen = fuse::choose(chosen, &self.config);
         let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
         Ok(hand_over(chosen, state, &situation.summary(), now))
     }
@@ -260,28 +256,6 @@ impl Subconscious {
             None => c.cue_min_similarity,
         }
     }
-}
-
-/// At the greeting, what the player told of themselves ("Noor teaches
-/// piano") has a slot: a player the persona knows is greeted by what they
-/// shared, not only by the record of their games.
-fn keep_personal(chosen: &mut Vec<Recalled>, candidates: &[Recalled], limit: usize) {
-    let told = |r: &Recalled| {
-        matches!(
-            r.memory.memory_type,
-            MemoryType::PlayerObservation | MemoryType::PersonalNote
-        )
-    };
-    if chosen.iter().any(told) {
-        return;
-    }
-    let Some(best) = candidates.iter().find(|r| told(r)) else {
-        return;
-    };
-    if chosen.len() >= limit {
-        chosen.pop();
-    }
-    chosen.push(best.clone());
 }
 
 fn search(filter: SearchFilter, limit: usize) -> Search {
