@@ -11,6 +11,7 @@ use crate::agent::BrainInput;
 use crate::chess::engine::Style;
 use crate::listen::{Heard, Intent};
 use crate::memory::{CreatedBy, MemoryType, Recalled};
+use crate::personas::LineEvent;
 
 /// The plain lines, by intent, for a card that words none. `{answer}`,
 /// `{echo}`, `{player}` are filled in.
@@ -67,9 +68,13 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
         Intent::TrashTalk => super::familiar::tease_lines(input),
         _ => None,
     };
+    // Heard as telling, yet nothing lasting was told ("haha I would never
+    // have found that"): nothing to say back, so no "Whoa, ? Noted!".
+    let nothing_told = matches!(heard.intent, Intent::SelfDisclosure | Intent::Preference) && fill.echo.is_empty();
     let worded = || input.persona.chat.get(key).filter(|l| !l.is_empty() && answer.known);
     let card = staged.or_else(|| worded().map(Vec::as_slice));
     let said = match card {
+        _ if nothing_told => s.line(LineEvent::ChatReply, &super::Fill::default()),
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
         None if tired => plain(s, PLAIN_TIRED, &fill),
         None => plain(s, plain_lines(heard.intent), &fill),

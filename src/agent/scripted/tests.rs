@@ -470,3 +470,21 @@ async fn a_question_about_the_player_is_answered_by_what_they_told() {
         "{hello:?}"
     );
 }
+
+#[tokio::test]
+async fn a_line_heard_as_telling_that_told_nothing_is_not_echoed_empty() {
+    let pip = persona("pip");
+    let (_, ctx) = context(&["e4", "c6"], &MatchHistory::default());
+    let line = "haha I would never have found that one myself";
+    let mut trigger = Trigger::input(UserInput::Chat { text: line.into() });
+    let mut heard = crate::listen::Listener::default().hear(line, None, "Ann");
+    heard.intent = crate::listen::Intent::SelfDisclosure;
+    assert!(heard.facts.is_empty(), "{:?}", heard.facts);
+    trigger.heard = Some(heard);
+    let d = decide(trigger, &ctx, &pip).await;
+    let words = said(&d);
+    let replies: Vec<&str> = pip.lines.chat_reply.iter().map(|l| l.text.as_str()).collect();
+    assert!(words.iter().any(|w| replies.iter().any(|r| says(r, w))), "{words:?}");
+    assert!(!words.iter().any(|w| w.contains(", ?") || w.starts_with('?')), "{words:?}");
+    assert!(!d.actions.iter().any(|a| matches!(a, Action::SaveMemory { .. })), "nothing kept");
+}
