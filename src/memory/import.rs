@@ -136,6 +136,11 @@ fn read(
     if bytes.len() > MAX_IMPORT_BYTES {
         return Err(ImportError::TooLarge(bytes.len()));
     }
+    // serde reads a struct from an array too (`[[]]` as no memories):
+    // an export is an object.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(field("", "must be a JSON object: a memory export with its `memories`"));
+    }
     let file: ExportFile = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(bytes))
         .map_err(|e| field(e.path().to_string(), e.into_inner().to_string()))?;
     let now = Utc::now();

@@ -485,6 +485,12 @@ async fn a_line_heard_as_telling_that_told_nothing_is_not_echoed_empty() {
     let words = said(&d);
     let replies: Vec<&str> = pip.lines.chat_reply.iter().map(|l| l.text.as_str()).collect();
     assert!(words.iter().any(|w| replies.iter().any(|r| says(r, w))), "{words:?}");
-    assert!(!words.iter().any(|w| w.contains(", ?") || w.starts_with('?')), "{words:?}");
-    assert!(!d.actions.iter().any(|a| matches!(a, Action::SaveMemory { .. })), "nothing kept");
+    assert!(
+        !words.iter().any(|w| w.contains(", ?") || w.starts_with('?')),
+        "{words:?}"
+    );
+    assert!(
+        !d.actions.iter().any(|a| matches!(a, Action::SaveMemory { .. })),
+        "nothing kept"
+    );
 }

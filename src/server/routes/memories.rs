@@ -159,7 +159,15 @@ pub async fn import(
     app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
     let svc = app.runtime.services();
     let personas: Vec<String> = svc.personas.list().iter().map(|p| p.id.clone()).collect();
-    let source: String = q.source.unwrap_or_else(|| "upload".into()).chars().take(120).collect();
+    let source = q.source.unwrap_or_else(|| "upload".into());
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, ' ' | '.' | '_' | '-');
+    if source.chars().count() > 120 || !source.chars().all(plain) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+            "source: a file name of letters, digits, spaces, '.', '_' and '-', at most 120 characters",
+        ));
+    }
     Ok(Json(svc.memory.import(id, &body, &personas, &source).await?))
 }
 
