@@ -134,13 +134,9 @@ pub fn key_moments(f: &MatchFacts<'_>) -> Vec<KeyMoment> {
         .filter_map(|(i, o)| {
             let m = f.moves.get(i)?;
             let by_user = m.mover.is_white() == f.user_is_white;
-            // Numbered from the start position (a set-up game may begin at move 30, Black to play).
-            let offset = usize::from(!f.start_white);
-            let number = f.start_fullmove as usize + (i + offset) / 2;
-            let dots = if m.mover.is_white() { "." } else { "..." };
             Some(KeyMoment {
                 ply: i + 1,
-                move_label: format!("{number}{dots} {}", m.san),
+                move_label: move_label(f, i)?,
                 san: m.san.clone(),
                 by: if by_user { "player" } else { "persona" }.into(),
                 delta: (o.delta * 10.0).round() / 10.0,
@@ -149,6 +145,15 @@ pub fn key_moments(f: &MatchFacts<'_>) -> Vec<KeyMoment> {
             })
         })
         .collect()
+}
+
+/// Move `i` as a score sheet numbers it ("23... Qxb2"), from the start
+/// position (a set-up game may begin at move 30, Black to play).
+fn move_label(f: &MatchFacts<'_>, i: usize) -> Option<String> {
+    let m = f.moves.get(i)?;
+    let number = f.start_fullmove as usize + (i + usize::from(!f.start_white)) / 2;
+    let dots = if m.mover.is_white() { "." } else { "..." };
+    Some(format!("{number}{dots} {}", m.san))
 }
 
 pub fn head_to_head(h: &MatchHistory) -> HeadToHead {

@@ -70,12 +70,9 @@ fn player_pcts(f: &MatchFacts<'_>) -> Vec<(usize, f64)> {
         .collect()
 }
 
-/// "23... Qxb2", numbered from the start position.
+/// "23... Qxb2", as the reflection numbers its key moments.
 fn label(f: &MatchFacts<'_>, i: usize) -> String {
-    let Some(m) = f.moves.get(i) else { return String::new() };
-    let number = f.start_fullmove as usize + (i + usize::from(!f.start_white)) / 2;
-    let dots = if m.mover.is_white() { "." } else { "..." };
-    format!("{number}{dots} {}", m.san)
+    super::move_label(f, i).unwrap_or_default()
 }
 
 /// The player's score: 1 a win, 0.5 a draw, 0 a loss.
