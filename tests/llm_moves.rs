@@ -1,5 +1,5 @@
 //! Move brains against a real LLM (llama-server with SmolLM2-135M): the
-//! seed 003/004 dialog and the seed 000 pipeline (with function calling and
+//! multi-turn dialog with board commands and the agent pipeline (with function calling and
 //! tool messages) reach a real OpenAI-compatible server and always yield a
 //! legal move, counting fallbacks; and a persona whose card says
 //! `brain = "llm"` plays its match through `kibitz serve`.

@@ -1,4 +1,5 @@
-//! The main agent's output (seed 002's JSON actions) and the executor that
+//! The main agent's output (JSON actions: send_message, save_memory,
+//! set_emotion, stop) and the executor that
 //! validates, persists and pushes each one.
 
 pub mod claims;
@@ -11,7 +12,7 @@ use crate::memory::MemoryType;
 
 pub use executor::{ExecContext, Executed, MAX_MESSAGE_CHARS, execute};
 
-/// One action, in the seed's JSON shape: `{"action": "send_message", "content": ..., "tone": ...}`.
+/// One action, as JSON: `{"action": "send_message", "content": ..., "tone": ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
@@ -79,7 +80,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn actions_use_the_seed_json_shape() {
+    fn actions_read_and_write_their_json_shape() {
         let json = serde_json::json!({
             "thinking": "they blundered",
             "actions": [

@@ -1,4 +1,4 @@
-//! The main agent on a language model. One call per trigger with the seed's
+//! The main agent on a language model. One call per trigger with the
 //! JSON actions as structured output (or the first JSON object in the prose);
 //! an invalid answer gets one corrective retry at temperature + 0.1, then the
 //! scripted brain acts for that turn and the failed turn stays out of the

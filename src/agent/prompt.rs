@@ -1,4 +1,4 @@
-//! The main agent's prompt (seeds 002 and 004): the persona card and the
+//! The main agent's prompt: the persona card and the
 //! rules as the system message; the game context, the memories the
 //! subconscious gave, a compact thread of earlier turns (labels, not boards)
 //! and the board only in the current turn. The size stays bounded however

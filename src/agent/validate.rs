@@ -1,5 +1,5 @@
 //! Checking a model's answer before anything is done with it: JSON (the whole
-//! text, else the first object in it), the seed's action shapes, the
+//! text, else the first object in it), the action shapes, the
 //! persona's tones and emotions, memory types and lengths, and no
 //! instructions disguised as memories.
 

@@ -1,4 +1,4 @@
-//! Two-stage move parsing, as in seed 004: first "is this a move at all"
+//! Two-stage move parsing: first "is this a move at all"
 //! (UCI or SAN), then "is it legal here". Each stage has its own error so a
 //! person (or a model) learns exactly what was wrong.
 

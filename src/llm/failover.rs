@@ -1,7 +1,8 @@
 //! Endpoints in priority order and one session per match and role: a
 //! preflight (1.5 s each, its answer shared for 30 s by the sessions that
 //! start next) picks the first that answers, a failed call moves
-//! the session to the next endpoint for good (one-way failover, seed 001),
+//! the session to the next endpoint for good (one-way: a session never
+//! flips back and forth between models mid-game),
 //! the first call may take longer (a cold model), the match's end cancels a
 //! call in flight, and every call is recorded (tokens, latency, the request
 //! and the answer) through `CallLog`.

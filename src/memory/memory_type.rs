@@ -1,4 +1,4 @@
-//! The kinds of memory: seed 002's seven, and the moments a player and a
+//! The kinds of memory: seven about the player and the game, and the moments a player and a
 //! persona shared. Apart from the memory model, so
 //! that what reads a memory's words (`concepts`) and the model that calls it
 //! both build on it.

@@ -1,4 +1,5 @@
-//! The memory schema of seed 002, plus the player and persona it belongs to.
+//! The memory schema: what was remembered, of which kind, how strongly, and
+//! the player and persona it belongs to.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

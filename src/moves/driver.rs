@@ -1,4 +1,4 @@
-//! Seed 001's bot driver for one decision: ask the brain, check the move,
+//! The bot driver for one decision: ask the brain, check the move,
 //! show a rejected move back with its reason, and after `MAX_ATTEMPTS`
 //! rejections (or brain failures) resign rather than stall the game.
 

@@ -1,4 +1,4 @@
-//! A language model plays the move (seeds 003 and 004): one chat thread per
+//! A language model plays the move: one chat thread per
 //! game and side, the full board only in the current turn (history keeps
 //! compact labels), the legal moves injected in SAN, the board commands
 //! `get_current_board` / `get_legal_moves` / `make_move <uci>`, a two-stage

@@ -1,9 +1,9 @@
-//! The persona's own moves (seeds 000, 001, 003, 004). A `MoveBrain` decides
+//! The persona's own moves. A `MoveBrain` decides
 //! one move from the game so far: `EngineBrain` (Stockfish or the built-in
 //! engine at the persona's Elo and style), `LlmBrain` (a multi-turn chat with
 //! board commands), `PipelineBrain` (composed LLM agents with board tools),
 //! and `RandomBrain` (a baseline for self-play). The driver (`decide_move`)
-//! holds them to seed 001's contract: one decision at a time, a rejected move
+//! holds them to one contract: one decision at a time, a rejected move
 //! is shown back to the brain, five rejections and the persona resigns.
 
 pub mod calibrate;

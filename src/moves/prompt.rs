@@ -1,4 +1,4 @@
-//! Text for LLM move brains (seed 004): the board from the player's side, and
+//! Text for LLM move brains: the board from the player's side, and
 //! pulling one move out of a free-form answer.
 
 use shakmaty::san::San;
@@ -106,7 +106,8 @@ fn is_san(w: &str) -> bool {
     !bare.is_empty() && bare.len() <= 7 && bare.parse::<San>().is_ok()
 }
 
-/// True if the answer asks for the board or the legal moves (seed 003).
+/// True if the answer asks for the board or the legal moves (a command
+/// named without `make_move`: a model that moves has asked for nothing).
 pub fn asks_for(answer: &str, command: &str) -> bool {
     answer.contains(command) && !answer.contains("make_move")
 }
@@ -119,7 +120,8 @@ pub fn side_word(c: Color) -> &'static str {
     }
 }
 
-/// Legal moves in SAN, comma separated (seed 004's injection).
+/// Legal moves in SAN, comma separated: given with every turn, so a small
+/// model picks from the list rather than inventing a move.
 pub fn legal_san(game: &Game) -> String {
     let legal = game.legal_moves();
     let sans: Vec<String> = legal.into_iter().map(|(_, san)| san).collect();

@@ -19,7 +19,7 @@ pub struct Persona {
     /// This persona's own preferences for its language model, if any.
     #[serde(default)]
     pub llm: PersonaLlm,
-    /// Tones its messages may carry (seed 002: playful, sharp, respectful, dismissive...).
+    /// Tones its messages may carry (playful, sharp, respectful, dismissive...).
     pub tones: Vec<String>,
     /// Moods it can show; the first is where every match starts.
     pub emotions: Vec<String>,

@@ -1,5 +1,5 @@
-//! The subconscious on a language model (seed 002's "Subconscious Flow"): it
-//! may call `search_memories` several times (a query, optional types and
+//! The subconscious on a language model, as an agent with one search tool:
+//! it may call `search_memories` several times (a query, optional types and
 //! dates), then `provide` the memories worth handing over, each with a
 //! reason, or provide nothing. Searches keep the same guard rails as the
 //! heuristic (this player and persona, lore, minus recently given and just

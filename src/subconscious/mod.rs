@@ -1,4 +1,4 @@
-//! The subconscious (seed 002): before the main agent acts, it searches the
+//! The subconscious: before the main agent acts, it searches the
 //! vector memory for what is relevant now (by meaning, and by the board:
 //! the same position or opening), drops what it gave recently and what was
 //! only just created, ranks by similarity, importance, strength and recency,

@@ -1,4 +1,4 @@
-//! The game context of seed 002: match metadata, game state, match history
+//! The game context: match metadata, game state, match history
 //! and the time, as facts the agents can rely on.
 
 use chrono::{DateTime, Utc};

@@ -1,4 +1,4 @@
-//! Board tools (seed 000): deterministic answers a brain asks for instead of
+//! Board tools: deterministic answers a brain asks for instead of
 //! guessing. Every tool is reached through one call, `analyze_board {action,
 //! ...}`, as an LLM would make it; results are typed and also render as
 //! compact text for prompts. This first set covers perception (legal_moves,
@@ -96,7 +96,8 @@ pub struct Projection {
     pub stalemate: bool,
 }
 
-/// The longest line `project` plays (seed 000).
+/// The longest line `project` plays: beyond six plies a forced line says
+/// little a brain can use, and the text grows.
 pub const MAX_PROJECTION: usize = 6;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -228,7 +229,7 @@ fn uci(m: Move) -> String {
     notation::uci(m)
 }
 
-/// Material values of seed 000: P=1, N=3, B=3, R=5, Q=9.
+/// Material values, the classic ones: P=1, N=3, B=3, R=5, Q=9.
 pub fn value(role: Role) -> i32 {
     match role {
         Role::Pawn => 1,

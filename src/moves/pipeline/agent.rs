@@ -1,7 +1,7 @@
-//! One agent of a pipeline (seed 000): a role prompt, a perspective, and a
+//! One agent of a pipeline: a role prompt, a perspective, and a
 //! function-calling loop over `analyze_board`. Every tool-using agent starts
-//! from a `deep_analysis` result the harness runs for it (the seed's
-//! mandatory first call, made certain by making it ourselves).
+//! from a `deep_analysis` result the harness runs for it (a first call
+//! every agent needs, made certain by making it ourselves).
 
 use serde_json::json;
 use shakmaty::{Chess, Color, Position};

@@ -1,4 +1,4 @@
-//! Seed 000's composable pipeline, e.g. `p+e+pl+m`: the player proposes a
+//! A composable pipeline of LLM agents, e.g. `p+e+pl+m`: the player proposes a
 //! strategy, the enemy reviews it from the other side (a dubious, mistake or
 //! blunder rating sends it back, up to `max_review_loops` times), the planner
 //! finds the concrete move, the mover prints it. Safety nets: the checkmate
