@@ -1,9 +1,10 @@
 //! kibitz: a chess-club persona that plays you, chats, and remembers you.
 //!
 //! Data flow: `server` (HTTP/WS) -> `runtime` (one task per match) ->
-//! `triggers` (what just happened) -> `agents` (subconscious recall, then the
-//! main agent's brain) -> actions persisted and pushed. Beside them, `chess`,
-//! `memory`, `personas` and `store` know nothing of HTTP.
+//! `triggers` (what just happened) -> `subconscious` (recall) -> `agent` (the
+//! main agent's brain) -> `actions` persisted and pushed as `events`. Beside
+//! them, `chess`, `moves`, `memory`, `personas`, `llm` and `store` know
+//! nothing of HTTP.
 
 pub mod actions;
 pub mod agent;

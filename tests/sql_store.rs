@@ -317,23 +317,25 @@ async fn check_group_commit(db: &Db) {
     check_emitter_pushes_only_what_is_committed(db, ids[1]).await;
 }
 
+fn said(text: &str) -> kibitz::events::Message {
+    kibitz::events::Message {
+        sender: kibitz::events::Side::User,
+        content: text.into(),
+        tone: None,
+    }
+}
+
 /// The emitter returns at once and settles later: subscribers see an event
 /// only once it is committed, and a write that fails surfaces in `settle`.
 async fn check_emitter_pushes_only_what_is_committed(db: &Db, match_id: MatchId) {
     let (tx, mut rx) = tokio::sync::broadcast::channel(16);
     // The match holds seqs 1..=40; an emitter that believes the last is 39 collides.
     let mut emitter = Emitter::new(db.clone(), match_id, 40, tx.clone());
-    let fine = emitter
-        .emit("message", serde_json::json!({ "n": 41 }), DomainWrite::Nothing)
-        .await
-        .unwrap();
+    let fine = emitter.emit(said("forty-one"), DomainWrite::Nothing).await.unwrap();
     emitter.settle().await.unwrap();
     assert_eq!(rx.recv().await.unwrap(), fine);
     let mut stale = Emitter::new(db.clone(), match_id, 39, tx);
-    let duplicate = stale
-        .emit("message", serde_json::json!({ "n": 40 }), DomainWrite::Nothing)
-        .await
-        .unwrap();
+    let duplicate = stale.emit(said("forty"), DomainWrite::Nothing).await.unwrap();
     assert_eq!(duplicate.seq, 40);
     assert!(stale.settle().await.is_err(), "the duplicate seq fails when settled");
     assert!(rx.try_recv().is_err(), "and is never pushed");

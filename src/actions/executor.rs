@@ -3,17 +3,16 @@
 //! and recorded as such; it never stops the game.
 
 use serde::Serialize;
-use serde_json::json;
 
 use super::claims::{self, Checked};
 use super::memory_check;
 use super::{Action, Decision};
-use crate::events::{Emitter, MatchEvent};
+use crate::events::{self, Emitter, MatchEvent, MemorySaved, Side};
 use crate::ids::PlayerId;
 use crate::memory::{CreatedBy, MemoryService, NewMemory, PositionTag};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, StoreError};
-use crate::triggers::GameContext;
+use crate::triggers::{GameContext, TriggerKind};
 
 pub const MAX_MESSAGE_CHARS: usize = 2000;
 
@@ -23,7 +22,7 @@ pub struct ExecContext<'a> {
     pub game: &'a GameContext,
     pub player_id: PlayerId,
     pub memory: &'a MemoryService,
-    pub trigger: &'a str,
+    pub trigger: TriggerKind,
     /// Where a saved memory came from (trigger, player name, difficulty, ply);
     /// merged into its metadata so the review API can show provenance.
     pub provenance: serde_json::Value,
@@ -70,10 +69,10 @@ pub async fn execute(
         let stop = action == Action::Stop;
         let Outcome { skipped, corrected } = run(&action, cx, emitter, events).await?;
         if let Some(why) = &skipped {
-            tracing::warn!(trigger = cx.trigger, "action skipped: {why}");
+            tracing::warn!(trigger = cx.trigger.as_str(), "action skipped: {why}");
         }
         if let Some(what) = &corrected {
-            tracing::info!(trigger = cx.trigger, "action corrected: {what}");
+            tracing::info!(trigger = cx.trigger.as_str(), "action corrected: {what}");
         }
         done.push(Executed {
             action,
@@ -120,13 +119,17 @@ async fn run(
             } else {
                 cx.persona.tones[0].as_str()
             };
-            let data = json!({ "sender": "persona", "content": content, "tone": tone });
+            let data = events::Message {
+                sender: Side::Persona,
+                content: content.to_string(),
+                tone: Some(tone.to_string()),
+            };
             let write = DomainWrite::Message {
                 sender: "persona".into(),
                 content: content.to_string(),
                 tone: Some(tone.into()),
             };
-            events.push(emitter.emit("message", data, write).await?);
+            events.push(emitter.emit(data, write).await?);
         }
         Action::SetEmotion { content, .. } => {
             if !cx.persona.emotions.contains(content) {
@@ -135,12 +138,15 @@ async fn run(
                     cx.persona.name
                 )));
             }
-            let data = json!({ "emotion": content, "trigger": cx.trigger });
+            let data = events::Emotion {
+                emotion: content.clone(),
+                trigger: cx.trigger,
+            };
             let write = DomainWrite::Emotion {
                 emotion: content.clone(),
-                reason: Some(cx.trigger.into()),
+                reason: Some(cx.trigger.as_str().into()),
             };
-            events.push(emitter.emit("emotion", data, write).await?);
+            events.push(emitter.emit(data, write).await?);
         }
         Action::SaveMemory {
             content,
@@ -165,14 +171,14 @@ async fn run(
             };
             match cx.memory.save(new).await {
                 Ok(saved) => {
-                    let data = json!({
-                        "id": saved.memory.id,
-                        "memory_type": memory_type,
-                        "content": content.trim(),
-                        "outcome": saved.outcome(),
-                        "superseded": saved.superseded,
-                    });
-                    events.push(emitter.emit("memory_saved", data, DomainWrite::Nothing).await?);
+                    let data = MemorySaved {
+                        id: saved.memory.id,
+                        memory_type: *memory_type,
+                        content: content.trim().to_string(),
+                        outcome: saved.outcome(),
+                        superseded: saved.superseded,
+                    };
+                    events.push(emitter.emit(data, DomainWrite::Nothing).await?);
                 }
                 Err(e) => return Ok(Outcome::skipped(format!("memory not saved: {e}"))),
             }

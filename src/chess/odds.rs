@@ -23,7 +23,7 @@ pub fn win_pct(score: &Score) -> f64 {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MoveClass {
     Good,
@@ -45,7 +45,7 @@ impl MoveClass {
 }
 
 /// The odds after one move.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct MoveOdds {
     /// White's win% after the move.
     pub white: f64,

@@ -7,7 +7,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 use kibitz::chess::Game;
 use kibitz::config::Config;
-use kibitz::events::MatchEvent;
+use kibitz::events::{EventBody, MatchEvent, Rating, Side};
 use kibitz::ids::MatchId;
 use kibitz::runtime::{ColorChoice, MatchRequest, MatchState, Outcome, Runtime, RuntimeError, UserCommand};
 use kibitz::triggers::TalkMode;
@@ -176,7 +176,7 @@ struct View {
 
 impl View {
     fn show(&mut self, outcome: &Outcome) {
-        let moved = outcome.events.iter().any(|e| e.kind == "move");
+        let moved = outcome.events.iter().any(|e| matches!(e.body, EventBody::Move(_)));
         for e in &outcome.events {
             self.event(e);
         }
@@ -190,41 +190,40 @@ impl View {
             return;
         }
         self.last_seq = e.seq;
-        let d = &e.data;
-        let s = |k: &str| d[k].as_str().unwrap_or("").to_string();
-        match e.kind.as_str() {
-            "message" if s("sender") == "persona" => {
-                println!("  {} [{}]: {}", self.persona, s("tone"), s("content"))
+        let persona = &self.persona;
+        match &e.body {
+            EventBody::Message(m) if m.sender == Side::Persona => {
+                println!("  {persona} [{}]: {}", m.tone.as_deref().unwrap_or(""), m.content)
             }
-            "emotion" => println!("  ({} looks {})", self.persona, s("emotion")),
-            "move" if s("side") == "persona" => println!("  {} plays {}", self.persona, s("san")),
-            "draw_offer" if s("by") == "persona" => {
-                println!("  {} offers a draw (/accept or /decline)", self.persona)
+            EventBody::Emotion(felt) => println!("  ({persona} looks {})", felt.emotion),
+            EventBody::Move(m) if m.side == Side::Persona => println!("  {persona} plays {}", m.san),
+            EventBody::DrawOffer(offer) if offer.by == Some(Side::Persona) => {
+                println!("  {persona} offers a draw (/accept or /decline)")
             }
-            "game_over" => println!("  Game over: {} ({})", s("result"), s("termination").replace('_', " ")),
-            "rating" => println!("  {}", rating_line(d)),
-            "familiarity" | "talk" => println!("  {}", s("text")),
-            "hint" => println!("  (hint {}: {})", d["count"], s("san")),
-            "takeback" if d["granted"] == true => println!("  (taken back: {})", s("moves")),
-            "takeback" => println!("  (no takeback: {})", s("why")),
+            EventBody::GameOver(end) => println!("  Game over: {} ({})", end.result, end.termination.replace('_', " ")),
+            EventBody::Rating(rating) => println!("  {}", rating_line(rating)),
+            EventBody::Familiarity(stage) => println!("  {}", stage.text),
+            EventBody::Talk(talk) => println!("  {}", talk.text),
+            EventBody::Hint(hint) => println!("  (hint {}: {})", hint.count, hint.san),
+            EventBody::Takeback(t) if t.granted => println!("  (taken back: {})", t.moves),
+            EventBody::Takeback(t) => println!("  (no takeback: {})", t.why.as_deref().unwrap_or("")),
             _ => {}
         }
     }
 }
 
 /// What the game did to the player's rating, from its `rating` event.
-fn rating_line(d: &serde_json::Value) -> String {
-    let f = |k: &str| d[k].as_f64().unwrap_or(0.0);
-    match d["rated"].as_bool() {
-        Some(true) => format!(
-            "Your rating: {} ± {} ({}) after {} rated game{}",
-            kibitz::rating::figure(f("rating")),
-            f("deviation").round(),
-            kibitz::rating::progress::signed(f("change")),
-            f("rated_games"),
-            if f("rated_games") == 1.0 { "" } else { "s" }
+fn rating_line(r: &Rating) -> String {
+    let games = r.rated_games.unwrap_or(0);
+    match r.rated {
+        true => format!(
+            "Your rating: {} ± {} ({}) after {games} rated game{}",
+            kibitz::rating::figure(r.rating.unwrap_or(0.0)),
+            r.deviation.unwrap_or(0.0).round(),
+            kibitz::rating::progress::signed(r.change.unwrap_or(0.0)),
+            if games == 1 { "" } else { "s" }
         ),
-        _ => format!("Not rated: {}.", d["why"].as_str().unwrap_or("")),
+        false => format!("Not rated: {}.", r.why.as_deref().unwrap_or("")),
     }
 }
 

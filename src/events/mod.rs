@@ -4,32 +4,62 @@
 //! The journal pushes each event once it is committed, so the match goes on
 //! while its events are written and waits once (`settle`) before it answers.
 
+mod body;
+
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
+
+pub use body::{
+    Draft, DrawOffer, Emotion, EventBody, Familiarity, GameOver, Hint, MemorySaved, Message, Move, Odds, OddsDepth,
+    Rating, Reflection, Side, Takeback, Talk, TriggerFired,
+};
 
 use crate::ids::MatchId;
 use crate::store::{Db, DomainWrite, EventRow, NewEvent, Queued, StoreError};
 
-#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+/// One event of a match: `{"seq", "type", "data", "at"}` on the wire, the
+/// `type` naming the kind and `data` its payload.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, utoipa::ToSchema)]
 pub struct MatchEvent {
     pub seq: i64,
-    #[serde(rename = "type")]
-    pub kind: String,
-    #[schema(value_type = Object)]
-    pub data: serde_json::Value,
+    #[serde(flatten)]
+    pub body: EventBody,
     pub at: DateTime<Utc>,
 }
 
-impl From<EventRow> for MatchEvent {
-    fn from(r: EventRow) -> Self {
-        MatchEvent {
+/// A stored event this build cannot read (a kind or shape it does not know).
+#[derive(Debug, thiserror::Error)]
+#[error("event {seq} ({kind}) cannot be read: {source}")]
+pub struct UnreadableEvent {
+    pub seq: i64,
+    pub kind: String,
+    source: serde_json::Error,
+}
+
+impl TryFrom<EventRow> for MatchEvent {
+    type Error = UnreadableEvent;
+
+    fn try_from(r: EventRow) -> Result<Self, Self::Error> {
+        let body = EventBody::from_stored(&r.kind, r.payload).map_err(|source| UnreadableEvent {
             seq: r.seq,
             kind: r.kind,
-            data: r.payload,
+            source,
+        })?;
+        Ok(MatchEvent {
+            seq: r.seq,
+            body,
             at: r.created_at,
-        }
+        })
     }
+}
+
+/// The rows that read as events; one that does not is logged and left out,
+/// so a row no build of today knows never hides the rest of a match.
+pub fn readable(rows: Vec<EventRow>) -> Vec<MatchEvent> {
+    rows.into_iter()
+        .filter_map(|row| MatchEvent::try_from(row).map_err(|e| tracing::warn!("{e}")).ok())
+        .collect()
 }
 
 /// The number of a passing event: pushed to whoever listens now, never
@@ -48,11 +78,10 @@ impl MatchEvent {
 pub struct Passing(broadcast::Sender<MatchEvent>);
 
 impl Passing {
-    pub fn send(&self, kind: &str, data: serde_json::Value) {
+    pub fn send(&self, draft: Draft) {
         let event = MatchEvent {
             seq: PASSING,
-            kind: kind.to_string(),
-            data,
+            body: EventBody::Draft(draft),
             at: Utc::now(),
         };
         let _ = self.0.send(event);
@@ -91,23 +120,18 @@ impl Emitter {
         Passing(self.tx.clone())
     }
 
-    pub async fn emit(
-        &mut self,
-        kind: &str,
-        data: serde_json::Value,
-        write: DomainWrite,
-    ) -> Result<MatchEvent, StoreError> {
+    pub async fn emit(&mut self, body: impl Into<EventBody>, write: DomainWrite) -> Result<MatchEvent, StoreError> {
         let event = MatchEvent {
             seq: self.last_seq + 1,
-            kind: kind.to_string(),
-            data,
+            body: body.into(),
             at: Utc::now(),
         };
+        let payload = event.body.payload();
         let row = NewEvent {
             match_id: self.match_id,
             seq: event.seq,
-            kind,
-            payload: &event.data,
+            kind: event.body.kind(),
+            payload: &payload,
             at: event.at,
         };
         let (tx, pushed) = (self.tx.clone(), event.clone());
@@ -142,3 +166,6 @@ impl Emitter {
         first
     }
 }
+
+#[cfg(test)]
+mod tests;

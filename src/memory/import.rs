@@ -113,7 +113,7 @@ impl MemoryService {
         for r in ready {
             let saved = self.save(r.new).await?;
             match saved.outcome() {
-                "reinforced" => report.reinforced += 1,
+                super::SaveOutcome::Reinforced => report.reinforced += 1,
                 _ => report.inserted += 1,
             }
             report.superseded += saved.superseded.len();

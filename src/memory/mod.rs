@@ -29,4 +29,4 @@ pub use model::{
 };
 pub use model_record::ModelRecord;
 pub use review::recall_entries;
-pub use service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory, Reconciled, Saved, Search};
+pub use service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory, Reconciled, SaveOutcome, Saved, Search};

@@ -77,12 +77,22 @@ pub struct Saved {
     pub superseded: Vec<MemoryId>,
 }
 
+/// What a save did: a new row, a known memory made stronger, or a new row
+/// that replaced what it contradicted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SaveOutcome {
+    Inserted,
+    Reinforced,
+    Superseded,
+}
+
 impl Saved {
-    pub fn outcome(&self) -> &'static str {
+    pub fn outcome(&self) -> SaveOutcome {
         match (self.reinforced, self.superseded.is_empty()) {
-            (true, _) => "reinforced",
-            (false, false) => "superseded",
-            (false, true) => "inserted",
+            (true, _) => SaveOutcome::Reinforced,
+            (false, false) => SaveOutcome::Superseded,
+            (false, true) => SaveOutcome::Inserted,
         }
     }
 }

@@ -65,7 +65,7 @@ enum ClientCommand {
     Takeback,
 }
 
-#[utoipa::path(get, path = "/api/matches/{id}/ws", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Params), responses((status = 101, description = "a WebSocket: state, events after `since`, then live events; takes move, chat, resign, draw, talk, hint, explain and takeback commands"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/matches/{id}/ws", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Params), responses((status = 101, description = "a WebSocket: state, events after `since`, then live events (each frame a MatchEvent, or an error frame); takes move, chat, resign, draw, talk, hint, explain and takeback commands", body = crate::events::MatchEvent), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn upgrade(
     State(app): State<AppState>,
     caller: Caller,
@@ -208,8 +208,11 @@ async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (im
         return true;
     };
     for row in rows {
-        let e = MatchEvent::from(row);
-        *last = e.seq;
+        *last = row.seq;
+        // A row this build cannot read is logged and passed over.
+        let Ok(e) = MatchEvent::try_from(row).map_err(|e| tracing::warn!("{e}")) else {
+            continue;
+        };
         if sink.feed(event_frame(&e)).await.is_err() {
             return false;
         }

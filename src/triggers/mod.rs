@@ -1,4 +1,4 @@
-//! Trigger points (seed 002): what just happened in a match, and the game
+//! Trigger points: what just happened in a match, and the game
 //! context every agent sees when it fires.
 
 mod context;
@@ -15,7 +15,7 @@ pub use context::{
 pub use pipeline::{MatchSide, Phases, Pipeline, Prepared, TriggerOutcome};
 pub use talk::TalkMode;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TriggerKind {
     BeforeMatch,

@@ -12,7 +12,7 @@ use super::{GameContext, Trigger, UserInput};
 use crate::actions::{self, Decision, ExecContext};
 use crate::agent::{Brain, BrainInput};
 use crate::config::RoleConfig;
-use crate::events::{Emitter, MatchEvent};
+use crate::events::{Emitter, EventBody, MatchEvent, TriggerFired};
 use crate::ids::MemoryId;
 use crate::listen::{Heard, Listener, SharedListener};
 use crate::llm::ChatModel;
@@ -124,7 +124,7 @@ impl Pipeline {
         let mut phases = Phases::default();
         let events = vec![
             side.emitter
-                .emit("trigger", json!({ "trigger": kind }), DomainWrite::Nothing)
+                .emit(TriggerFired { trigger: trigger.kind }, DomainWrite::Nothing)
                 .await?,
         ];
         phases.announce = started.elapsed();
@@ -211,7 +211,7 @@ impl Pipeline {
             game: ctx,
             player_id: ctx.player_id,
             memory: &self.memory,
-            trigger: kind,
+            trigger: trigger.kind,
             provenance,
             position: ctx.position_tag(),
         };
@@ -220,12 +220,10 @@ impl Pipeline {
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
         phases.actions = lap.elapsed();
         let lap = Instant::now();
-        let emotion = events
-            .iter()
-            .rev()
-            .find(|e| e.kind == "emotion")
-            .and_then(|e| e.data["emotion"].as_str())
-            .map(str::to_string);
+        let emotion = events.iter().rev().find_map(|e| match &e.body {
+            EventBody::Emotion(felt) => Some(felt.emotion.clone()),
+            _ => None,
+        });
         let log = json!({
             "brain": self.brain.name(), "thinking": thinking, "heard": trigger.heard, "executed": executed,
             "words": words,
@@ -288,8 +286,10 @@ fn turn_traces(recalled: &[Recalled], events: &[MatchEvent], turn: (i64, i64), w
     };
     let saved: Vec<MemoryId> = events
         .iter()
-        .filter(|e| e.kind == "memory_saved")
-        .filter_map(|e| e.data["id"].as_str()?.parse().ok())
+        .filter_map(|e| match &e.body {
+            EventBody::MemorySaved(saved) => Some(saved.id),
+            _ => None,
+        })
         .collect();
     let mut traces: Vec<Trace> = saved.iter().map(|id| trace(*id, words)).collect();
     for r in recalled.iter().filter(|r| r.memory.player_id.is_some()) {

@@ -403,7 +403,9 @@ impl Server {
     pub async fn events(&self, m: &str) -> Vec<Value> {
         let (status, e) = self.get(&format!("/api/matches/{m}/events")).await;
         assert_eq!(status, 200, "{e}");
-        e.as_array().unwrap().clone()
+        let events = e.as_array().unwrap().clone();
+        events.iter().for_each(|e| drop(watch::typed_event(e)));
+        events
     }
 
     pub fn ws_url(&self, m: &str, since: i64) -> String {

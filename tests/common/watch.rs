@@ -31,7 +31,11 @@ pub async fn ws_next(ws: &mut Ws, wait: Duration) -> Option<Value> {
     loop {
         match tokio::time::timeout(wait, ws.next()).await {
             Ok(Some(Ok(Message::Text(t)))) => {
-                return Some(serde_json::from_str(t.as_str()).unwrap());
+                let frame: Value = serde_json::from_str(t.as_str()).unwrap();
+                if frame.get("seq").is_some() {
+                    typed_event(&frame);
+                }
+                return Some(frame);
             }
             Ok(Some(Ok(_))) => continue,
             _ => return None,
@@ -55,6 +59,19 @@ pub async fn ws_until(ws: &mut Ws, wait: Duration, done: impl Fn(&Value) -> bool
 
 pub async fn ws_send(ws: &mut Ws, v: Value) {
     ws.send(Message::Text(v.to_string().into())).await.unwrap();
+}
+
+/// An event as a client reads it: it must parse as the typed `MatchEvent`
+/// and write back the same JSON, so a writer and a reader cannot disagree.
+pub fn typed_event(event: &Value) -> kibitz::events::MatchEvent {
+    let typed: kibitz::events::MatchEvent =
+        serde_json::from_value(event.clone()).unwrap_or_else(|e| panic!("not a MatchEvent ({e}): {event}"));
+    assert_eq!(
+        &serde_json::to_value(&typed).unwrap(),
+        event,
+        "an event changed on the way back"
+    );
+    typed
 }
 
 pub fn kinds(triggers: &[Value]) -> Vec<String> {

@@ -76,8 +76,7 @@ async fn play_all(mut config: Config, lines: &[String], data: &Path) -> anyhow::
                 outcome
                     .events
                     .iter()
-                    .filter(|e| e.kind == "message" && e.data["sender"] == "persona")
-                    .filter_map(|e| e.data["content"].as_str().map(str::to_string)),
+                    .filter_map(|e| e.body.persona_said().map(str::to_string)),
             );
         }
         runtime.command(id, UserCommand::Resign).await?;

@@ -2,11 +2,32 @@
 //! events, with a move picker that keeps games going (the move that loses
 //! the least material to the best reply).
 
+use kibitz::events::{EventBody, MatchEvent};
 use rand::Rng;
 use rand::rngs::StdRng;
+use serde::Deserialize;
 use serde_json::Value;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Position};
+
+/// A WebSocket frame as a client reads it: a numbered match event (typed),
+/// the match's state (its FEN), or something else (an error frame).
+pub(super) enum Frame {
+    Event(MatchEvent),
+    State(Option<String>),
+    Other,
+}
+
+impl Frame {
+    pub(super) fn read(text: &str) -> anyhow::Result<Frame> {
+        let frame: Value = serde_json::from_str(text)?;
+        Ok(match (frame.get("seq"), frame["type"].as_str()) {
+            (Some(_), _) => Frame::Event(MatchEvent::deserialize(&frame)?),
+            (None, Some("state")) => Frame::State(frame["data"]["fen"].as_str().map(str::to_string)),
+            _ => Frame::Other,
+        })
+    }
+}
 
 /// The board as the match's events tell it, to pick legal moves.
 #[derive(Default)]
@@ -16,15 +37,18 @@ pub(super) struct Game {
 }
 
 impl Game {
-    pub(super) fn observe(&mut self, frame: &Value) {
-        let fen = match frame["type"].as_str() {
-            Some("state") => frame["data"]["fen"].as_str(),
-            Some("move") => frame["data"]["fen"].as_str(),
-            Some("game_over") => {
-                self.over = true;
-                None
-            }
-            _ => None,
+    pub(super) fn observe(&mut self, frame: &Frame) {
+        let fen = match frame {
+            Frame::State(fen) => fen.as_deref(),
+            Frame::Event(e) => match &e.body {
+                EventBody::Move(m) => Some(m.fen.as_str()),
+                EventBody::GameOver(_) => {
+                    self.over = true;
+                    None
+                }
+                _ => None,
+            },
+            Frame::Other => None,
         };
         if let Some(pos) = fen
             .and_then(|f| f.parse::<Fen>().ok())

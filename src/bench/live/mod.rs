@@ -28,9 +28,11 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, watch};
 use tokio_tungstenite::tungstenite::Message;
 
-use board::Game;
+use board::{Frame, Game};
 use club::{Club, Shared};
 use kibitz::config::Config;
+use kibitz::events::{EventBody, Side};
+use kibitz::triggers::TriggerKind;
 use report::{CpuUse, ServerView, Tally, report};
 use server::own_cpu_seconds;
 
@@ -445,21 +447,20 @@ impl Play {
         idle_after: f64,
     ) -> anyhow::Result<()> {
         match frame {
-            Some(Ok(Message::Text(t))) => self.observe(&serde_json::from_str(t.as_str())?, idle_after),
+            Some(Ok(Message::Text(t))) => self.observe(&Frame::read(t.as_str())?, idle_after),
             Some(Ok(_)) => {}
             _ => bail!("the WebSocket closed"),
         }
         Ok(())
     }
 
-    fn observe(&mut self, frame: &Value, idle_after: f64) {
-        if let Some(seq) = frame["seq"].as_i64()
-            && !self.seen.insert(seq)
-        {
-            self.duplicated += 1;
-        }
+    fn observe(&mut self, frame: &Frame, idle_after: f64) {
+        let Frame::Event(event) = frame else {
+            return self.game.observe(frame);
+        };
+        self.duplicated += usize::from(!self.seen.insert(event.seq));
         self.game.observe(frame);
-        let persona_moved = frame["type"] == "move" && frame["data"]["side"] == "persona";
+        let persona_moved = matches!(&event.body, EventBody::Move(m) if m.side == Side::Persona);
         if persona_moved {
             self.turn_since = Instant::now();
         }
@@ -468,7 +469,7 @@ impl Play {
             self.tally.answered(window as usize, at.elapsed().as_secs_f64() * 1e3);
         }
         // The first nudge after going quiet: how long after it was due.
-        let nudged = frame["type"] == "trigger" && frame["data"]["trigger"] == "idle_wait";
+        let nudged = matches!(&event.body, EventBody::Trigger(t) if t.trigger == TriggerKind::IdleWait);
         // Only a quiet player's, once quiet: a nudge that came while every
         // match was being opened says nothing about the timers under load.
         if nudged && self.quiet && self.my_moves >= 2 && self.tally.idle_lateness_ms.is_empty() {

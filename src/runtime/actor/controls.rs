@@ -4,13 +4,13 @@
 //! last move. The persona answers the last two in its own voice, through
 //! the trigger pipeline, so its words are checked like any others.
 
-use serde_json::json;
 use shakmaty::san::SanPlus;
 
 use super::{Events, MatchActor};
 use crate::chess::engine::{SearchBudget, SearchRequest, Style};
 use crate::chess::notation;
 use crate::chess::odds::win_pct;
+use crate::events::{Hint, Talk};
 use crate::runtime::error::RuntimeError;
 use crate::store::{DomainWrite, MatchNote};
 use crate::triggers::{TalkMode, Trigger, TriggerKind, UserInput};
@@ -25,13 +25,16 @@ const HINT_ELO: u32 = 3_190;
 impl MatchActor {
     /// From now on, in this match and the next with this persona.
     pub(super) async fn set_talk(&mut self, mode: TalkMode, events: &mut Events) -> Result<(), RuntimeError> {
-        let data = json!({ "mode": mode, "text": mode.notice(&self.persona.name) });
+        let data = Talk {
+            mode,
+            text: mode.notice(&self.persona.name),
+        };
         let write = DomainWrite::Talk {
             player_id: self.player.id.to_string(),
             persona_id: self.persona.id.clone(),
             mode: mode.as_str(),
         };
-        events.push(self.emitter.emit("talk", data, write).await?);
+        events.push(self.emitter.emit(data, write).await?);
         self.talk = mode;
         // A quiet persona does not nudge a player who is thinking.
         self.idle.cancel().await;
@@ -70,13 +73,18 @@ impl MatchActor {
         let player_pct = chosen.score_after.as_ref().map(|s| 100.0 - win_pct(s));
         let ply = self.game.moves().len();
         let count = self.notes.iter().filter(|n| n.kind == "hint").count() as u32 + 1;
-        let data = json!({ "san": san, "uci": chosen.uci, "win_pct": player_pct, "count": count });
+        let data = Hint {
+            san: san.clone(),
+            uci: chosen.uci.clone(),
+            win_pct: player_pct,
+            count,
+        };
         let write = DomainWrite::Note {
             ply,
             kind: "hint",
             text: san.clone(),
         };
-        events.push(self.emitter.emit("hint", data, write).await?);
+        events.push(self.emitter.emit(data, write).await?);
         self.notes.push(MatchNote {
             ply,
             kind: "hint".into(),

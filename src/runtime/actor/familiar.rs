@@ -2,9 +2,8 @@
 //! the player to a new stage with this persona, a `familiarity` event says
 //! so (the persona's words already reflect it from the next greeting on).
 
-use serde_json::json;
-
 use super::{Events, MatchActor};
+use crate::events::Familiarity;
 use crate::familiarity::Stage;
 use crate::runtime::error::RuntimeError;
 use crate::store::DomainWrite;
@@ -29,14 +28,14 @@ impl MatchActor {
             ),
             false => format!("{} counts you as {} again.", self.persona.name, now.stage.described()),
         };
-        let data = json!({
-            "stage": now.stage,
-            "previous": before,
-            "games": now.games,
-            "points": now.points,
-            "text": text,
-        });
-        events.push(self.emitter.emit("familiarity", data, DomainWrite::Nothing).await?);
+        let data = Familiarity {
+            stage: now.stage,
+            previous: before,
+            games: now.games,
+            points: now.points,
+            text,
+        };
+        events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
         Ok(())
     }
 }

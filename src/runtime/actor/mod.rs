@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use serde_json::json;
 use shakmaty::{Color, Position};
 use tokio::sync::{mpsc, oneshot};
 
@@ -30,7 +29,7 @@ use super::{Services, stored_game};
 use crate::chess::engine::Score;
 use crate::chess::odds::MoveOdds;
 use crate::chess::{Game, GameEnd, PlayedMove};
-use crate::events::{Emitter, MatchEvent};
+use crate::events::{DrawOffer, Emitter, MatchEvent, Message, Move, Side};
 use crate::ids::MatchId;
 use crate::llm::Session;
 use crate::moves::{Driven, MoveBrain};
@@ -369,7 +368,7 @@ impl MatchActor {
                 _ => None,
             },
         };
-        self.emit_move(&played, "user", known, thought, events).await?;
+        self.emit_move(&played, Side::User, known, thought, events).await?;
         self.idle.reset();
         self.idle.cancel().await;
         if self.draw_offer.is_some() {
@@ -399,13 +398,17 @@ impl MatchActor {
         if len > max {
             return Err(RuntimeError::TextTooLong { len, max });
         }
-        let data = json!({ "sender": "user", "content": text });
+        let data = Message {
+            sender: Side::User,
+            content: text.into(),
+            tone: None,
+        };
         let write = DomainWrite::Message {
             sender: "user".into(),
             content: text.into(),
             tone: None,
         };
-        let said = self.emitter.emit("message", data, write).await?;
+        let said = self.emitter.emit(data, write).await?;
         let trigger = Trigger::chat(text, said.seq);
         events.push(said);
         self.idle.reset();
@@ -420,8 +423,12 @@ impl MatchActor {
         // The persona takes a draw when it is not ahead and the game has gone on a while.
         let long_enough = self.game.position().fullmoves().get() >= DRAW_ACCEPT_FULLMOVE;
         let accepted = long_enough && self.game.material_balance(!self.user_color) <= 0;
-        let data = json!({ "by": "user", "accepted": accepted });
-        events.push(self.emitter.emit("draw_offer", data, DomainWrite::Nothing).await?);
+        let data = DrawOffer {
+            by: Some(Side::User),
+            accepted: Some(accepted),
+            pending: None,
+        };
+        events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
         let input = crate::triggers::UserInput::DrawOffer { accepted };
         self.fire(Trigger::input(input), None, events).await?;
         if accepted {
@@ -430,14 +437,16 @@ impl MatchActor {
         Ok(())
     }
 
-    pub(super) async fn set_draw_offer(&mut self, by: Option<&str>, events: &mut Events) -> Result<(), RuntimeError> {
-        let data = json!({ "by": by, "pending": by.is_some() });
-        events.push(
-            self.emitter
-                .emit("draw_offer", data, DomainWrite::DrawOffer { by: by.map(Into::into) })
-                .await?,
-        );
-        self.draw_offer = by.map(str::to_string);
+    pub(super) async fn set_draw_offer(&mut self, by: Option<Side>, events: &mut Events) -> Result<(), RuntimeError> {
+        let data = DrawOffer {
+            by,
+            accepted: None,
+            pending: Some(by.is_some()),
+        };
+        let by = by.map(|side| side.as_str().to_string());
+        let write = DomainWrite::DrawOffer { by: by.clone() };
+        events.push(self.emitter.emit(data, write).await?);
+        self.draw_offer = by;
         Ok(())
     }
 
@@ -446,7 +455,7 @@ impl MatchActor {
     async fn emit_move(
         &mut self,
         played: &PlayedMove,
-        side: &str,
+        side: Side,
         known: KnownScores,
         took: chrono::Duration,
         events: &mut Events,
@@ -456,19 +465,24 @@ impl MatchActor {
         self.odds.resize(ply - 1, None);
         self.odds.push(odds);
         self.evaluate_deeper_later(ply, &played.fen_after);
-        let data = json!({
-            "ply": ply, "uci": played.uci, "san": played.san, "side": side, "fen": played.fen_after, "odds": odds,
-        });
+        let data = Move {
+            ply,
+            uci: played.uci.clone(),
+            san: played.san.clone(),
+            side,
+            fen: played.fen_after.clone(),
+            odds,
+        };
         let write = DomainWrite::Move {
             ply,
             uci: played.uci.clone(),
             san: played.san.clone(),
-            side: side.into(),
+            side: side.as_str().into(),
             fen_after: played.fen_after.clone(),
             odds,
             think_ms: Some(took.num_milliseconds()),
         };
-        events.push(self.emitter.emit("move", data, write).await?);
+        events.push(self.emitter.emit(data, write).await?);
         Ok(())
     }
 

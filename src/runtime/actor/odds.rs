@@ -9,11 +9,10 @@ use std::time::Duration;
 
 use shakmaty::Color;
 
-use serde_json::json;
-
 use super::{Command, MatchActor};
 use crate::chess::engine::Score;
 use crate::chess::odds::{MoveOdds, white_pct};
+use crate::events::{Odds, OddsDepth};
 use crate::runtime::error::RuntimeError;
 use crate::store::DomainWrite;
 
@@ -106,9 +105,13 @@ impl MatchActor {
         }
         self.odds.resize(self.odds.len().max(ply), None);
         self.odds[ply - 1] = Some(revised);
-        let data = json!({ "ply": ply, "odds": revised, "depth": "deep" });
+        let data = Odds {
+            ply,
+            odds: revised,
+            depth: OddsDepth::Deep,
+        };
         let write = DomainWrite::Odds { ply, odds: revised };
-        self.emitter.emit("odds", data, write).await?;
+        self.emitter.emit(data, write).await?;
         Ok(())
     }
 

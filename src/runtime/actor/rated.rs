@@ -2,9 +2,8 @@
 //! (a `rating` event says what the game did to it, or why it did not
 //! count), and read as facts for the persona at the start and the end.
 
-use serde_json::json;
-
 use super::{Events, MatchActor};
+use crate::events::Rating;
 use crate::rating::{self, Entry};
 use crate::runtime::error::RuntimeError;
 use crate::store::DomainWrite;
@@ -16,17 +15,26 @@ impl MatchActor {
     /// did to it, or why it did not count.
     pub(super) async fn tell_rating(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
         let standing = &self.history.rating;
-        let data = match (standing.this_match, &standing.progress) {
-            (Some(change), Some(p)) => json!({
-                "rated": true,
-                "rating": (p.rating * 10.0).round() / 10.0,
-                "deviation": (p.deviation * 10.0).round() / 10.0,
-                "change": (change * 10.0).round() / 10.0,
-                "rated_games": p.games,
-            }),
-            _ => json!({ "rated": false, "why": self.why_unrated() }),
+        let tenths = |x: f64| Some((x * 10.0).round() / 10.0);
+        let told = match (standing.this_match, &standing.progress) {
+            (Some(change), Some(p)) => Rating {
+                rated: true,
+                rating: tenths(p.rating),
+                deviation: tenths(p.deviation),
+                change: tenths(change),
+                rated_games: Some(p.games),
+                why: None,
+            },
+            _ => Rating {
+                rated: false,
+                rating: None,
+                deviation: None,
+                change: None,
+                rated_games: None,
+                why: Some(self.why_unrated().to_string()),
+            },
         };
-        events.push(self.emitter.emit("rating", data, DomainWrite::Nothing).await?);
+        events.push(self.emitter.emit(told, DomainWrite::Nothing).await?);
         Ok(())
     }
 

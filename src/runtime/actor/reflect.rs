@@ -7,7 +7,7 @@ use shakmaty::{Color, Position};
 
 use super::MatchActor;
 use crate::chess::{GameEnd, openings};
-use crate::events::MatchEvent;
+use crate::events::{self, EventBody, MatchEvent, Side};
 use crate::llm::ChatModel;
 use crate::memory::{CreatedBy, MemoryType, NewMemory};
 use crate::reflection::moments::Moment;
@@ -41,8 +41,11 @@ impl MatchActor {
         let lines = self.player_lines_by_ply().await?;
         let moments = reflection::moments::shared(&facts, &lines, &self.started_at.format("%-d %B %Y").to_string());
         self.keep_moments(moments).await;
-        let data = json!({ "summary": written.summary, "key_moments": written.key_moments.len() });
-        events.push(self.emitter.emit("reflection", data, DomainWrite::Nothing).await?);
+        let data = events::Reflection {
+            summary: written.summary.clone(),
+            key_moments: written.key_moments.len(),
+        };
+        events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
 
         let (Some(pool), persona, id) = (self.svc.llm.clone(), self.persona.clone(), self.id) else {
             return Ok(());
@@ -70,12 +73,10 @@ impl MatchActor {
     async fn player_lines_by_ply(&self) -> Result<Vec<(usize, String)>, RuntimeError> {
         let mut ply = 0;
         let mut lines = Vec::new();
-        for e in self.svc.db.events_since(self.id, 0).await? {
-            match e.kind.as_str() {
-                "move" => ply += 1,
-                "message" if e.payload["sender"] == "user" => {
-                    lines.push((ply, e.payload["content"].as_str().unwrap_or_default().to_string()))
-                }
+        for e in events::readable(self.svc.db.events_since(self.id, 0).await?) {
+            match e.body {
+                EventBody::Move(_) => ply += 1,
+                EventBody::Message(m) if m.sender == Side::User => lines.push((ply, m.content)),
                 _ => {}
             }
         }

@@ -4,10 +4,9 @@
 //! move and the persona's reply are gone for both sides (the board, the
 //! stored moves, the odds), counted, and a comment in the PGN.
 
-use serde_json::json;
-
 use super::{Events, MatchActor};
 use crate::chess::odds::MoveClass;
+use crate::events::Takeback;
 use crate::runtime::error::RuntimeError;
 use crate::store::{DomainWrite, MatchNote};
 use crate::triggers::{Trigger, TriggerKind, UserInput};
@@ -32,21 +31,21 @@ impl MatchActor {
             .join(" ");
         let refusal = self.refusal(keep);
         let granted = refusal.is_none();
-        let data = json!({
-            "granted": granted,
-            "moves": taken,
-            "why": refusal,
-            "count": self.takebacks() + usize::from(granted),
-        });
+        let data = Takeback {
+            granted,
+            moves: taken.clone(),
+            why: refusal.clone(),
+            count: self.takebacks() + usize::from(granted),
+        };
         if granted {
             let write = DomainWrite::Takeback {
                 keep,
                 text: taken.clone(),
             };
-            events.push(self.emitter.emit("takeback", data, write).await?);
+            events.push(self.emitter.emit(data, write).await?);
             self.take_back_to(keep, &taken).await?;
         } else {
-            events.push(self.emitter.emit("takeback", data, DomainWrite::Nothing).await?);
+            events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
         }
         let mut trigger = Trigger::new(TriggerKind::OnUserInput);
         trigger.input = Some(UserInput::Takeback {

@@ -3,12 +3,10 @@
 
 use std::time::Instant;
 
-use serde_json::json;
-
 use super::MatchActor;
 use super::odds::KnownScores;
 use crate::chess::GameEnd;
-use crate::events::MatchEvent;
+use crate::events::{GameOver, MatchEvent, Side};
 use crate::memory::Scope;
 use crate::moves::{Driven, decide_move};
 use crate::runtime::error::RuntimeError;
@@ -83,7 +81,7 @@ impl MatchActor {
             .await?;
         let took = self.clock_move();
         let played = self.game.play(m);
-        self.emit_move(&played, "persona", known, took, events).await?;
+        self.emit_move(&played, Side::Persona, known, took, events).await?;
         if self.finish_if_over(events).await? {
             return Ok(());
         }
@@ -96,7 +94,7 @@ impl MatchActor {
         use shakmaty::Position;
         let quiet = self.game.position().halfmoves() >= DRAW_OFFER_HALFMOVES;
         if self.draw_offer.is_none() && quiet && self.game.material_balance(self.user_color) == 0 {
-            self.set_draw_offer(Some("persona"), events).await?;
+            self.set_draw_offer(Some(Side::Persona), events).await?;
         }
         Ok(())
     }
@@ -140,16 +138,22 @@ impl MatchActor {
     pub(super) async fn record_end(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
         self.game.finish(end);
         self.idle.cancel().await;
-        let data = json!({
-            "result": end.result(),
-            "termination": end.termination(),
-            "winner": end.winner().map(|w| if w == self.user_color { "user" } else { "persona" }),
-        });
+        let data = GameOver {
+            result: end.result().into(),
+            termination: end.termination().into(),
+            winner: end.winner().map(|w| {
+                if w == self.user_color {
+                    Side::User
+                } else {
+                    Side::Persona
+                }
+            }),
+        };
         let write = DomainWrite::Finish {
             result: end.result().into(),
             termination: end.termination().into(),
         };
-        events.push(self.emitter.emit("game_over", data, write).await?);
+        events.push(self.emitter.emit(data, write).await?);
         // What follows (the history) reads this match's result back from SQL.
         self.emitter.settle().await?;
         self.draw_offer = None;

@@ -12,13 +12,12 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
 use tokio::sync::oneshot;
 
 use super::{Command, Events, MatchActor};
 use crate::actions::Decision;
 use crate::agent::{Brain, BrainInput, ScriptedBrain};
-use crate::events::{MatchEvent, Passing};
+use crate::events::{Draft, Passing};
 use crate::llm::{ChatModel, Session, TextSink};
 use crate::personas::Persona;
 use crate::runtime::error::RuntimeError;
@@ -248,9 +247,13 @@ impl MatchActor {
             .await?;
         // The draft, if one was shown, is done: the message (on its way
         // through the journal) takes its place, or it goes.
-        let spoke = outcome.events.iter().any(persona_message);
-        let end = json!({"trigger": kind, "text": null, "spoke": spoke});
-        self.emitter.passing().send("draft", end);
+        let spoke = outcome.events.iter().any(|e| e.body.persona_said().is_some());
+        let end = Draft {
+            trigger: kind,
+            text: None,
+            spoke: Some(spoke),
+        };
+        self.emitter.passing().send(end);
         self.spoke(kind, outcome, events);
         Ok(())
     }
@@ -261,11 +264,7 @@ impl MatchActor {
         if let Some(emotion) = outcome.emotion {
             self.emotion = emotion;
         }
-        let spoken = outcome
-            .events
-            .iter()
-            .filter(|e| persona_message(e))
-            .filter_map(|e| e.data["content"].as_str());
+        let spoken = outcome.events.iter().filter_map(|e| e.body.persona_said());
         let mut spoken = spoken.peekable();
         if spoken.peek().is_some() {
             let said = Arc::make_mut(&mut self.said);
@@ -314,11 +313,13 @@ impl MatchActor {
 
 /// Passing `draft` events with the persona's message as the model writes it.
 fn draft_events(drafts: Passing, kind: TriggerKind) -> TextSink {
-    TextSink::new(move |text| drafts.send("draft", json!({"trigger": kind, "text": text})))
-}
-
-fn persona_message(e: &MatchEvent) -> bool {
-    e.kind == "message" && e.data["sender"] == "persona"
+    TextSink::new(move |text| {
+        drafts.send(Draft {
+            trigger: kind,
+            text: Some(text.to_string()),
+            spoke: None,
+        })
+    })
 }
 
 /// Words a player's next move makes stale.

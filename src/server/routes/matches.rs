@@ -263,7 +263,7 @@ pub async fn events(
 ) -> Result<Json<Vec<MatchEvent>>, ApiError> {
     let id = caller.owned_match(&app, &id).await?;
     let rows = app.runtime.services().db.events_since(id, q.since).await?;
-    Ok(Json(rows.into_iter().map(MatchEvent::from).collect()))
+    Ok(Json(crate::events::readable(rows)))
 }
 
 /// The trigger log: which trigger fired when, what was recalled, what was done.
