@@ -35,7 +35,7 @@ pub use marker::RunMarker;
 pub use ownership::Placement;
 pub use personas::{CardImport, ImportError};
 pub use ratings::PlayerRating;
-pub use services::{MemoryOnly, Services, StartError};
+pub use services::{MemoryOnly, Services, Shared, StartError};
 pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};
 
@@ -138,6 +138,23 @@ impl Runtime {
 
     pub fn services(&self) -> &Services {
         &self.svc
+    }
+
+    pub fn shared(&self) -> Shared {
+        Shared {
+            db: self.svc.db.clone(),
+            memory: self.svc.memory.clone(),
+            config: self.svc.config.clone(),
+        }
+    }
+
+    /// The engine's name and the per-phase timings, for the admin status.
+    pub fn engine_name(&self) -> String {
+        self.svc.engine.name()
+    }
+
+    pub fn timings(&self) -> Vec<PhaseStats> {
+        self.svc.timings.snapshot()
     }
 
     /// Erases a memory from SQL and the index, and from the model threads

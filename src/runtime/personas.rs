@@ -135,3 +135,27 @@ impl Services {
         .expect("the export task does not panic")
     }
 }
+
+/// The club's personas, as a front end reaches them.
+impl super::Runtime {
+    pub fn personas(&self) -> Vec<Arc<Persona>> {
+        self.svc.personas.list()
+    }
+
+    pub fn persona(&self, id: &str) -> Option<Arc<Persona>> {
+        self.svc.persona(id)
+    }
+
+    pub async fn import_card(
+        &self,
+        bytes: &[u8],
+        opts: &ImportOptions,
+        replace: bool,
+    ) -> Result<CardImport, ImportError> {
+        self.svc.import_card(bytes, opts, replace).await
+    }
+
+    pub async fn export_card(&self, id: &str, format: Format) -> Result<Option<Vec<u8>>, InstallError> {
+        self.svc.export_card(id, format).await
+    }
+}

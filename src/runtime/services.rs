@@ -67,7 +67,7 @@ impl StartError {
 const MAINTENANCE_CRON: &str = "0 */10 * * * *";
 
 pub struct Services {
-    pub config: Config,
+    pub config: Arc<Config>,
     pub db: Db,
     pub memory: MemoryService,
     /// The club's personas; an admin's import adds one while it serves.
@@ -150,7 +150,7 @@ impl Services {
         };
         let personas = Roster::new(personas);
         Ok(Services {
-            config,
+            config: Arc::new(config),
             db,
             memory,
             personas,
@@ -175,6 +175,15 @@ impl Services {
     pub fn persona(&self, id: &str) -> Option<Arc<Persona>> {
         self.personas.get(id)
     }
+}
+
+/// What a front end reads without a match: the store, the memory service
+/// and the configuration, each cheap to clone (the HTTP server's parts).
+#[derive(Clone)]
+pub struct Shared {
+    pub db: Db,
+    pub memory: MemoryService,
+    pub config: Arc<Config>,
 }
 
 /// SQL and memory alone, for commands that need no engine or matches.

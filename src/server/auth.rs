@@ -6,14 +6,18 @@
 //! headers on a WebSocket, so there it may come as the subprotocol
 //! `bearer.<token>` beside `kibitz` (never in the URL, which proxies log).
 
-use axum::extract::FromRequestParts;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, FromRequestParts};
 use axum::http::header::{AUTHORIZATION, SEC_WEBSOCKET_PROTOCOL};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 
-use super::AppState;
 use super::error::ApiError;
+use crate::config::Config;
 use crate::ids::{MatchId, PlayerId};
+use crate::runtime::Runtime;
+use crate::store::Db;
 use crate::tokens;
 
 /// The subprotocol a WebSocket client names beside its `bearer.` entry.
@@ -38,18 +42,18 @@ impl Caller {
     }
 
     /// The match named by `id`, if the caller may see it.
-    pub async fn owned_match(self, app: &AppState, id: &str) -> Result<MatchId, ApiError> {
+    pub async fn owned_match(self, runtime: &Runtime, id: &str) -> Result<MatchId, ApiError> {
         let id: MatchId = id.parse()?;
-        let owner = app.runtime.owner(id).await?;
+        let owner = runtime.owner(id).await?;
         self.may_access(Some(owner), "match")?;
         Ok(id)
     }
 
     /// The player named by `id`, if it is the caller (or the caller is admin).
-    pub async fn owned_player(self, app: &AppState, id: &str) -> Result<PlayerId, ApiError> {
+    pub async fn owned_player(self, runtime: &Runtime, id: &str) -> Result<PlayerId, ApiError> {
         let id: PlayerId = id.parse()?;
         self.may_access(Some(id), "player")?;
-        app.runtime.player(id).await?;
+        runtime.player(id).await?;
         Ok(id)
     }
 }
@@ -59,8 +63,8 @@ fn unauthorized(message: &str) -> ApiError {
 }
 
 /// Whether the request carries the admin's token.
-pub fn is_admin(headers: &HeaderMap, app: &AppState) -> bool {
-    let admin = app.runtime.services().config.admin_token.as_deref();
+pub fn is_admin(headers: &HeaderMap, config: &Config) -> bool {
+    let admin = config.admin_token.as_deref();
     matches!((bearer(headers), admin), (Ok(token), Some(admin)) if tokens::same(token, admin))
 }
 
@@ -92,20 +96,24 @@ fn ws_bearer(headers: &HeaderMap) -> Option<&str> {
         .find_map(|p| p.trim().strip_prefix(WS_BEARER_PREFIX))
 }
 
-impl FromRequestParts<AppState> for Caller {
+impl<S> FromRequestParts<S> for Caller
+where
+    S: Send + Sync,
+    Db: FromRef<S>,
+    Arc<Config>: FromRef<S>,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let token = bearer(&parts.headers)?;
-        let svc = app.runtime.services();
-        if let Some(admin) = &svc.config.admin_token
+        if let Some(admin) = &Arc::<Config>::from_ref(state).admin_token
             && tokens::same(token, admin)
         {
             return Ok(Caller::Admin);
         }
         // Looked up by hash: the database never sees the token itself, and a
         // hash lookup takes the same time whatever prefix the guess shares.
-        match svc.db.player_by_token_hash(&tokens::hash(token)).await? {
+        match Db::from_ref(state).player_by_token_hash(&tokens::hash(token)).await? {
             Some(player) => Ok(Caller::Player(player.id)),
             None => Err(unauthorized("unknown token")),
         }

@@ -9,6 +9,7 @@
 //! from a node that goes away is closed with 1012 (service restart): the
 //! client reconnects with `?since=` and misses nothing.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -22,9 +23,9 @@ use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 use super::auth::WS_PROTOCOL;
-use super::{ApiError, AppState, UPLOAD_LIMIT};
+use super::{ApiError, UPLOAD_LIMIT};
 use crate::ids::MatchId;
-use crate::runtime::Placement;
+use crate::runtime::{Placement, Runtime};
 
 /// Carries the cluster's secret on a relayed request: the holder then
 /// skips the per-address limits the first node already applied, and never
@@ -77,15 +78,20 @@ impl Relay {
 }
 
 /// The middleware: a match's requests go to the node that holds it.
-pub async fn to_holder(State(app): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn to_holder(
+    State(runtime): State<Runtime>,
+    State(relay): State<Arc<Relay>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let Some(id) = match_in_path(req.uri().path()) else {
         return next.run(req).await;
     };
-    match app.runtime.place(id).await {
+    match runtime.place(id).await {
         Ok(Placement::Here) => next.run(req).await,
         // A relayed request is never relayed again: the match changed
         // hands on the way; the client tries again.
-        Ok(Placement::At { node, .. }) if app.relay.relayed(req.headers()) => {
+        Ok(Placement::At { node, .. }) if relay.relayed(req.headers()) => {
             let message = format!("node {node} now runs this match; try again");
             ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "moved", message)
                 .retry_after(1)
@@ -101,8 +107,8 @@ pub async fn to_holder(State(app): State<AppState>, req: Request, next: Next) ->
                     .into_response()
             };
             match is_upgrade(req.headers()) {
-                true => relay_socket(&app, &url, req).await.unwrap_or_else(unreachable),
-                false => relay_http(&app, &url, req).await.unwrap_or_else(unreachable),
+                true => relay_socket(&relay, &url, req).await.unwrap_or_else(unreachable),
+                false => relay_http(&relay, &url, req).await.unwrap_or_else(unreachable),
             }
         }
         Err(e) => ApiError::from(e).into_response(),
@@ -144,18 +150,18 @@ fn hop_by_hop(name: &HeaderName) -> bool {
         || name.as_str() == "keep-alive"
 }
 
-async fn relay_http(app: &AppState, url: &str, req: Request) -> Result<Response, String> {
+async fn relay_http(relay: &Relay, url: &str, req: Request) -> Result<Response, String> {
     let (parts, body) = req.into_parts();
     let Ok(body) = axum::body::to_bytes(body, UPLOAD_LIMIT).await else {
         let message = "the request body is too large".to_string();
         return Ok(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "body_too_large", message).into_response());
     };
     let target = format!("{url}{}", parts.uri.path_and_query().map_or("/", |p| p.as_str()));
-    let mut sent = app.relay.http.request(parts.method, target).body(body);
+    let mut sent = relay.http.request(parts.method, target).body(body);
     for (name, value) in parts.headers.iter().filter(|(n, _)| !hop_by_hop(n)) {
         sent = sent.header(name, value);
     }
-    if let Some(secret) = &app.relay.secret {
+    if let Some(secret) = &relay.secret {
         sent = sent.header(RELAYED, secret);
     }
     let answer = sent.send().await.map_err(|e| e.to_string())?;
@@ -171,7 +177,7 @@ type Upstream = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsSt
 
 /// Opens the socket on the holder first, so its refusal (404, 426, 429)
 /// is the client's answer; then accepts the client's and relays frames.
-async fn relay_socket(app: &AppState, url: &str, req: Request) -> Result<Response, String> {
+async fn relay_socket(relay: &Relay, url: &str, req: Request) -> Result<Response, String> {
     let (mut parts, _) = req.into_parts();
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let target = format!("{}{path}", url.replacen("http", "ws", 1));
@@ -181,7 +187,7 @@ async fn relay_socket(app: &AppState, url: &str, req: Request) -> Result<Respons
             upstream.headers_mut().insert(name, value.clone());
         }
     }
-    if let Some(secret) = &app.relay.secret {
+    if let Some(secret) = &relay.secret {
         upstream.headers_mut().insert(RELAYED, secret.clone());
     }
     let connect = tokio_tungstenite::connect_async(upstream);

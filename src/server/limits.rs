@@ -4,7 +4,7 @@
 //! Over the limit is a 429 with the wait in the message and `Retry-After`.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use axum::extract::{Request, State};
@@ -12,9 +12,9 @@ use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::AppState;
 use super::error::ApiError;
 use super::extract::PeerAddress;
+use super::forward::Relay;
 use crate::config::Config;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -132,22 +132,26 @@ impl RateLimits {
 
 /// The one limiter every request passes: a token from its address's
 /// bucket and, if it carries a bearer token, from that token's.
-pub async fn every_request(State(app): State<AppState>, req: Request, next: Next) -> Response {
+pub async fn every_request(
+    State(limits): State<Arc<RateLimits>>,
+    State(relay): State<Arc<Relay>>,
+    req: Request,
+    next: Next,
+) -> Response {
     // Relayed by another node of the cluster, which took these already.
-    if app.relay.relayed(req.headers()) {
+    if relay.relayed(req.headers()) {
         return next.run(req).await;
     }
     let address = PeerAddress::of(req.extensions());
     // The token is keyed by its hash (never kept as sent), computed only
     // when the limit is on: this runs on every request.
-    let token = match app.limits.enabled(Limit::RequestByToken) {
+    let token = match limits.enabled(Limit::RequestByToken) {
         true => super::auth::bearer(req.headers()).ok().map(crate::tokens::hash),
         false => None,
     };
-    let taken = app
-        .limits
+    let taken = limits
         .take(Limit::RequestByAddress, &address.key())
-        .and_then(|()| token.map_or(Ok(()), |t| app.limits.take(Limit::RequestByToken, &t)));
+        .and_then(|()| token.map_or(Ok(()), |t| limits.take(Limit::RequestByToken, &t)));
     match taken {
         Ok(()) => next.run(req).await,
         Err(e) => e.into_response(),

@@ -11,6 +11,8 @@ mod peers;
 mod routes;
 mod sockets;
 mod starting;
+mod state;
+mod views;
 mod web;
 mod ws;
 
@@ -25,6 +27,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 pub use error::{ApiError, ErrorBody};
+pub use state::AppState;
 
 use crate::runtime::Runtime;
 
@@ -34,25 +37,11 @@ const BODY_LIMIT: usize = 64 * 1024;
 /// their readers take, so a file just too large gets their clear answer.
 const UPLOAD_LIMIT: usize = crate::personas::card::MAX_CARD_BYTES + 1024 * 1024;
 
-#[derive(Clone)]
-pub struct AppState {
-    pub runtime: Runtime,
-    pub limits: std::sync::Arc<limits::RateLimits>,
-    pub sockets: std::sync::Arc<sockets::Sockets>,
-    /// Relays a match's requests to the node that holds it (`forward.rs`).
-    pub relay: std::sync::Arc<forward::Relay>,
-}
-
 pub fn router(runtime: Runtime) -> Router {
     let (api, mut doc) = api_routes().split_for_parts();
     openapi::finish(&mut doc);
     let doc = std::sync::Arc::new(doc);
-    let state = AppState {
-        limits: std::sync::Arc::new(limits::RateLimits::new(&runtime.services().config)),
-        sockets: std::sync::Arc::default(),
-        relay: std::sync::Arc::new(forward::Relay::new(runtime.services().config.cluster.secret.as_deref())),
-        runtime,
-    };
+    let state = AppState::new(runtime);
     api.route(
         "/openapi.json",
         get(move || std::future::ready(axum::Json(doc.clone()))),

@@ -2,13 +2,15 @@
 //! erased memory, which the model threads of the matches they run must
 //! forget too (their SQL rows were already rewritten by this node).
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 
-use super::AppState;
-use super::forward::RELAYED;
+use super::forward::{RELAYED, Relay};
+use crate::runtime::Runtime;
 use crate::store::scrub::Forms;
 
 /// Where another node posts the forms to forget.
@@ -21,8 +23,8 @@ pub struct ForgetBody {
 
 /// Tells every other live node to forget `forms`; a node that cannot be
 /// told is named in the log (its threads end with their matches).
-pub async fn forget_everywhere(app: &AppState, forms: &Forms) {
-    let peers = match app.runtime.peer_urls().await {
+pub async fn forget_everywhere(runtime: &Runtime, relay: &Relay, forms: &Forms) {
+    let peers = match runtime.peer_urls().await {
         Ok(peers) => peers,
         Err(e) => {
             tracing::warn!("the other nodes were not told to forget an erased memory: {e}");
@@ -33,8 +35,8 @@ pub async fn forget_everywhere(app: &AppState, forms: &Forms) {
         forms: forms.iter().map(str::to_string).collect(),
     };
     for url in peers {
-        let mut sent = app.relay.http().post(format!("{url}{FORGET_PATH}")).json(&body);
-        if let Some(secret) = app.relay.secret() {
+        let mut sent = relay.http().post(format!("{url}{FORGET_PATH}")).json(&body);
+        if let Some(secret) = relay.secret() {
             sent = sent.header(RELAYED, secret);
         }
         match sent.send().await {
@@ -47,10 +49,15 @@ pub async fn forget_everywhere(app: &AppState, forms: &Forms) {
 
 /// `POST /internal/forget`, from another node of the club only (its
 /// secret); to anyone else the route does not exist.
-pub async fn forget(State(app): State<AppState>, headers: HeaderMap, body: Json<ForgetBody>) -> StatusCode {
-    if !app.relay.relayed(&headers) {
+pub async fn forget(
+    State(runtime): State<Runtime>,
+    State(relay): State<Arc<Relay>>,
+    headers: HeaderMap,
+    body: Json<ForgetBody>,
+) -> StatusCode {
+    if !relay.relayed(&headers) {
         return StatusCode::NOT_FOUND;
     }
-    app.runtime.forget(&Forms::exact(body.0.forms));
+    runtime.forget(&Forms::exact(body.0.forms));
     StatusCode::NO_CONTENT
 }

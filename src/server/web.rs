@@ -3,6 +3,7 @@
 //! else is a file of the page, or a clear word that it was not built.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::State;
@@ -11,15 +12,15 @@ use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
 use tower_http::services::ServeDir;
 
-use super::AppState;
 use super::error::ApiError;
+use crate::config::Config;
 
-pub async fn page_or_api_404(State(app): State<AppState>, req: Request<Body>) -> Response {
+pub async fn page_or_api_404(State(config): State<Arc<Config>>, req: Request<Body>) -> Response {
     let path = req.uri().path().to_string();
     if path.starts_with("/api/") || path == "/api" {
         return ApiError::not_found(format!("route {path}")).into_response();
     }
-    let dir: PathBuf = app.runtime.services().config.web_dir.clone();
+    let dir: PathBuf = config.web_dir.clone();
     if !dir.join("index.html").exists() {
         let body = format!(
             "The club room's page is not built (no {}/index.html). Run `make web`, or set KIBITZ_WEB_DIR.\n",

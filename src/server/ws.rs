@@ -18,10 +18,13 @@ use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use super::auth::{Caller, WS_PROTOCOL};
+use super::error::ApiError;
 use super::extract::ApiQuery;
-use super::{AppState, error::ApiError};
+use super::sockets::Sockets;
+use crate::config::Config;
 use crate::events::MatchEvent;
 use crate::ids::MatchId;
+use crate::store::Db;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -65,23 +68,64 @@ enum ClientCommand {
     Takeback,
 }
 
+/// What the WebSocket route works with, as one sub-state of the router's.
+#[derive(Clone)]
+pub struct SocketParts {
+    runtime: Runtime,
+    db: Db,
+    config: Arc<Config>,
+    limits: Arc<RateLimits>,
+    sockets: Arc<Sockets>,
+}
+
+impl SocketParts {
+    pub fn new(
+        runtime: Runtime,
+        db: Db,
+        config: Arc<Config>,
+        limits: Arc<RateLimits>,
+        sockets: Arc<Sockets>,
+    ) -> SocketParts {
+        SocketParts {
+            runtime,
+            db,
+            config,
+            limits,
+            sockets,
+        }
+    }
+}
+
 #[utoipa::path(get, path = "/api/matches/{id}/ws", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Params), responses((status = 101, description = "a WebSocket: state, events after `since`, then live events (each frame a MatchEvent, or an error frame); takes move, chat, resign, draw, talk, hint, explain and takeback commands", body = crate::events::MatchEvent), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn upgrade(
-    State(app): State<AppState>,
+    State(parts): State<SocketParts>,
     caller: Caller,
     Path(id): Path<String>,
     ApiQuery(params): ApiQuery<Params>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
-    let id: MatchId = caller.owned_match(&app, &id).await?;
+    let SocketParts {
+        runtime,
+        db,
+        config,
+        limits,
+        sockets,
+    } = parts;
+    let id: MatchId = caller.owned_match(&runtime, &id).await?;
     // A plain GET here needs an upgrade, which 426 says (axum's 400 does not).
     let ws = ws.map_err(|r| ApiError::new(StatusCode::UPGRADE_REQUIRED, "websocket_required", r.body_text()))?;
     let player = match caller {
         Caller::Player(p) => Some(p),
         Caller::Admin => None,
     };
-    let slot = app.sockets.open(player, id, &app.runtime.services().config.limits)?;
-    let (runtime, limits) = (app.runtime.clone(), app.limits.clone());
+    let slot = sockets.open(player, id, &config.limits)?;
+    let viewer = Viewer {
+        runtime,
+        db,
+        limits,
+        id,
+        ping_every: std::time::Duration::from_secs_f64(config.ws_ping_secs),
+    };
     // A browser that offered `kibitz, bearer.<token>` needs one of them echoed.
     Ok(ws
         .protocols([WS_PROTOCOL])
@@ -90,11 +134,27 @@ pub async fn upgrade(
         .on_upgrade(move |socket| async move {
             // The slot is held for the socket's life.
             let _slot = slot;
-            session(runtime, limits, id, params.since, socket).await
+            session(viewer, params.since, socket).await
         }))
 }
 
-async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: i64, socket: WebSocket) {
+/// What a viewer's session works with.
+struct Viewer {
+    runtime: Runtime,
+    db: Db,
+    limits: Arc<RateLimits>,
+    id: MatchId,
+    ping_every: std::time::Duration,
+}
+
+async fn session(viewer: Viewer, since: i64, socket: WebSocket) {
+    let Viewer {
+        runtime,
+        db,
+        limits,
+        id,
+        ping_every: every,
+    } = viewer;
     let (mut sink, mut stream) = socket.split();
     // Subscribe before reading the backlog so nothing falls between the two.
     let mut live = Some(runtime.subscribe(id).await);
@@ -105,14 +165,13 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
         last = last.min(state.last_seq);
         let _ = sink.send(text(json!({ "type": "state", "data": state }))).await;
     }
-    if !catch_up(&runtime, id, &mut last, &mut sink).await {
+    if !catch_up(&db, id, &mut last, &mut sink).await {
         return;
     }
     // A command runs beside the forwarding of events: its events reach the
     // player as each commits, not once the whole command is done (a game's
     // last move once waited for the persona's after_match and reflection).
     let mut pending: Option<Pin<Box<dyn Future<Output = Option<serde_json::Value>> + Send>>> = None;
-    let every = std::time::Duration::from_secs_f64(runtime.services().config.ws_ping_secs);
     let mut ping = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut unanswered = 0;
@@ -141,14 +200,14 @@ async fn session(runtime: Runtime, limits: Arc<RateLimits>, id: MatchId, since: 
                         Ok(lagged) => lagged,
                         Err(()) => return,
                     };
-                    if lagged && !catch_up(&runtime, id, &mut last, &mut sink).await { return; }
+                    if lagged && !catch_up(&db, id, &mut last, &mut sink).await { return; }
                 }
                 Err(RecvError::Lagged(_)) => {
-                    if !catch_up(&runtime, id, &mut last, &mut sink).await { return; }
+                    if !catch_up(&db, id, &mut last, &mut sink).await { return; }
                 }
                 Err(RecvError::Closed) => {
                     // The match ended; send anything still unsent and keep serving reads.
-                    if !catch_up(&runtime, id, &mut last, &mut sink).await { return; }
+                    if !catch_up(&db, id, &mut last, &mut sink).await { return; }
                     live = None;
                 }
             },
@@ -203,8 +262,8 @@ async fn forward(
 }
 
 /// Sends stored events after `last`; false if the socket is gone.
-async fn catch_up(runtime: &Runtime, id: MatchId, last: &mut i64, sink: &mut (impl SinkExt<Message> + Unpin)) -> bool {
-    let Ok(rows) = runtime.services().db.events_since(id, *last).await else {
+async fn catch_up(db: &Db, id: MatchId, last: &mut i64, sink: &mut (impl SinkExt<Message> + Unpin)) -> bool {
+    let Ok(rows) = db.events_since(id, *last).await else {
         return true;
     };
     for row in rows {

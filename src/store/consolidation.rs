@@ -2,7 +2,6 @@
 //! supersede, decay, and the log of what each consolidation run did.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::{AnyConnection, Row};
 
 use super::memories::{insert_memory, reinforcements_json};
@@ -11,7 +10,7 @@ use crate::ids::{MemoryId, PlayerId};
 use crate::memory::Memory;
 
 /// One run of the consolidation job, as logged.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct ConsolidationRow {
     pub started_at: DateTime<Utc>,
     pub finished_at: DateTime<Utc>,

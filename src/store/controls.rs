@@ -7,7 +7,7 @@ use super::{Db, StoreResult};
 use crate::ids::{MatchId, PlayerId};
 
 /// A note on a game: before move `ply` (0-based), of `kind`, saying `text`.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct MatchNote {
     pub ply: usize,
     pub kind: String,

@@ -3,14 +3,13 @@
 
 use async_trait::async_trait;
 use chrono::Utc;
-use serde::Serialize;
 use sqlx::Row;
 
 use super::{Db, StoreResult, ts};
 use crate::ids::MatchId;
 use crate::llm::{CallLog, CallRecord};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct LlmCallRow {
     pub role: String,
     pub endpoint: String,

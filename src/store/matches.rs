@@ -24,7 +24,7 @@ pub struct NewMatch {
     pub calibrated: bool,
 }
 
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Clone)]
 pub struct MatchRow {
     pub id: MatchId,
     pub player_id: PlayerId,

@@ -1,11 +1,10 @@
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 use sqlx::Row;
 
 use super::{Db, StoreResult, parse_id, parse_ts, ts};
 use crate::ids::PlayerId;
 
-#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Player {
     pub id: PlayerId,
     pub name: String,

@@ -25,7 +25,7 @@ pub struct Trace {
 }
 
 /// A memory's text before an edit replaced it.
-#[derive(Debug, Clone, Serialize, PartialEq, utoipa::ToSchema)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct MemoryVersion {
     pub content: String,
     pub replaced_at: DateTime<Utc>,

@@ -1,19 +1,26 @@
 //! Admin-only routes: the memory consolidation log, a run on demand, and a
 //! match's LLM call log.
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
+use crate::config::Config;
 use crate::ids::PlayerId;
+use crate::memory::MemoryService;
 use crate::memory::Scope;
 use crate::memory::embed::EmbedStats;
 use crate::runtime::PhaseStats;
+use crate::runtime::Runtime;
 use crate::server::auth::Caller;
+use crate::server::error::ApiError;
 use crate::server::extract::{ApiJson, ApiQuery};
-use crate::server::{AppState, error::ApiError};
-use crate::store::{ConsolidationRow, LlmCallRow};
+use crate::server::sockets::Sockets;
+use crate::server::views::{self, ConsolidationView, LlmCallView};
+use crate::store::Db;
 
 /// A new invite code, shown once.
 #[derive(serde::Serialize, utoipa::ToSchema)]
@@ -25,14 +32,17 @@ pub struct Invite {
 /// An invite code for one new player (registration by invite), good for
 /// `limits.invite_ttl_hours`.
 #[utoipa::path(post, path = "/api/admin/invites", tag = "admin", security(("bearer" = [])), responses((status = 201, body = Invite), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
-pub async fn invite(State(app): State<AppState>, caller: Caller) -> Result<(StatusCode, Json<Invite>), ApiError> {
+pub async fn invite(
+    State(db): State<Db>,
+    State(config): State<Arc<Config>>,
+    caller: Caller,
+) -> Result<(StatusCode, Json<Invite>), ApiError> {
     admin_only(caller)?;
-    let svc = app.runtime.services();
-    let hours = i64::from(svc.config.limits.invite_ttl_hours.max(1));
+    let hours = i64::from(config.limits.invite_ttl_hours.max(1));
     let expires_at = chrono::Utc::now() + chrono::Duration::hours(hours);
     // 96 random bits: short enough to read out, far too many to guess.
     let code: String = crate::tokens::new_token().chars().take(24).collect();
-    svc.db.insert_invite(&crate::tokens::hash(&code), expires_at).await?;
+    db.insert_invite(&crate::tokens::hash(&code), expires_at).await?;
     Ok((StatusCode::CREATED, Json(Invite { code, expires_at })))
 }
 
@@ -56,15 +66,15 @@ pub struct LogQuery {
     limit: Option<usize>,
 }
 
-#[utoipa::path(get, path = "/api/admin/consolidations", tag = "admin", security(("bearer" = [])), params(LogQuery), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/admin/consolidations", tag = "admin", security(("bearer" = [])), params(LogQuery), responses((status = 200, body = Vec<ConsolidationView>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn consolidations(
-    State(app): State<AppState>,
+    State(db): State<Db>,
     caller: Caller,
     ApiQuery(q): ApiQuery<LogQuery>,
-) -> Result<Json<Vec<ConsolidationRow>>, ApiError> {
+) -> Result<Json<Vec<ConsolidationView>>, ApiError> {
     admin_only(caller)?;
     let limit = super::limit(q.limit, 20, 500)? as i64;
-    Ok(Json(app.runtime.services().db.consolidations(limit).await?))
+    Ok(Json(views::all(db.consolidations(limit).await?)))
 }
 
 #[derive(Deserialize, Default, utoipa::ToSchema)]
@@ -73,21 +83,22 @@ pub struct ConsolidateBody {
     player: Option<PlayerId>,
 }
 
-#[utoipa::path(post, path = "/api/admin/consolidate", tag = "admin", security(("bearer" = [])), request_body = ConsolidateBody, responses((status = 200, body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
+#[utoipa::path(post, path = "/api/admin/consolidate", tag = "admin", security(("bearer" = [])), request_body = ConsolidateBody, responses((status = 200, body = ConsolidationView), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn consolidate(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(memory): State<MemoryService>,
     caller: Caller,
     ApiJson(body): ApiJson<ConsolidateBody>,
-) -> Result<Json<ConsolidationRow>, ApiError> {
+) -> Result<Json<ConsolidationView>, ApiError> {
     admin_only(caller)?;
     let scope = match body.player {
         Some(p) => {
-            app.runtime.player(p).await?;
+            runtime.player(p).await?;
             Scope::Player(p)
         }
         None => Scope::Everyone,
     };
-    Ok(Json(app.runtime.services().memory.consolidate(scope, "manual").await?))
+    Ok(Json(memory.consolidate(scope, "manual").await?.into()))
 }
 
 /// What an operator checks first: memories in SQL and in the vector index
@@ -123,47 +134,52 @@ pub struct NodeView {
 }
 
 #[utoipa::path(get, path = "/api/admin/status", tag = "admin", security(("bearer" = [])), responses((status = 200, body = Status), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
-pub async fn status(State(app): State<AppState>, caller: Caller) -> Result<Json<Status>, ApiError> {
+pub async fn status(
+    State(runtime): State<Runtime>,
+    State(memory): State<MemoryService>,
+    State(config): State<Arc<Config>>,
+    State(sockets): State<Arc<Sockets>>,
+    caller: Caller,
+) -> Result<Json<Status>, ApiError> {
     admin_only(caller)?;
-    let svc = app.runtime.services();
-    let (memories_sql, memories_index) = svc.memory.counts().await?;
-    let memory = match svc.memory.writable().await {
+    let (memories_sql, memories_index) = memory.counts().await?;
+    let writes = match memory.writable().await {
         Ok(()) => "ok".to_string(),
         Err(e) => format!("read-only: {e}"),
     };
-    let node = match app.runtime.node() {
+    let node = match runtime.node() {
         Some((id, leads)) => Some(NodeView {
             id: id.to_string(),
             runs_consolidation: leads,
-            peers: app.runtime.peer_urls().await?,
+            peers: runtime.peer_urls().await?,
         }),
         None => None,
     };
     Ok(Json(Status {
         node,
-        memory,
-        engine: svc.engine.name(),
-        personas: svc.personas.len(),
+        memory: writes,
+        engine: runtime.engine_name(),
+        personas: runtime.personas().len(),
         memories_sql,
         memories_index,
-        live_matches: app.runtime.live_matches(),
-        embedding: app.runtime.services().memory.embedding_stats(),
-        timings: app.runtime.services().timings.snapshot(),
-        limits: svc.config.limits.clone(),
-        open_sockets: app.sockets.count(),
-        admission: app.runtime.admission(),
+        live_matches: runtime.live_matches(),
+        embedding: memory.embedding_stats(),
+        timings: runtime.timings(),
+        limits: config.limits.clone(),
+        open_sockets: sockets.count(),
+        admission: runtime.admission(),
     }))
 }
 
 /// A match's LLM calls: the per-role conversation log with tokens and
 /// latency. Admin only: answers hold the agents' private thinking.
-#[utoipa::path(get, path = "/api/admin/matches/{id}/llm-calls", tag = "admin", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/admin/matches/{id}/llm-calls", tag = "admin", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Vec<LlmCallView>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn llm_calls(
-    State(app): State<AppState>,
+    State(db): State<Db>,
     caller: Caller,
     axum::extract::Path(id): axum::extract::Path<String>,
-) -> Result<Json<Vec<LlmCallRow>>, ApiError> {
+) -> Result<Json<Vec<LlmCallView>>, ApiError> {
     admin_only(caller)?;
     let id: crate::ids::MatchId = id.parse()?;
-    Ok(Json(app.runtime.services().db.llm_calls(id).await?))
+    Ok(Json(views::all(db.llm_calls(id).await?)))
 }

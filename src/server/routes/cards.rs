@@ -11,9 +11,10 @@ use super::admin::admin_only;
 use super::personas::PersonaView;
 use crate::personas::BrainKind;
 use crate::personas::card::{Format, ImportOptions};
+use crate::runtime::Runtime;
 use crate::server::auth::Caller;
+use crate::server::error::ApiError;
 use crate::server::extract::{ApiBytes, ApiQuery};
-use crate::server::{AppState, error::ApiError};
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -48,14 +49,14 @@ pub struct ImportedView {
 
 #[utoipa::path(post, path = "/api/admin/personas/import", tag = "admin", security(("bearer" = [])), params(ImportQuery), request_body(content = String, content_type = "application/octet-stream", description = "a character card file: PNG or JSON, V2 or V3, at most 5 MiB"), responses((status = 201, body = ImportedView), (status = "4XX", description = "a client error, with a stable code: invalid_card names the field, conflict the id or name taken, too_large", body = crate::server::ErrorBody)))]
 pub async fn import(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     ApiQuery(q): ApiQuery<ImportQuery>,
     ApiBytes(body): ApiBytes,
 ) -> Result<(StatusCode, Json<ImportedView>), ApiError> {
     admin_only(caller)?;
     let opts = options(q.id, q.elo, q.style, q.brain)?;
-    let done = app.runtime.services().import_card(&body, &opts, q.replace).await?;
+    let done = runtime.import_card(&body, &opts, q.replace).await?;
     let view = ImportedView {
         persona: PersonaView::from(done.persona.as_ref()),
         lore: done.persona.lore.len(),
@@ -98,7 +99,7 @@ pub struct CardQuery {
 
 #[utoipa::path(get, path = "/api/admin/personas/{id}/card", tag = "admin", security(("bearer" = [])), params(("id" = String, Path, description = "persona id"), CardQuery), responses((status = 200, description = "the persona as a character card file", content_type = "image/png"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn export(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<CardQuery>,
@@ -110,9 +111,8 @@ pub async fn export(
         .unwrap_or("v3-png")
         .parse()
         .map_err(|e: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_query", e))?;
-    let svc = app.runtime.services();
     let shown: String = id.chars().take(64).collect();
-    let bytes = svc
+    let bytes = runtime
         .export_card(&id, format)
         .await
         .map_err(|e| ApiError::from(crate::runtime::ImportError::from(e)))?

@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -6,12 +8,13 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::events::MatchEvent;
-use crate::ids::{MatchId, PlayerId};
-use crate::runtime::{ColorChoice, MatchRequest, MatchState, Opened, Outcome, UserCommand};
+use crate::ids::PlayerId;
+use crate::runtime::{ColorChoice, MatchRequest, MatchState, Opened, Outcome, Runtime, UserCommand};
 use crate::server::auth::Caller;
+use crate::server::error::ApiError;
 use crate::server::extract::{ApiJson, ApiQuery};
-use crate::server::limits::Limit;
-use crate::server::{AppState, error::ApiError};
+use crate::server::limits::{Limit, RateLimits};
+use crate::store::Db;
 use crate::triggers::TalkMode;
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -49,7 +52,7 @@ fn random() -> ColorChoice {
 /// `Retry-After`.
 #[utoipa::path(post, path = "/api/matches", tag = "matches", security(("bearer" = [])), request_body = NewMatch, responses((status = 201, description = "a new match", body = Opened), (status = 200, description = "the unfinished match against this persona, resumed", body = Opened), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "busy: the server is behind; try again after Retry-After seconds", body = crate::server::ErrorBody)))]
 pub async fn create(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     ApiJson(body): ApiJson<NewMatch>,
 ) -> Result<(StatusCode, Json<Opened>), ApiError> {
@@ -62,7 +65,7 @@ pub async fn create(
         utc_offset_minutes: body.utc_offset_minutes,
         adaptive: body.adaptive,
     };
-    let opened = app.runtime.open_match(player, req).await?;
+    let opened = runtime.open_match(player, req).await?;
     let status = if opened.resumed {
         StatusCode::OK
     } else {
@@ -73,22 +76,22 @@ pub async fn create(
 
 #[utoipa::path(get, path = "/api/matches/{id}", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = MatchState), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn get(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<MatchState>, ApiError> {
-    let id = caller.owned_match(&app, &id).await?;
-    Ok(Json(app.runtime.state(id).await?))
+    let id = caller.owned_match(&runtime, &id).await?;
+    Ok(Json(runtime.state(id).await?))
 }
 
 #[utoipa::path(get, path = "/api/matches/{id}/pgn", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the game so far as PGN", content_type = "application/x-chess-pgn", body = String), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn pgn(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let id = caller.owned_match(&app, &id).await?;
-    let state = app.runtime.state(id).await?;
+    let id = caller.owned_match(&runtime, &id).await?;
+    let state = runtime.state(id).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")],
         state.pgn,
@@ -108,12 +111,12 @@ pub struct MoveBody {
 
 #[utoipa::path(post, path = "/api/matches/{id}/moves", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = MoveBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn play(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<MoveBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&app, caller, &id, UserCommand::Move(body.mv)).await
+    command(&runtime, caller, &id, UserCommand::Move(body.mv)).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -130,21 +133,22 @@ pub struct ChatBody {
 
 #[utoipa::path(post, path = "/api/matches/{id}/chat", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = ChatBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn chat(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    rationed(&app, caller, &id, UserCommand::Chat(body.text)).await
+    rationed(&runtime, &limits, caller, &id, UserCommand::Chat(body.text)).await
 }
 
 #[utoipa::path(post, path = "/api/matches/{id}/resign", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn resign(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&app, caller, &id, UserCommand::Resign).await
+    command(&runtime, caller, &id, UserCommand::Resign).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -163,7 +167,7 @@ pub struct DrawBody {
 
 #[utoipa::path(post, path = "/api/matches/{id}/draw", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = DrawBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn draw(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<DrawBody>,
@@ -173,7 +177,7 @@ pub async fn draw(
         DrawAction::Accept => UserCommand::AcceptDraw,
         DrawAction::Decline => UserCommand::DeclineDraw,
     };
-    command(&app, caller, &id, cmd).await
+    command(&runtime, caller, &id, cmd).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -187,33 +191,35 @@ pub struct TalkBody {
 
 #[utoipa::path(post, path = "/api/matches/{id}/talk", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = TalkBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn talk(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<TalkBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&app, caller, &id, UserCommand::Talk(body.mode)).await
+    command(&runtime, caller, &id, UserCommand::Talk(body.mode)).await
 }
 
 /// An engine-checked hint for your move, given by the persona (a `hint`
 /// event, counted in the state's `hints`, a comment in the PGN).
 #[utoipa::path(post, path = "/api/matches/{id}/hint", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn hint(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    rationed(&app, caller, &id, UserCommand::Hint).await
+    rationed(&runtime, &limits, caller, &id, UserCommand::Hint).await
 }
 
 /// Why the persona played its last move, from its search and the board tools.
 #[utoipa::path(post, path = "/api/matches/{id}/explain", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn explain(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    rationed(&app, caller, &id, UserCommand::Explain).await
+    rationed(&runtime, &limits, caller, &id, UserCommand::Explain).await
 }
 
 /// Ask to take back your last move (and the persona's reply): the persona
@@ -221,28 +227,30 @@ pub async fn explain(
 /// granted, the position is as before your move, for both sides.
 #[utoipa::path(post, path = "/api/matches/{id}/takeback", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn takeback(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&app, caller, &id, UserCommand::Takeback).await
+    command(&runtime, caller, &id, UserCommand::Takeback).await
 }
 
 /// A command that costs words or an engine search: rationed per match
 /// (`limits.chat_*`), like the WebSocket's.
-async fn rationed(app: &AppState, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
-    let id = caller.owned_match(app, id).await?;
-    app.limits.take(Limit::Chat, &id.to_string())?;
-    run(app, id, cmd).await
+async fn rationed(
+    runtime: &Runtime,
+    limits: &RateLimits,
+    caller: Caller,
+    id: &str,
+    cmd: UserCommand,
+) -> Result<Json<Outcome>, ApiError> {
+    let id = caller.owned_match(runtime, id).await?;
+    limits.take(Limit::Chat, &id.to_string())?;
+    Ok(Json(runtime.command(id, cmd).await?))
 }
 
-async fn command(app: &AppState, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
-    let id = caller.owned_match(app, id).await?;
-    run(app, id, cmd).await
-}
-
-async fn run(app: &AppState, id: MatchId, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
-    Ok(Json(app.runtime.command(id, cmd).await?))
+async fn command(runtime: &Runtime, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
+    let id = caller.owned_match(runtime, id).await?;
+    Ok(Json(runtime.command(id, cmd).await?))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -256,13 +264,14 @@ pub struct Since {
 /// The match's events after `since`, for clients that poll or catch up.
 #[utoipa::path(get, path = "/api/matches/{id}/events", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Since), responses((status = 200, body = Vec<MatchEvent>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn events(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(db): State<Db>,
     caller: Caller,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<Since>,
 ) -> Result<Json<Vec<MatchEvent>>, ApiError> {
-    let id = caller.owned_match(&app, &id).await?;
-    let rows = app.runtime.services().db.events_since(id, q.since).await?;
+    let id = caller.owned_match(&runtime, &id).await?;
+    let rows = db.events_since(id, q.since).await?;
     Ok(Json(crate::events::readable(rows)))
 }
 
@@ -270,12 +279,13 @@ pub async fn events(
 /// The brain's private thinking is left out.
 #[utoipa::path(get, path = "/api/matches/{id}/triggers", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "which trigger fired when, what was recalled and done", body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn triggers(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(db): State<Db>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<Value>>, ApiError> {
-    let id = caller.owned_match(&app, &id).await?;
-    let rows = app.runtime.services().db.triggers(id).await?;
+    let id = caller.owned_match(&runtime, &id).await?;
+    let rows = db.triggers(id).await?;
     Ok(Json(
         rows.into_iter()
             .map(|t| {

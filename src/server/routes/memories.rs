@@ -1,6 +1,8 @@
 //! The review API: a player's own memories, with provenance, corrections,
 //! pins, never-recall, erasure and export. Every route needs a bearer token.
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -10,12 +12,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{MatchId, MemoryId};
 use crate::memory::vector::VectorError;
-use crate::memory::{CreatedBy, Memory, MemoryError, MemoryType, RecallRecord, Recalled};
+use crate::memory::{CreatedBy, Memory, MemoryError, MemoryService, MemoryType, RecallRecord, Recalled};
+use crate::runtime::Runtime;
 use crate::server::auth::Caller;
+use crate::server::error::ApiError;
 use crate::server::extract::{ApiBytes, ApiJson, ApiQuery};
-use crate::server::limits::Limit;
-use crate::server::{AppState, error::ApiError};
-use crate::store::{MemoryQuery, MemoryVersion};
+use crate::server::forward::Relay;
+use crate::server::limits::{Limit, RateLimits};
+use crate::server::views::{self, MemoryVersionView};
+use crate::store::MemoryQuery;
 
 impl From<MemoryError> for ApiError {
     fn from(e: MemoryError) -> ApiError {
@@ -65,12 +70,13 @@ pub struct ListQuery {
 
 #[utoipa::path(get, path = "/api/players/{id}/memories", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id"), ListQuery), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn list(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(memory): State<MemoryService>,
     caller: Caller,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Vec<Memory>>, ApiError> {
-    let id = caller.owned_player(&app, &id).await?;
+    let id = caller.owned_player(&runtime, &id).await?;
     let query = MemoryQuery {
         persona: q.persona,
         memory_type: q.memory_type,
@@ -80,7 +86,7 @@ pub async fn list(
         pinned: q.pinned,
         include_superseded: q.superseded,
     };
-    Ok(Json(app.runtime.services().memory.list(id, &query).await?))
+    Ok(Json(memory.list(id, &query).await?))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -102,12 +108,13 @@ pub struct SearchQuery {
 
 #[utoipa::path(get, path = "/api/players/{id}/memories/search", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id"), SearchQuery), responses((status = 200, body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn search(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(memory): State<MemoryService>,
     caller: Caller,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<SearchQuery>,
 ) -> Result<Json<Vec<Recalled>>, ApiError> {
-    let id = caller.owned_player(&app, &id).await?;
+    let id = caller.owned_player(&runtime, &id).await?;
     let text = q.q.trim();
     if text.is_empty() || q.q.chars().count() > 500 {
         return Err(ApiError::new(
@@ -117,23 +124,18 @@ pub async fn search(
         ));
     }
     let limit = super::limit(q.limit, 10, 100)?;
-    Ok(Json(
-        app.runtime
-            .services()
-            .memory
-            .search_own(id, q.persona, text, limit)
-            .await?,
-    ))
+    Ok(Json(memory.search_own(id, q.persona, text, limit).await?))
 }
 
 #[utoipa::path(get, path = "/api/players/{id}/memories/export", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, description = "every memory of the player, as a download", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn export(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(memory): State<MemoryService>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let id = caller.owned_player(&app, &id).await?;
-    let body = app.runtime.services().memory.export(id).await?;
+    let id = caller.owned_player(&runtime, &id).await?;
+    let body = memory.export(id).await?;
     let disposition = format!("attachment; filename=\"kibitz-memories-{id}.json\"");
     Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(body)))
 }
@@ -149,16 +151,17 @@ pub struct ImportQuery {
 
 #[utoipa::path(post, path = "/api/players/{id}/memories/import", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id"), ImportQuery), request_body(content = Object, description = "a memory export (GET /api/players/{id}/memories/export), at most 5 MiB"), responses((status = 200, description = "what was inserted, reinforced, superseded and skipped", body = crate::memory::ImportReport), (status = "4XX", description = "a client error, with a stable code: invalid_import names the field", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn import(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(memory): State<MemoryService>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<ImportQuery>,
     ApiBytes(body): ApiBytes,
 ) -> Result<Json<crate::memory::ImportReport>, ApiError> {
-    let id = caller.owned_player(&app, &id).await?;
-    app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
-    let svc = app.runtime.services();
-    let personas: Vec<String> = svc.personas.list().iter().map(|p| p.id.clone()).collect();
+    let id = caller.owned_player(&runtime, &id).await?;
+    limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
+    let personas: Vec<String> = runtime.personas().iter().map(|p| p.id.clone()).collect();
     let source = q.source.unwrap_or_else(|| "upload".into());
     let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, ' ' | '.' | '_' | '-');
     if source.chars().count() > 120 || !source.chars().all(plain) {
@@ -168,7 +171,7 @@ pub async fn import(
             "source: a file name of letters, digits, spaces, '.', '_' and '-', at most 120 characters",
         ));
     }
-    Ok(Json(svc.memory.import(id, &body, &personas, &source).await?))
+    Ok(Json(memory.import(id, &body, &personas, &source).await?))
 }
 
 impl From<crate::memory::ImportError> for ApiError {
@@ -187,19 +190,13 @@ impl From<crate::memory::ImportError> for ApiError {
 pub struct Provenance {
     memory: Memory,
     /// Its earlier texts, oldest first, kept when it was edited.
-    versions: Vec<MemoryVersion>,
+    versions: Vec<MemoryVersionView>,
     recalls: Vec<RecallRecord>,
 }
 
-async fn owned_memory(app: &AppState, caller: Caller, id: &str) -> Result<Memory, ApiError> {
+async fn owned_memory(service: &MemoryService, caller: Caller, id: &str) -> Result<Memory, ApiError> {
     let id: MemoryId = id.parse()?;
-    let memory = app
-        .runtime
-        .services()
-        .memory
-        .get(id)
-        .await?
-        .ok_or_else(|| ApiError::not_found("memory"))?;
+    let memory = service.get(id).await?.ok_or_else(|| ApiError::not_found("memory"))?;
     caller.may_access(memory.player_id, "memory")?;
     Ok(memory)
 }
@@ -218,16 +215,15 @@ fn writable(memory: &Memory) -> Result<(), ApiError> {
 
 #[utoipa::path(get, path = "/api/memories/{id}", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "memory id")), responses((status = 200, description = "the memory and every time it was recalled", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn show(
-    State(app): State<AppState>,
+    State(service): State<MemoryService>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Provenance>, ApiError> {
-    let memory = owned_memory(&app, caller, &id).await?;
-    let service = &app.runtime.services().memory;
+    let memory = owned_memory(&service, caller, &id).await?;
     let (recalls, versions) = (service.recalls(memory.id).await?, service.versions(memory.id).await?);
     Ok(Json(Provenance {
         memory,
-        versions,
+        versions: views::all(versions),
         recalls,
     }))
 }
@@ -259,15 +255,15 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Resul
 
 #[utoipa::path(patch, path = "/api/memories/{id}", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "memory id")), request_body = Patch, responses((status = 200, body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn patch(
-    State(app): State<AppState>,
+    State(service): State<MemoryService>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<Patch>,
 ) -> Result<Json<Memory>, ApiError> {
-    app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
-    let memory = owned_memory(&app, caller, &id).await?;
+    limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
+    let memory = owned_memory(&service, caller, &id).await?;
     writable(&memory)?;
-    let service = &app.runtime.services().memory;
     if body.content.is_none() && body.pinned.is_none() && body.never_recall.is_none() {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -287,15 +283,18 @@ pub async fn patch(
 
 #[utoipa::path(delete, path = "/api/memories/{id}", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "memory id")), responses((status = 204, description = "erased everywhere"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
 pub async fn delete(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(service): State<MemoryService>,
+    State(limits): State<Arc<RateLimits>>,
+    State(relay): State<Arc<Relay>>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    app.limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
-    let memory = owned_memory(&app, caller, &id).await?;
+    limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
+    let memory = owned_memory(&service, caller, &id).await?;
     writable(&memory)?;
-    let forms = app.runtime.erase_memory(&memory).await?;
-    crate::server::peers::forget_everywhere(&app, &forms).await;
+    let forms = runtime.erase_memory(&memory).await?;
+    crate::server::peers::forget_everywhere(&runtime, &relay, &forms).await;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -6,24 +6,32 @@ pub mod personas;
 pub mod players;
 pub mod reflections;
 
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use super::AppState;
 use super::error::ApiError;
+use crate::config::Config;
+use crate::memory::MemoryService;
+use crate::runtime::Runtime;
 
 #[utoipa::path(get, path = "/api/health", tag = "service", responses((status = 200, description = "up: `ok`; `starting` with how many unfinished matches are still `resuming`; or `degraded` when memory writes are off (why: the admin status); and who may join (`registration`: open, invite or admin)", body = Object)))]
-pub async fn health(State(app): State<AppState>) -> Json<Value> {
+pub async fn health(
+    State(runtime): State<Runtime>,
+    State(memory): State<MemoryService>,
+    State(config): State<Arc<Config>>,
+) -> Json<Value> {
     // Anyone may ask, so it says only whether all is well: the reason (a
     // filesystem path, an error text) is for the admin status.
     // Who may join is public: the page shows the right door.
-    let registration = app.runtime.services().config.limits.registration;
-    if app.runtime.services().memory.writable().await.is_err() {
+    let registration = config.limits.registration;
+    if memory.writable().await.is_err() {
         return Json(json!({ "status": "degraded", "registration": registration }));
     }
-    match app.runtime.resuming() {
+    match runtime.resuming() {
         0 => Json(json!({ "status": "ok", "registration": registration })),
         left => Json(json!({ "status": "starting", "resuming": left, "registration": registration })),
     }

@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::header;
@@ -5,8 +7,10 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::chess::engine::Style;
+use crate::config::Config;
 use crate::personas::Persona;
-use crate::server::{AppState, error::ApiError};
+use crate::runtime::Runtime;
+use crate::server::error::ApiError;
 
 /// What a player may know of a persona before playing it.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -57,12 +61,10 @@ fn image_url(p: &Persona, file: &str) -> String {
 }
 
 #[utoipa::path(get, path = "/api/personas", tag = "personas", responses((status = 200, body = Vec<PersonaView>)))]
-pub async fn list(State(app): State<AppState>) -> Json<Vec<PersonaView>> {
+pub async fn list(State(runtime): State<Runtime>) -> Json<Vec<PersonaView>> {
     Json(
-        app.runtime
-            .services()
-            .personas
-            .list()
+        runtime
+            .personas()
             .iter()
             .map(|p| PersonaView::from(p.as_ref()))
             .collect(),
@@ -70,10 +72,8 @@ pub async fn list(State(app): State<AppState>) -> Json<Vec<PersonaView>> {
 }
 
 #[utoipa::path(get, path = "/api/personas/{id}", tag = "personas", params(("id" = String, Path, description = "persona id")), responses((status = 200, body = PersonaView), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
-pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<Json<PersonaView>, ApiError> {
-    let persona = app
-        .runtime
-        .services()
+pub async fn get(State(runtime): State<Runtime>, Path(id): Path<String>) -> Result<Json<PersonaView>, ApiError> {
+    let persona = runtime
         .persona(&id)
         .ok_or_else(|| ApiError::not_found(format!("persona '{}'", id.chars().take(64).collect::<String>())))?;
     Ok(Json(PersonaView::from(persona.as_ref())))
@@ -81,16 +81,16 @@ pub async fn get(State(app): State<AppState>, Path(id): Path<String>) -> Result<
 
 #[utoipa::path(get, path = "/api/personas/{id}/images/{file}", tag = "personas", params(("id" = String, Path, description = "persona id"), ("file" = String, Path, description = "an image the persona names (its avatar_url, expression_images)")), responses((status = 200, description = "the image", content_type = "image/png"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn image(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(config): State<Arc<Config>>,
     Path((id, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let svc = app.runtime.services();
     let missing = || ApiError::not_found("image");
-    let persona = svc.persona(&id).ok_or_else(missing)?;
+    let persona = runtime.persona(&id).ok_or_else(missing)?;
     // Only a file the persona names: never a path the client makes up.
     let mut named = persona.avatar.iter().chain(persona.expression_images.values());
     let file = named.find(|f| **f == file).ok_or_else(missing)?;
-    let path = crate::personas::assets_dir(&svc.config.personas_dir, &persona.id).join(file);
+    let path = crate::personas::assets_dir(&config.personas_dir, &persona.id).join(file);
     let bytes = tokio::fs::read(&path).await.map_err(|_| missing())?;
     let mime = match crate::personas::card::image_ext(&bytes) {
         Some("png") => "image/png",

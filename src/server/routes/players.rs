@@ -3,13 +3,16 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 
-use crate::config::Registration;
-use crate::runtime::{PlayerProfile, PlayerRating};
+use std::sync::Arc;
+
+use crate::config::{Config, Registration};
+use crate::runtime::{PlayerProfile, PlayerRating, Runtime};
 use crate::server::auth::{Caller, is_admin};
+use crate::server::error::ApiError;
 use crate::server::extract::{ApiJson, PeerAddress};
-use crate::server::limits::Limit;
-use crate::server::{AppState, error::ApiError};
-use crate::store::{MatchRow, Player};
+use crate::server::limits::{Limit, RateLimits};
+use crate::server::views::{self, MatchSummary, PlayerView};
+use crate::store::Db;
 use crate::tokens;
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -31,7 +34,7 @@ pub struct NewPlayer {
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct CreatedPlayer {
     #[serde(flatten)]
-    player: Player,
+    player: PlayerView,
     token: String,
 }
 
@@ -40,7 +43,10 @@ pub struct CreatedPlayer {
 /// an invite code (`invite`), or only the admin.
 #[utoipa::path(post, path = "/api/players", tag = "players", request_body = NewPlayer, responses((status = 201, description = "the player and its token, shown once", body = CreatedPlayer), (status = "4XX", description = "a client error, with a stable code: invite_required, invalid_invite, registration_closed, rate_limited", body = crate::server::ErrorBody)))]
 pub async fn create(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(db): State<Db>,
+    State(config): State<Arc<Config>>,
+    State(limits): State<Arc<RateLimits>>,
     headers: HeaderMap,
     address: PeerAddress,
     ApiJson(body): ApiJson<NewPlayer>,
@@ -49,77 +55,94 @@ pub async fn create(
         let message = "an invite code is at most 128 characters";
         return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", message));
     }
-    let invite = admit(&app, &headers, &address, body.invite.as_deref()).await?;
-    let (player, token) = app.runtime.create_player(&body.name).await?;
+    let door = Door {
+        db: &db,
+        config: &config,
+        limits: &limits,
+    };
+    let invite = door.admit(&headers, &address, body.invite.as_deref()).await?;
+    let (player, token) = runtime.create_player(&body.name).await?;
     if let Some(code_hash) = invite {
-        app.runtime
-            .services()
-            .db
-            .invite_used_by(&code_hash, &player.id.to_string())
-            .await?;
+        db.invite_used_by(&code_hash, &player.id.to_string()).await?;
     }
-    Ok((StatusCode::CREATED, Json(CreatedPlayer { player, token })))
+    Ok((
+        StatusCode::CREATED,
+        Json(CreatedPlayer {
+            player: player.into(),
+            token,
+        }),
+    ))
 }
 
-/// Whether this request may create a player; the hash of the invite it
-/// used, if any. The admin may always.
-async fn admit(
-    app: &AppState,
-    headers: &HeaderMap,
-    address: &PeerAddress,
-    invite: Option<&str>,
-) -> Result<Option<String>, ApiError> {
-    if is_admin(headers, app) {
-        return Ok(None);
-    }
-    let forbidden = |code, message: &str| ApiError::new(StatusCode::FORBIDDEN, code, message);
-    match app.runtime.services().config.limits.registration {
-        Registration::Open => {
-            app.limits.take(Limit::Registration, &address.key())?;
-            Ok(None)
+/// The club's door: who may register, by its registration mode.
+struct Door<'a> {
+    db: &'a Db,
+    config: &'a Config,
+    limits: &'a RateLimits,
+}
+
+impl Door<'_> {
+    /// Whether this request may create a player; the hash of the invite it
+    /// used, if any. The admin may always.
+    async fn admit(
+        &self,
+        headers: &HeaderMap,
+        address: &PeerAddress,
+        invite: Option<&str>,
+    ) -> Result<Option<String>, ApiError> {
+        if is_admin(headers, self.config) {
+            return Ok(None);
         }
-        Registration::Invite => {
-            let code = invite.filter(|c| !c.trim().is_empty()).ok_or_else(|| {
-                forbidden(
-                    "invite_required",
-                    "this club admits players by invite: ask its admin for a code",
-                )
-            })?;
-            let code_hash = tokens::hash(code.trim());
-            match app.runtime.services().db.take_invite(&code_hash).await? {
-                true => Ok(Some(code_hash)),
-                false => Err(forbidden(
-                    "invalid_invite",
-                    "that invite code is unknown, used or expired",
-                )),
+        let forbidden = |code, message: &str| ApiError::new(StatusCode::FORBIDDEN, code, message);
+        match self.config.limits.registration {
+            Registration::Open => {
+                self.limits.take(Limit::Registration, &address.key())?;
+                Ok(None)
             }
+            Registration::Invite => {
+                let code = invite.filter(|c| !c.trim().is_empty()).ok_or_else(|| {
+                    forbidden(
+                        "invite_required",
+                        "this club admits players by invite: ask its admin for a code",
+                    )
+                })?;
+                let code_hash = tokens::hash(code.trim());
+                match self.db.take_invite(&code_hash).await? {
+                    true => Ok(Some(code_hash)),
+                    false => Err(forbidden(
+                        "invalid_invite",
+                        "that invite code is unknown, used or expired",
+                    )),
+                }
+            }
+            Registration::Admin => Err(forbidden(
+                "registration_closed",
+                "players here are created by the club's admin: ask them for an account",
+            )),
         }
-        Registration::Admin => Err(forbidden(
-            "registration_closed",
-            "players here are created by the club's admin: ask them for an account",
-        )),
     }
 }
 
 #[utoipa::path(get, path = "/api/players/{id}", tag = "players", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, body = PlayerProfile), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn get(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<PlayerProfile>, ApiError> {
-    let id = caller.owned_player(&app, &id).await?;
-    Ok(Json(app.runtime.player_profile(id).await?))
+    let id = caller.owned_player(&runtime, &id).await?;
+    Ok(Json(runtime.player_profile(id).await?))
 }
 
 /// The caller's own matches, newest first (bearer token).
-#[utoipa::path(get, path = "/api/players/{id}/matches", tag = "players", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, body = Vec<MatchRow>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/players/{id}/matches", tag = "players", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, body = Vec<MatchSummary>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn matches(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(db): State<Db>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Vec<MatchRow>>, ApiError> {
-    let id = caller.owned_player(&app, &id).await?;
-    Ok(Json(app.runtime.services().db.matches_of(id, 200).await?))
+) -> Result<Json<Vec<MatchSummary>>, ApiError> {
+    let id = caller.owned_player(&runtime, &id).await?;
+    Ok(Json(views::all(db.matches_of(id, 200).await?)))
 }
 
 /// The caller's rating (Glicko-2, from their rated games: from the standard
@@ -128,10 +151,10 @@ pub async fn matches(
 /// game (expected score 0.3 to 0.7) and why.
 #[utoipa::path(get, path = "/api/players/{id}/rating", tag = "players", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, body = PlayerRating), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn rating(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<PlayerRating>, ApiError> {
-    let id = caller.owned_player(&app, &id).await?;
-    Ok(Json(app.runtime.player_rating(id).await?))
+    let id = caller.owned_player(&runtime, &id).await?;
+    Ok(Json(runtime.player_rating(id).await?))
 }

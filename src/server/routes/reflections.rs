@@ -7,17 +7,20 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 
 use crate::reflection::Reflection;
+use crate::runtime::Runtime;
 use crate::server::auth::Caller;
-use crate::server::{AppState, error::ApiError};
+use crate::server::error::ApiError;
+use crate::store::Db;
 
 #[utoipa::path(get, path = "/api/matches/{id}/reflection", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the persona's reflection on the finished match", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn reflection(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(db): State<Db>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Reflection>, ApiError> {
-    let id = caller.owned_match(&app, &id).await?;
-    let found = app.runtime.services().db.reflection(id).await?;
+    let id = caller.owned_match(&runtime, &id).await?;
+    let found = db.reflection(id).await?;
     found
         .map(Json)
         .ok_or_else(|| ApiError::not_found("reflection (the match is not over yet)"))
@@ -25,12 +28,13 @@ pub async fn reflection(
 
 #[utoipa::path(get, path = "/api/matches/{id}/reasoning", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the persona's private thinking per turn, after the match", body = Vec<Object>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn reasoning(
-    State(app): State<AppState>,
+    State(runtime): State<Runtime>,
+    State(db): State<Db>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Vec<Value>>, ApiError> {
-    let id = caller.owned_match(&app, &id).await?;
-    let state = app.runtime.state(id).await?;
+    let id = caller.owned_match(&runtime, &id).await?;
+    let state = runtime.state(id).await?;
     if state.status != "finished" {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
@@ -38,7 +42,7 @@ pub async fn reasoning(
             "the persona's reasoning is revealed after the match",
         ));
     }
-    let rows = app.runtime.services().db.triggers(id).await?;
+    let rows = db.triggers(id).await?;
     Ok(Json(
         rows.into_iter()
             .map(|t| {
