@@ -28,7 +28,7 @@ pub enum EventBody {
     Talk(Talk),
     Hint(Hint),
     Takeback(Takeback),
-    Familiarity(Familiarity),
+    Familiarity(FamiliarityReached),
     Draft(Draft),
 }
 
@@ -99,7 +99,7 @@ payload_of!(
     Talk(Talk),
     Hint(Hint),
     Takeback(Takeback),
-    Familiarity(Familiarity),
+    Familiarity(FamiliarityReached),
     Draft(Draft),
 );
 
@@ -256,7 +256,7 @@ pub struct Takeback {
 
 /// The player reached a new stage of familiarity with this persona.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-pub struct Familiarity {
+pub struct FamiliarityReached {
     pub stage: Stage,
     pub previous: Stage,
     pub games: u32,

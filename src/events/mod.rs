@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 pub use body::{
-    Draft, DrawOffer, Emotion, EventBody, Familiarity, GameOver, Hint, MemorySaved, Message, Move, Odds, OddsDepth,
-    Rating, Reflection, Side, Takeback, Talk, TriggerFired,
+    Draft, DrawOffer, Emotion, EventBody, FamiliarityReached, GameOver, Hint, MemorySaved, Message, Move, Odds,
+    OddsDepth, Rating, Reflection, Side, Takeback, Talk, TriggerFired,
 };
 
 use crate::ids::MatchId;

@@ -152,6 +152,7 @@ impl Together {
 
 /// A game together and the points after it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = FamiliarityEntry)]
 pub struct Entry {
     #[serde(flatten)]
     pub game: Together,

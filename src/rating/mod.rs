@@ -56,6 +56,7 @@ pub struct RatedGame {
 
 /// One step of a player's rating history: a game and the rating after it.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
+#[schema(as = RatingEntry)]
 pub struct Entry {
     pub match_id: MatchId,
     pub persona_id: String,

@@ -78,3 +78,25 @@ impl Modify for BearerAuth {
         components.add_security_scheme("bearer", SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use utoipa::openapi::{RefOr, Schema};
+
+    /// Two types of one name would be one schema component, the later
+    /// overwriting the other: the payload of a `familiarity` event once
+    /// replaced the player's familiarity view (the history entries of a
+    /// rating and of familiarity are named apart for the same reason).
+    #[test]
+    fn types_of_one_name_keep_schemas_of_their_own() {
+        let (_, doc) = super::super::api_routes().split_for_parts();
+        let schemas = &doc.components.expect("components").schemas;
+        let properties = |name: &str| match schemas.get(name) {
+            Some(RefOr::T(Schema::Object(o))) => o.properties.keys().cloned().collect::<Vec<_>>(),
+            _ => panic!("{name} is not an object schema"),
+        };
+        assert!(properties("Familiarity").contains(&"days_away".to_string()));
+        assert!(properties("FamiliarityReached").contains(&"previous".to_string()));
+        assert!(properties("RatingEntry").contains(&"rating".to_string()));
+    }
+}

@@ -3,7 +3,7 @@
 //! so (the persona's words already reflect it from the next greeting on).
 
 use super::{Events, MatchActor};
-use crate::events::Familiarity;
+use crate::events::FamiliarityReached;
 use crate::familiarity::Stage;
 use crate::runtime::error::RuntimeError;
 use crate::store::DomainWrite;
@@ -28,7 +28,7 @@ impl MatchActor {
             ),
             false => format!("{} counts you as {} again.", self.persona.name, now.stage.described()),
         };
-        let data = Familiarity {
+        let data = FamiliarityReached {
             stage: now.stage,
             previous: before,
             games: now.games,
