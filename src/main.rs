@@ -18,9 +18,10 @@ use kibitz::memory::embed;
     about = "A chess-club persona that plays you, chats with you, and remembers you."
 )]
 #[command(
-    after_help = "Configuration: ./kibitz.toml (or --config), overridden by KIBITZ_* variables \
+    after_help = "Configuration: defaults, then ./kibitz.toml (or --config), then KIBITZ_* variables \
 (KIBITZ_LISTEN, KIBITZ_DATA_DIR, KIBITZ_MODELS_DIR, KIBITZ_DATABASE_URL, KIBITZ_PERSONAS_DIR, KIBITZ_STOCKFISH, \
-KIBITZ_IDLE_TIME_SCALE, KIBITZ_ENGINE_MOVETIME_MS). `kibitz config` prints the result."
+KIBITZ_IDLE_TIME_SCALE, KIBITZ_ENGINE_MOVETIME_MS, ...), then flags such as `serve --listen`. \
+`kibitz config` prints each value and where it came from; `kibitz config --docs` lists every setting."
 )]
 struct Cli {
     /// Config file (default: ./kibitz.toml if present).
@@ -44,8 +45,8 @@ enum Command {
     /// the club's registration mode and request limits (for clients over
     /// HTTP) do not apply; a player named here is created if new.
     Play(cli::play::PlayArgs),
-    /// Print the effective configuration.
-    Config,
+    /// Print the effective configuration: each setting, its value and its source.
+    Config(ConfigArgs),
     /// The club's personas: list, import a character card, export one as a card.
     Personas(cli::personas::PersonasArgs),
     /// Review what the club remembers: list, search, show, edit, pin, forget, delete, export, reindex.
@@ -66,11 +67,22 @@ enum Command {
     Calibrate(cli::selfplay::CalibrateArgs),
 }
 
+#[derive(clap::Args)]
+struct ConfigArgs {
+    /// Print it as a configuration file instead (secrets left out).
+    #[arg(long, conflicts_with = "docs")]
+    toml: bool,
+    /// Print the reference table of every setting (docs/configuration.md).
+    #[arg(long)]
+    docs: bool,
+}
+
 fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    let mut config = Config::load(cli.config.as_deref()).context("loading configuration")?;
+    let mut loaded = Config::load_with_sources(cli.config.as_deref()).context("loading configuration")?;
     if let Command::Serve { listen: Some(addr) } = &cli.command {
-        config.listen = *addr;
+        loaded.config.listen = *addr;
+        loaded.sources.set("listen", kibitz::config::Source::Flag("--listen"));
     }
     let quiet = matches!(
         cli.command,
@@ -86,16 +98,21 @@ fn main() -> anyhow::Result<()> {
     } else {
         "info,qdrant_edge=error,tokio_cron_scheduler=warn"
     });
+    for warning in &loaded.warnings {
+        tracing::warn!("{warning}");
+    }
+    if let Command::Config(args) = &cli.command {
+        print!("{}", show_config(&loaded, args));
+        return Ok(());
+    }
+    let config = loaded.config;
     select_onnx_runtime(&config);
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(async move {
         match cli.command {
             Command::Serve { .. } => cli::serve(config).await,
             Command::Play(args) => cli::play::run(config, args).await,
-            Command::Config => {
-                print!("{}", config.to_toml());
-                Ok(())
-            }
+            Command::Config(_) => unreachable!("answered before the runtime starts"),
             Command::Personas(args) => cli::personas::run(&config, args),
             Command::Memories(args) => cli::memories::run(&config, args).await,
             Command::Bench(args) => cli::bench::run(&config, args).await,
@@ -107,6 +124,14 @@ fn main() -> anyhow::Result<()> {
             Command::Calibrate(args) => cli::selfplay::calibrate(&config, args).await,
         }
     })
+}
+
+fn show_config(loaded: &kibitz::config::Loaded, args: &ConfigArgs) -> String {
+    match (args.toml, args.docs) {
+        (true, _) => loaded.config.to_toml(),
+        (_, true) => kibitz::config::docs_table(),
+        _ => loaded.listing(),
+    }
 }
 
 /// fastembed loads ONNX Runtime from ORT_DYLIB_PATH; point it at the models

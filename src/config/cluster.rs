@@ -1,52 +1,31 @@
 //! `[cluster]`: several kibitz nodes serving one club on one PostgreSQL and
 //! one Qdrant server. Setting `node_url` makes a node part of a cluster.
 
-use serde::{Deserialize, Serialize};
+use super::ConfigError;
+use super::declare::{env, section};
 
-use super::{ConfigError, parse_env};
-
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct ClusterConfig {
-    /// Where the other nodes reach this one (http://10.0.0.5:8080): the
-    /// node that holds a match serves its requests, and the others forward
-    /// them here. Unset: this node serves alone.
-    pub node_url: Option<String>,
-    /// This node's name in the lease tables. Default: the host name and a
-    /// hash of the data dir, so a restarted node takes its matches back at
-    /// once. No two running nodes may share one.
-    pub node_id: Option<String>,
-    /// Shared by every node of a cluster; a forwarded request carries it.
-    /// Never printed.
-    #[serde(skip_serializing)]
-    pub secret: Option<String>,
-    /// How long a node that stops renewing keeps its matches (ms): a
-    /// crashed node's games continue elsewhere after this.
-    pub lease_ms: u64,
-}
-
-impl Default for ClusterConfig {
-    fn default() -> Self {
-        ClusterConfig {
-            node_url: None,
-            node_id: None,
-            secret: None,
-            lease_ms: 10_000,
-        }
+section! {
+    /// Several nodes serving one club.
+    pub struct ClusterConfig {
+        /// Where the other nodes reach this one (http://10.0.0.5:8080): the
+        /// node that holds a match serves its requests, and the others forward
+        /// them here. Unset: this node serves alone.
+        pub node_url: Option<String> = None, env("KIBITZ_NODE_URL");
+        /// This node's name in the lease tables. Default: the host name and a
+        /// hash of the data dir, so a restarted node takes its matches back at
+        /// once. No two running nodes may share one.
+        pub node_id: Option<String> = None, env("KIBITZ_NODE_ID");
+        /// Shared by every node of a cluster; a forwarded request carries it.
+        /// Never printed.
+        #[serde(skip_serializing)]
+        pub secret: Option<String> = None, env("KIBITZ_CLUSTER_SECRET").secret();
+        /// How long a node that stops renewing keeps its matches (ms): a
+        /// crashed node's games continue elsewhere after this.
+        pub lease_ms: u64 = 10_000, env("KIBITZ_LEASE_MS");
     }
 }
 
 impl ClusterConfig {
-    pub(super) fn with_env(self, env: &impl Fn(&str) -> Option<String>) -> Result<ClusterConfig, ConfigError> {
-        let text = |var: &str, file: Option<String>| env(var).or(file).filter(|v| !v.is_empty());
-        Ok(ClusterConfig {
-            node_url: text("KIBITZ_NODE_URL", self.node_url).map(|u| u.trim_end_matches('/').to_string()),
-            node_id: text("KIBITZ_NODE_ID", self.node_id),
-            secret: text("KIBITZ_CLUSTER_SECRET", self.secret),
-            lease_ms: parse_env(env, "KIBITZ_LEASE_MS")?.unwrap_or(self.lease_ms),
-        })
-    }
-
     /// Whether this node is one of several.
     pub fn is_member(&self) -> bool {
         self.node_url.is_some()

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ConfigError, parse_env};
+use super::declare::{env, section};
 
 /// Who may create a player.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,60 +30,44 @@ impl std::str::FromStr for Registration {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct LimitsConfig {
-    pub registration: Registration,
-    /// New players one address may create per hour in open registration.
-    pub registrations_per_hour: u32,
-    /// Unfinished matches one player may hold (another with the same
-    /// persona resumes the unfinished one instead).
-    pub live_matches_per_player: u32,
-    /// Open WebSockets per player, and per match.
-    pub sockets_per_player: u32,
-    pub sockets_per_match: u32,
-    /// Requests per minute on any route, per bearer token and per address
-    /// (0: no limit).
-    pub requests_per_minute_per_token: u32,
-    pub requests_per_minute_per_address: u32,
-    /// How long an invite code stays good.
-    pub invite_ttl_hours: u32,
-    /// New matches are turned away (503 `busy`) while a search waits longer
-    /// than this for an engine worker, so the live ones keep their pace
-    /// (0: never).
-    pub busy_engine_wait_ms: u64,
-    /// ... and while the runtime's timers fire this late (smoothed): the
-    /// cores are saturated, whatever by (0: never).
-    pub busy_lag_ms: u64,
-    /// ... and while the players' moves lately take longer than this to be
-    /// answered (their 90th percentile; 0: never, the default: what is slow
-    /// depends on the persona's search time).
-    pub busy_move_reply_ms: u64,
-    /// ... and while the matches' writes lately wait longer than this for
-    /// their commit (90th percentile; one writer serves every match).
-    pub busy_commit_wait_ms: u64,
-    /// A match in which the player has neither moved nor written for this
-    /// long ends as abandoned (0: never).
-    pub abandon_after_hours: f64,
-}
-
-impl Default for LimitsConfig {
-    fn default() -> Self {
-        LimitsConfig {
-            registration: Registration::Open,
-            registrations_per_hour: 10,
-            live_matches_per_player: 3,
-            sockets_per_player: 8,
-            sockets_per_match: 4,
-            requests_per_minute_per_token: 600,
-            requests_per_minute_per_address: 1200,
-            invite_ttl_hours: 72,
-            busy_engine_wait_ms: 1000,
-            busy_lag_ms: 20,
-            busy_move_reply_ms: 0,
-            busy_commit_wait_ms: 100,
-            abandon_after_hours: 24.0,
-        }
+section! {
+    /// What one client may start and hold.
+    pub struct LimitsConfig {
+        /// Who may create a player: `open` (anyone), `invite` (a code from
+        /// `POST /api/admin/invites`) or `admin` (only the admin).
+        pub registration: Registration = Registration::Open, env("KIBITZ_REGISTRATION");
+        /// New players one address may create per hour in open registration.
+        pub registrations_per_hour: u32 = 10, env("KIBITZ_REGISTRATIONS_PER_HOUR");
+        /// Unfinished matches one player may hold (another with the same
+        /// persona resumes the unfinished one instead).
+        pub live_matches_per_player: u32 = 3, env("KIBITZ_LIVE_MATCHES_PER_PLAYER");
+        /// Open WebSockets per player.
+        pub sockets_per_player: u32 = 8, env("KIBITZ_SOCKETS_PER_PLAYER");
+        /// ... and per match.
+        pub sockets_per_match: u32 = 4, env("KIBITZ_SOCKETS_PER_MATCH");
+        /// Requests per minute on any route, per bearer token (0: no limit).
+        pub requests_per_minute_per_token: u32 = 600, env("KIBITZ_REQUESTS_PER_MINUTE_PER_TOKEN");
+        /// ... and per address (0: no limit).
+        pub requests_per_minute_per_address: u32 = 1200, env("KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS");
+        /// How long an invite code stays good.
+        pub invite_ttl_hours: u32 = 72, env("KIBITZ_INVITE_TTL_HOURS");
+        /// New matches are turned away (503 `busy`) while a search waits longer
+        /// than this for an engine worker, so the live ones keep their pace
+        /// (0: never).
+        pub busy_engine_wait_ms: u64 = 1000, env("KIBITZ_BUSY_ENGINE_WAIT_MS");
+        /// ... and while the runtime's timers fire this late (smoothed): the
+        /// cores are saturated, whatever by (0: never).
+        pub busy_lag_ms: u64 = 20, env("KIBITZ_BUSY_LAG_MS");
+        /// ... and while the players' moves lately take longer than this to be
+        /// answered (their 90th percentile; 0: never, the default: what is slow
+        /// depends on the persona's search time).
+        pub busy_move_reply_ms: u64 = 0, env("KIBITZ_BUSY_MOVE_REPLY_MS");
+        /// ... and while the matches' writes lately wait longer than this for
+        /// their commit (90th percentile; one writer serves every match).
+        pub busy_commit_wait_ms: u64 = 100, env("KIBITZ_BUSY_COMMIT_WAIT_MS");
+        /// A match in which the player has neither moved nor written for this
+        /// long ends as abandoned (0: never).
+        pub abandon_after_hours: f64 = 24.0, env("KIBITZ_ABANDON_AFTER_HOURS");
     }
 }
 
@@ -104,35 +88,6 @@ impl LimitsConfig {
             busy_commit_wait_ms: 0,
             ..LimitsConfig::default()
         }
-    }
-}
-
-impl LimitsConfig {
-    /// These limits with their `KIBITZ_*` overrides.
-    pub(super) fn with_env(self, env: &impl Fn(&str) -> Option<String>) -> Result<LimitsConfig, ConfigError> {
-        let or = |var, file| parse_env(env, var).map(|v| v.unwrap_or(file));
-        let or64 = |var, file| parse_env(env, var).map(|v| v.unwrap_or(file));
-        Ok(LimitsConfig {
-            registration: parse_env(env, "KIBITZ_REGISTRATION")?.unwrap_or(self.registration),
-            registrations_per_hour: or("KIBITZ_REGISTRATIONS_PER_HOUR", self.registrations_per_hour)?,
-            live_matches_per_player: or("KIBITZ_LIVE_MATCHES_PER_PLAYER", self.live_matches_per_player)?,
-            sockets_per_player: or("KIBITZ_SOCKETS_PER_PLAYER", self.sockets_per_player)?,
-            sockets_per_match: or("KIBITZ_SOCKETS_PER_MATCH", self.sockets_per_match)?,
-            requests_per_minute_per_token: or(
-                "KIBITZ_REQUESTS_PER_MINUTE_PER_TOKEN",
-                self.requests_per_minute_per_token,
-            )?,
-            requests_per_minute_per_address: or(
-                "KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS",
-                self.requests_per_minute_per_address,
-            )?,
-            invite_ttl_hours: or("KIBITZ_INVITE_TTL_HOURS", self.invite_ttl_hours)?,
-            busy_engine_wait_ms: or64("KIBITZ_BUSY_ENGINE_WAIT_MS", self.busy_engine_wait_ms)?,
-            busy_lag_ms: or64("KIBITZ_BUSY_LAG_MS", self.busy_lag_ms)?,
-            busy_move_reply_ms: or64("KIBITZ_BUSY_MOVE_REPLY_MS", self.busy_move_reply_ms)?,
-            busy_commit_wait_ms: or64("KIBITZ_BUSY_COMMIT_WAIT_MS", self.busy_commit_wait_ms)?,
-            abandon_after_hours: parse_env(env, "KIBITZ_ABANDON_AFTER_HOURS")?.unwrap_or(self.abandon_after_hours),
-        })
     }
 }
 

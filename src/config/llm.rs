@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::declare::{NONE, env, section};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ApiKind {
@@ -48,67 +50,55 @@ pub struct RoleConfig {
     pub max_tokens: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct LlmConfig {
-    /// Shorthand for one OpenAI-compatible endpoint, tried first.
-    #[serde(serialize_with = "super::redact::opt_url")]
-    pub url: Option<String>,
-    pub model: String,
-    /// From KIBITZ_LLM_API_KEY only; never written or logged.
-    #[serde(skip)]
-    pub api_key: Option<String>,
-    /// More endpoints, in priority order.
-    pub endpoints: Vec<EndpointConfig>,
-    /// Per call.
-    pub timeout_secs: u64,
-    /// The first call of a match may wait this long (a cold model loading).
-    pub first_timeout_secs: u64,
-    /// How long the start-of-match check waits for each endpoint.
-    pub preflight_ms: u64,
-    /// With no endpoint configured, use a local Ollama if one answers on 127.0.0.1:11434.
-    pub detect_ollama: bool,
-    /// How long the persona's words in a game may take the model before the
-    /// scripted voice speaks instead (its move never waits for them).
-    pub words_deadline_ms: u64,
-    /// The same for an answer to a chat line.
-    pub chat_deadline_ms: u64,
-    /// Let the subconscious ask the model which memories fit (a loop of
-    /// calls before every trigger's words: slower; off, recall is by
-    /// meaning, words and cues, as without a model).
-    pub model_recall: bool,
-    pub main: RoleConfig,
-    pub subconscious: RoleConfig,
-    pub moves: RoleConfig,
+impl RoleConfig {
+    pub const fn new(temperature: f32, max_tokens: u32) -> RoleConfig {
+        RoleConfig {
+            temperature,
+            max_tokens,
+        }
+    }
 }
 
-impl Default for LlmConfig {
-    fn default() -> Self {
-        LlmConfig {
-            url: None,
-            model: "default".into(),
-            api_key: None,
-            endpoints: Vec::new(),
-            timeout_secs: 30,
-            first_timeout_secs: 120,
-            preflight_ms: 1500,
-            detect_ollama: true,
-            words_deadline_ms: 3000,
-            chat_deadline_ms: 20_000,
-            model_recall: false,
-            main: RoleConfig {
-                temperature: 0.7,
-                max_tokens: 400,
-            },
-            subconscious: RoleConfig {
-                temperature: 0.2,
-                max_tokens: 300,
-            },
-            moves: RoleConfig {
-                temperature: 0.3,
-                max_tokens: 256,
-            },
-        }
+section! {
+    /// The language models, and how long their words may take.
+    pub struct LlmConfig {
+        /// Shorthand for one OpenAI-compatible endpoint, tried first.
+        #[serde(serialize_with = "super::redact::opt_url")]
+        pub url: Option<String> = None, env("KIBITZ_LLM_URL").url();
+        /// The model the `url` shorthand asks for.
+        pub model: String = "default".into(), env("KIBITZ_LLM_MODEL");
+        /// The `url` shorthand's API key: from the environment only, never
+        /// written or logged.
+        #[serde(skip)]
+        pub api_key: Option<String> = None, env("KIBITZ_LLM_API_KEY").secret().env_only();
+        /// More endpoints, in priority order.
+        pub endpoints: Vec<EndpointConfig> = Vec::new(), NONE;
+        /// Per call.
+        pub timeout_secs: u64 = 30, NONE;
+        /// The first call of a match may wait this long (a cold model loading).
+        pub first_timeout_secs: u64 = 120, NONE;
+        /// How long the start-of-match check waits for each endpoint.
+        pub preflight_ms: u64 = 1500, NONE;
+        /// With no endpoint configured, use a local Ollama if one answers on 127.0.0.1:11434.
+        pub detect_ollama: bool = true, env("KIBITZ_LLM_DETECT_OLLAMA");
+        /// How long the persona's words in a game may take the model before the
+        /// scripted voice speaks instead (its move never waits for them).
+        pub words_deadline_ms: u64 = 3000, env("KIBITZ_LLM_WORDS_DEADLINE_MS");
+        /// The same for an answer to a chat line.
+        pub chat_deadline_ms: u64 = 20_000, env("KIBITZ_LLM_CHAT_DEADLINE_MS");
+        /// Let the subconscious ask the model which memories fit (a loop of
+        /// calls before every trigger's words: slower; off, recall is by
+        /// meaning, words and cues, as without a model).
+        pub model_recall: bool = false, env("KIBITZ_LLM_MODEL_RECALL");
+        /// The main agent's sampling: `{ temperature, max_tokens }`.
+        pub main: RoleConfig = RoleConfig::new(0.7, 400), NONE;
+        /// The subconscious's (with `model_recall`).
+        pub subconscious: RoleConfig = RoleConfig::new(0.2, 300), NONE;
+        /// A move brain's (`brain = "llm"` or a pipeline).
+        pub moves: RoleConfig = RoleConfig::new(0.3, 256), NONE;
+        /// Caps every role's `max_tokens` (unset: each role's own).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub max_tokens: Option<u32> = None, env("KIBITZ_LLM_MAX_TOKENS");
     }
 }
 
@@ -125,8 +115,11 @@ impl LlmConfig {
         shorthand.into_iter().chain(self.endpoints.iter().cloned()).collect()
     }
 
-    /// Caps every role's answer length (KIBITZ_LLM_MAX_TOKENS).
-    pub fn cap_tokens(&mut self, max: u32) {
+    /// Caps every role's answer length at `max_tokens`, if set.
+    pub(super) fn cap_tokens(&mut self) {
+        let Some(max) = self.max_tokens else {
+            return;
+        };
         for role in [&mut self.main, &mut self.subconscious, &mut self.moves] {
             role.max_tokens = max;
         }

@@ -1,90 +1,67 @@
 //! `[recall]`: how the subconscious picks memories to hand to the main
 //! agent (the fusion in `subconscious/fuse.rs` reads these).
 
-use serde::{Deserialize, Serialize};
+use super::declare::{NONE, section};
 
-/// How the subconscious picks memories to hand to the main agent.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct RecallConfig {
-    /// At most this many memories per trigger.
-    pub limit: usize,
-    /// No memory is offered on its meaning alone below this cosine
-    /// similarity (tags, the board or shared words may still bring it).
-    pub min_score: f32,
-    /// A memory given to the main agent is not given again within this time.
-    pub given_ttl_secs: u64,
-    /// A memory created in this match is not recalled within this time.
-    pub created_ttl_secs: u64,
-    /// How many semantic matches are re-ranked to pick `limit`.
-    pub candidates: usize,
-    /// Ranking: cosine similarity plus these weights times importance,
-    /// decayed strength and recency (each 0..=1).
-    pub importance_weight: f32,
-    pub strength_weight: f32,
-    pub recency_weight: f32,
-    /// Recency halves in this many days since the memory was last seen.
-    pub recency_half_life_days: f32,
-    /// Added when the live game is in the exact position the memory was made in.
-    pub same_position_boost: f32,
-    /// Added when the live game is in the same opening (ECO code).
-    pub same_opening_boost: f32,
-    /// A chat line's recall searches by the line's own words unless this
-    /// many texts already wait for the embedding model; then by a fixed
-    /// sentence ("The player is chatting with me."), so an overloaded model
-    /// slows memory saves but not every chat answer. 0: always the fixed
-    /// sentence (no model run for a chat's recall).
-    pub chat_query_max_backlog: usize,
-    /// ... or unless the model has taken more than this share of one core
-    /// over the last second or so (0.25: a quarter). A model that keeps up
-    /// with every chat may still take the CPU the moves of every match
-    /// need; past this share chats are recalled by the fixed sentence and
-    /// the model's time goes to the memories, which cannot be shed. 1: no limit.
-    pub chat_query_model_share: f64,
-    /// A memory is handed over only with evidence: cues of the situation it
-    /// answers weighing at least this much (see `subconscious::situation`),
-    /// the same board, or a similarity of at least the next two.
-    pub tag_gate: f32,
-    /// ... to a cue's phrase (a fixed sentence such as "A fork: ...").
-    pub cue_min_similarity: f32,
-    /// ... to a chat line's own words.
-    pub chat_min_similarity: f32,
-    /// A chat line's best match by meaning counts when it is at least this
-    /// close and this much closer than the next one: it stands out.
-    pub standout_similarity: f32,
-    pub standout_margin: f32,
-    /// Shared words (BM25 of the chat line over the memory) count from this
-    /// score, when the meaning is at least `worded_min_similarity` close;
-    /// they add up to twice `word_weight` to the ranking.
-    pub word_min_score: f32,
-    pub worded_min_similarity: f32,
-    pub word_weight: f32,
-}
-
-impl Default for RecallConfig {
-    fn default() -> Self {
-        RecallConfig {
-            limit: 3,
-            min_score: 0.2,
-            given_ttl_secs: 600,
-            created_ttl_secs: 300,
-            candidates: 12,
-            importance_weight: 0.15,
-            strength_weight: 0.15,
-            recency_weight: 0.1,
-            recency_half_life_days: 30.0,
-            same_position_boost: 0.3,
-            same_opening_boost: 0.1,
-            chat_query_max_backlog: 16,
-            chat_query_model_share: 0.25,
-            tag_gate: 0.5,
-            cue_min_similarity: 0.45,
-            chat_min_similarity: 0.35,
-            standout_similarity: 0.25,
-            standout_margin: 0.1,
-            word_min_score: 3.0,
-            worded_min_similarity: 0.2,
-            word_weight: 0.1,
-        }
+section! {
+    /// How the subconscious picks memories to hand to the main agent.
+    pub struct RecallConfig {
+        /// At most this many memories per trigger.
+        pub limit: usize = 3, NONE;
+        /// No memory is offered on its meaning alone below this cosine
+        /// similarity (tags, the board or shared words may still bring it).
+        pub min_score: f32 = 0.2, NONE;
+        /// A memory given to the main agent is not given again within this time.
+        pub given_ttl_secs: u64 = 600, NONE;
+        /// A memory created in this match is not recalled within this time.
+        pub created_ttl_secs: u64 = 300, NONE;
+        /// How many semantic matches are re-ranked to pick `limit`.
+        pub candidates: usize = 12, NONE;
+        /// Ranking: cosine similarity plus these weights times importance,
+        /// decayed strength and recency (each 0..=1).
+        pub importance_weight: f32 = 0.15, NONE;
+        /// ... times the memory's decayed strength.
+        pub strength_weight: f32 = 0.15, NONE;
+        /// ... times its recency.
+        pub recency_weight: f32 = 0.1, NONE;
+        /// Recency halves in this many days since the memory was last seen.
+        pub recency_half_life_days: f32 = 30.0, NONE;
+        /// Added when the live game is in the exact position the memory was made in.
+        pub same_position_boost: f32 = 0.3, NONE;
+        /// Added when the live game is in the same opening (ECO code).
+        pub same_opening_boost: f32 = 0.1, NONE;
+        /// A chat line's recall searches by the line's own words unless this
+        /// many texts already wait for the embedding model; then by a fixed
+        /// sentence ("The player is chatting with me."), so an overloaded model
+        /// slows memory saves but not every chat answer. 0: always the fixed
+        /// sentence (no model run for a chat's recall).
+        pub chat_query_max_backlog: usize = 16, NONE;
+        /// ... or unless the model has taken more than this share of one core
+        /// over the last second or so (0.25: a quarter). A model that keeps up
+        /// with every chat may still take the CPU the moves of every match
+        /// need; past this share chats are recalled by the fixed sentence and
+        /// the model's time goes to the memories, which cannot be shed. 1: no limit.
+        pub chat_query_model_share: f64 = 0.25, NONE;
+        /// A memory is handed over only with evidence: cues of the situation it
+        /// answers weighing at least this much (see `subconscious::situation`),
+        /// the same board, or a similarity of at least the next two.
+        pub tag_gate: f32 = 0.5, NONE;
+        /// ... to a cue's phrase (a fixed sentence such as "A fork: ...").
+        pub cue_min_similarity: f32 = 0.45, NONE;
+        /// ... to a chat line's own words.
+        pub chat_min_similarity: f32 = 0.35, NONE;
+        /// A chat line's best match by meaning counts when it is at least this
+        /// close and this much closer than the next one: it stands out.
+        pub standout_similarity: f32 = 0.25, NONE;
+        /// ... and this much closer than the next one.
+        pub standout_margin: f32 = 0.1, NONE;
+        /// Shared words (BM25 of the chat line over the memory) count from this
+        /// score, when the meaning is at least `worded_min_similarity` close;
+        /// they add up to twice `word_weight` to the ranking.
+        pub word_min_score: f32 = 3.0, NONE;
+        /// Shared words count only when the meaning is at least this close.
+        pub worded_min_similarity: f32 = 0.2, NONE;
+        /// What shared words add to the ranking, at most twice this.
+        pub word_weight: f32 = 0.1, NONE;
     }
 }
