@@ -4,6 +4,9 @@
 - src/server reaches no service through `Runtime::services()`: a handler
   names the parts it uses (`State<Db>`, `State<MemoryService>`, ...), see
   src/server/state.rs.
+- The match actor's parts keep their state private: no `pub(super)` field
+  under src/runtime/actor, so a field is changed only by its own file's
+  methods (the game at the table by table.rs, the talk by voice.rs, ...).
 
 Usage: scripts/boundaries.py [src]   (exit 1 naming each place that breaks one)
 """
@@ -15,6 +18,11 @@ from pathlib import Path
 RULES = [
     # (folder under src, pattern, what it breaks)
     ("server", re.compile(r"\.services\(\)"), "a handler asks for its parts through FromRef, not services()"),
+    (
+        "runtime/actor",
+        re.compile(r"^\s*pub\(super\) [a-z_]+: "),
+        "a part's state is private to its file: add a method instead of a pub(super) field",
+    ),
 ]
 
 

@@ -118,6 +118,15 @@ impl Side {
             Side::Persona => "persona",
         }
     }
+
+    /// From its stored name.
+    pub fn parse(name: &str) -> Option<Side> {
+        match name {
+            "user" => Some(Side::User),
+            "persona" => Some(Side::Persona),
+            _ => None,
+        }
+    }
 }
 
 /// A chat line; the persona's carry the tone it was said in.

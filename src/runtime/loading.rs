@@ -5,15 +5,12 @@
 use shakmaty::Color;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::actor::{Command, IdleTimer, MatchActor};
+use super::actor::{Command, MatchActor, Seating};
 use super::{Live, Outcome, Runtime, RuntimeError};
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
-use crate::events::Emitter;
 use crate::ids::MatchId;
 use crate::store::{MatchRow, MoveRow};
-use crate::subconscious::RecallState;
-use crate::triggers::TalkMode;
 
 impl Runtime {
     /// Loads a match from SQL into a new actor task, queues its `Begin`
@@ -55,60 +52,18 @@ impl Runtime {
         let player = self.player(row.player_id).await?;
         let (inbox, rx) = mpsc::channel(64);
         let (events, _) = broadcast::channel(256);
-        let last_seq = self.svc.db.last_event_seq(id).await?;
-        let mut actor = MatchActor {
-            svc: self.svc.clone(),
-            id,
-            user_color: color_of(&row),
-            started_at: row.created_at,
-            utc_offset_minutes: row.utc_offset_minutes,
-            emotion: row.emotion.clone(),
-            draw_offer: row.draw_offer.clone(),
-            history: Default::default(),
-            recall: RecallState::default(),
-            emitter: Emitter::new(self.svc.db.clone(), id, last_seq, events.clone()),
-            idle: IdleTimer::new(self.svc.scheduler.clone()),
-            inbox: inbox.downgrade(),
-            done: false,
-            odds,
-            // A resumed match remembers what it said before the restart.
-            said: match fresh {
-                true => Default::default(),
-                false => std::sync::Arc::new(self.svc.db.persona_said(id, crate::triggers::SAID_KEPT).await?),
-            },
-            to_move_since: chrono::Utc::now(),
-            last_think: None,
-            last_heard: None,
-            talk: TalkMode::parse(&self.svc.db.talk_mode(row.player_id, &row.persona_id).await?).unwrap_or_default(),
-            notes: self.svc.db.match_notes(id).await?,
-            brain: self.svc.moves.persona_brain(&persona, Some(id.to_string())),
-            agent_llm: self.svc.llm.as_ref().map(|pool| {
-                let sampling = persona.llm.sampling(self.svc.config.llm.main);
-                pool.session_from(Some(id.to_string()), "main", sampling, persona.llm.endpoint.as_deref())
-            }),
-            sub_llm: self
-                .svc
-                .llm
-                .as_ref()
-                .filter(|_| self.svc.config.llm.model_recall)
-                .map(|pool| {
-                    let sampling = self.svc.config.llm.subconscious;
-                    pool.session_from(
-                        Some(id.to_string()),
-                        "subconscious",
-                        sampling,
-                        persona.llm.endpoint.as_deref(),
-                    )
-                }),
-            player,
-            persona,
+        let owner = row.player_id;
+        let seating = Seating {
             game,
-            composing: None,
+            odds,
+            persona,
+            player,
+            inbox: inbox.downgrade(),
+            events: events.clone(),
+            fresh,
+            row,
         };
-        actor.history = actor.load_history().await?;
-        if !fresh {
-            actor.idle.nudges = self.svc.db.nudges_since_user_acted(id).await?;
-        }
+        let actor = MatchActor::seat(self.svc.clone(), seating).await?;
         let (reply, begun) = oneshot::channel();
         {
             let mut live = self.live.lock().expect("registry lock");
@@ -124,7 +79,7 @@ impl Runtime {
                 Live {
                     inbox: inbox.clone(),
                     events,
-                    owner: row.player_id,
+                    owner,
                     lease,
                 },
             );

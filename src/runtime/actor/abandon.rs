@@ -78,7 +78,7 @@ impl MatchActor {
     /// Ends the match as abandoned unless the player came back after
     /// `cutoff` (between the runtime's look and this command); true if it ended.
     pub(super) async fn abandon(&mut self, cutoff: DateTime<Utc>) -> Result<bool, RuntimeError> {
-        if self.game.end().is_some() || self.last_heard.is_some_and(|t| t >= cutoff) {
+        if self.table.game().end().is_some() || self.idle.heard_since(cutoff) {
             return Ok(false);
         }
         let mut events = Events::new();
@@ -90,12 +90,12 @@ impl MatchActor {
 
     /// The one memory of a game that never finished: that it was left.
     async fn remember_it_was_left(&self) {
-        let moves = match self.game.moves().len().div_ceil(2) {
+        let moves = match self.table.game().moves().len().div_ceil(2) {
             0 => "before making a move".to_string(),
             1 => "after 1 move".to_string(),
             n => format!("after {n} moves"),
         };
-        let colour = if self.user_color.is_white() { "White" } else { "Black" };
+        let colour = if self.table.user().is_white() { "White" } else { "Black" };
         let content = format!(
             "On {}, {} left our game unfinished {moves}, playing {colour}.",
             self.started_at.format("%-d %B %Y"),

@@ -6,13 +6,14 @@
 
 use shakmaty::san::SanPlus;
 
+use super::table::NoteKind;
 use super::{Events, MatchActor};
 use crate::chess::engine::{SearchBudget, SearchRequest, Style};
 use crate::chess::notation;
 use crate::chess::odds::win_pct;
 use crate::events::{Hint, Talk};
 use crate::runtime::error::RuntimeError;
-use crate::store::{DomainWrite, MatchNote};
+use crate::store::DomainWrite;
 use crate::triggers::{TalkMode, Trigger, TriggerKind, UserInput};
 
 /// The hint's search: full strength, nodes enough for a club player's
@@ -35,7 +36,7 @@ impl MatchActor {
             mode: mode.as_str(),
         };
         events.push(self.emitter.emit(data, write).await?);
-        self.talk = mode;
+        self.voice.set_mode(mode);
         // A quiet persona does not nudge a player who is thinking.
         self.idle.cancel().await;
         if mode != TalkMode::Quiet {
@@ -47,10 +48,10 @@ impl MatchActor {
     /// The engine's move for the player, checked legal here; the persona
     /// gives it in its voice.
     pub(super) async fn hint(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
-        if self.game.turn() != self.user_color {
+        if self.table.game().turn() != self.table.user() {
             return Err(RuntimeError::NotYourTurn);
         }
-        let fen = self.game.fen();
+        let fen = self.table.game().fen();
         let engine = self.svc.analyst.clone().unwrap_or_else(|| self.svc.engine.clone());
         let request = SearchRequest {
             fen: fen.clone(),
@@ -65,14 +66,14 @@ impl MatchActor {
             .choose_move(&request)
             .await
             .map_err(|e| RuntimeError::NoHint(format!("the engine did not answer ({e})")))?;
-        let position = self.game.position();
+        let position = self.table.game().position();
         let mv = notation::parse_move(position, &chosen.uci)
             .map_err(|e| RuntimeError::NoHint(format!("the engine's move {} is not legal here ({e})", chosen.uci)))?;
         let san = SanPlus::from_move(position.clone(), mv).to_string();
         // The score after it is the persona's side's: the player's is its other half.
         let player_pct = chosen.score_after.as_ref().map(|s| 100.0 - win_pct(s));
-        let ply = self.game.moves().len();
-        let count = self.notes.iter().filter(|n| n.kind == "hint").count() as u32 + 1;
+        let ply = self.table.game().moves().len();
+        let count = self.table.count(NoteKind::Hint) as u32 + 1;
         let data = Hint {
             san: san.clone(),
             uci: chosen.uci.clone(),
@@ -81,15 +82,11 @@ impl MatchActor {
         };
         let write = DomainWrite::Note {
             ply,
-            kind: "hint",
+            kind: NoteKind::Hint.as_str(),
             text: san.clone(),
         };
         events.push(self.emitter.emit(data, write).await?);
-        self.notes.push(MatchNote {
-            ply,
-            kind: "hint".into(),
-            text: san.clone(),
-        });
+        self.table.note(ply, NoteKind::Hint, &san);
         let input = UserInput::Hint {
             uci: chosen.uci,
             san,
@@ -101,7 +98,7 @@ impl MatchActor {
 
     /// Why the persona played its last move, from its search and the board tools.
     pub(super) async fn explain(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
-        let persona_moved = self.game.moves().iter().any(|m| m.mover != self.user_color);
+        let persona_moved = self.table.game().moves().iter().any(|m| m.mover != self.table.user());
         if !persona_moved {
             return Err(RuntimeError::NothingToExplain);
         }

@@ -68,7 +68,7 @@ impl MatchActor {
     /// The families the player chose in their latest games (from the start
     /// position) with the colour they have now.
     async fn usual_openings(&self, finished: &[MatchRow]) -> Result<Vec<UsualOpening>, RuntimeError> {
-        let colour = if self.user_color.is_white() { "white" } else { "black" };
+        let colour = if self.table.user().is_white() { "white" } else { "black" };
         let mut chosen = Vec::new();
         for row in finished
             .iter()
@@ -76,7 +76,7 @@ impl MatchActor {
             .take(USUAL_OPENING_GAMES)
         {
             if let Some(game) = self.replayed(row).await?.filter(Game::is_standard_start) {
-                chosen.push(book().chosen_by(&game, self.user_color).map(|f| f.name.clone()));
+                chosen.push(book().chosen_by(&game, self.table.user()).map(|f| f.name.clone()));
             }
         }
         Ok(UsualOpening::count(&chosen))

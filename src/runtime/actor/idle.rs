@@ -1,10 +1,12 @@
-//! The idle_wait timer: a one-shot job on tokio-cron-scheduler, re-armed on
-//! every user action, escalating per the persona's idle policy, capped, and
-//! cancelled when the match ends. A generation number makes a job that fires
-//! after being replaced harmless.
+//! The match's timers: the idle_wait nudge, a one-shot job on
+//! tokio-cron-scheduler, re-armed on every user action, escalating per the
+//! persona's idle policy, capped, and cancelled when the match ends (a
+//! generation number makes a job that fires after being replaced harmless);
+//! and when the player was last heard from, which abandonment reads.
 
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_cron_scheduler::{Job, JobScheduler};
@@ -23,7 +25,10 @@ pub struct IdleTimer {
     job: Option<Armed>,
     generation: u64,
     /// Nudges already given since the user last acted.
-    pub nudges: u32,
+    nudges: u32,
+    /// When the player last sent a command (None: not since the match was
+    /// loaded).
+    last_heard: Option<DateTime<Utc>>,
 }
 
 /// The scheduled job and when its nudge is due.
@@ -40,7 +45,29 @@ impl IdleTimer {
             job: None,
             generation: 0,
             nudges: 0,
+            last_heard: None,
         }
+    }
+
+    /// The nudges given before a restart, since the player last acted.
+    pub fn resume_nudges(&mut self, given: u32) {
+        self.nudges = given;
+    }
+
+    /// A nudge is given: its number (0 for the first since the player acted).
+    pub fn nudge(&mut self) -> u32 {
+        self.nudges += 1;
+        self.nudges - 1
+    }
+
+    /// The player sent a command.
+    pub fn heard(&mut self) {
+        self.last_heard = Some(Utc::now());
+    }
+
+    /// Whether the player was heard from at or after `cutoff`.
+    pub fn heard_since(&self, cutoff: DateTime<Utc>) -> bool {
+        self.last_heard.is_some_and(|t| t >= cutoff)
     }
 
     pub fn is_current(&self, generation: u64) -> bool {
@@ -124,7 +151,7 @@ mod tests {
         let mut delays = Vec::new();
         while let Some(d) = timer.next_delay(&policy, 0.5) {
             delays.push(d.as_secs_f64());
-            timer.nudges += 1;
+            timer.nudge();
         }
         assert_eq!(delays, vec![5.0, 10.0, 20.0]);
         timer.reset();

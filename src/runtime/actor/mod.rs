@@ -8,18 +8,22 @@ mod fence;
 mod history;
 mod idle;
 mod odds;
+mod odds_book;
 mod rated;
 mod reflect;
+mod seat;
+mod table;
 mod takeback;
 mod turns;
 mod views;
+mod voice;
 mod words;
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use shakmaty::{Color, Position};
+use shakmaty::Position;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::RuntimeError;
@@ -27,18 +31,20 @@ use super::state::MatchState;
 use super::timing::Phase;
 use super::{Services, stored_game};
 use crate::chess::engine::Score;
-use crate::chess::odds::MoveOdds;
-use crate::chess::{Game, GameEnd, PlayedMove};
+use crate::chess::{GameEnd, PlayedMove};
 use crate::events::{DrawOffer, Emitter, MatchEvent, Message, Move, Side};
 use crate::ids::MatchId;
 use crate::llm::Session;
 use crate::moves::{Driven, MoveBrain};
 use crate::personas::Persona;
-use crate::store::{DomainWrite, MatchNote, Player};
-use crate::subconscious::RecallState;
+use crate::store::{DomainWrite, Player};
 use crate::triggers::{MatchHistory, TalkMode, Trigger};
-pub(super) use idle::IdleTimer;
+use idle::IdleTimer;
 use odds::KnownScores;
+use odds_book::OddsBook;
+pub use seat::Seating;
+use table::Table;
+use voice::Voice;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UserCommand {
@@ -114,55 +120,37 @@ pub enum Command {
     },
 }
 
+/// One match's task, made of parts that each own their state: the game at
+/// the table (`table.rs`), the persona's talk (`voice.rs`), the odds of each
+/// move (`odds_book.rs`) and the timers (`idle.rs`); the files beside them
+/// are what the actor does with them.
 pub struct MatchActor {
-    pub(super) svc: Arc<Services>,
-    pub(super) id: MatchId,
-    pub(super) player: Player,
-    pub(super) persona: Arc<Persona>,
-    pub(super) user_color: Color,
-    pub(super) started_at: DateTime<Utc>,
+    svc: Arc<Services>,
+    id: MatchId,
+    player: Player,
+    persona: Arc<Persona>,
+    started_at: DateTime<Utc>,
     /// The player's UTC offset, if their client said.
-    pub(super) utc_offset_minutes: Option<i32>,
-    pub(super) game: Game,
-    pub(super) emotion: String,
-    pub(super) draw_offer: Option<String>,
-    pub(super) history: MatchHistory,
-    pub(super) recall: RecallState,
-    pub(super) emitter: Emitter,
-    pub(super) idle: IdleTimer,
-    pub(super) inbox: mpsc::WeakSender<Command>,
+    utc_offset_minutes: Option<i32>,
+    table: Table,
+    voice: Voice,
+    odds: OddsBook,
+    idle: IdleTimer,
+    history: MatchHistory,
+    emitter: Emitter,
+    inbox: mpsc::WeakSender<Command>,
     /// after_match has run; the actor stops.
-    pub(super) done: bool,
-    /// Per ply: the engine's odds after the move (None where it had no time).
-    pub(super) odds: Vec<Option<MoveOdds>>,
-    /// The persona's latest messages in this match (`GameContext::said`).
-    /// Shared with each trigger's context, copied only when it grows.
-    pub(super) said: std::sync::Arc<Vec<String>>,
-    /// When the side to move got the move (the match's start or load, or
-    /// the last move), and how long the player thought over their last
-    /// move: a long think or an instant move is part of the moment, and
-    /// every move's time is stored with it.
-    pub(super) to_move_since: DateTime<Utc>,
-    pub(super) last_think: Option<chrono::Duration>,
+    done: bool,
     /// Chooses the persona's moves; one decision at a time (this actor).
-    pub(super) brain: Box<dyn MoveBrain>,
+    brain: Box<dyn MoveBrain>,
     /// The main agent's session on the language models (failover state,
     /// accounting), if any are configured.
-    pub(super) agent_llm: Option<Arc<Session>>,
+    agent_llm: Option<Arc<Session>>,
     /// The subconscious's session, likewise.
-    pub(super) sub_llm: Option<Arc<Session>>,
-    /// The model's words being composed for a trigger, if any.
-    pub(super) composing: Option<words::Composing>,
-    /// When the player last sent a command to this actor (None: not since
-    /// it was loaded).
-    pub(super) last_heard: Option<DateTime<Utc>>,
-    /// How much the player wants this persona to talk (remembered per persona).
-    pub(super) talk: TalkMode,
-    /// The game's notes for its PGN (the hints asked for).
-    pub(super) notes: Vec<MatchNote>,
+    sub_llm: Option<Arc<Session>>,
 }
 
-pub(super) type Events = Vec<MatchEvent>;
+type Events = Vec<MatchEvent>;
 
 /// Before this move number a draw offer is declined: play some chess first.
 const DRAW_ACCEPT_FULLMOVE: u32 = 10;
@@ -256,12 +244,11 @@ impl MatchActor {
         match stored.await {
             Ok(((row, game, odds), last_seq, (talk, notes))) => {
                 tracing::warn!(match_id = %self.id, "a write failed: the match goes on from what was stored");
-                self.game = game;
-                self.odds = odds;
-                self.emotion = row.emotion;
-                self.draw_offer = row.draw_offer;
-                self.talk = TalkMode::parse(&talk).unwrap_or_default();
-                self.notes = notes;
+                let draw_offer = row.draw_offer.as_deref().and_then(Side::parse);
+                self.table.restore(game, draw_offer, notes);
+                self.odds = OddsBook::new(odds);
+                self.voice
+                    .restore(row.emotion, TalkMode::parse(&talk).unwrap_or_default());
                 self.emitter.rewind(last_seq);
                 self.done = row.status == "finished";
                 db.resume_writes(self.id);
@@ -309,10 +296,10 @@ impl MatchActor {
     }
 
     async fn handle(&mut self, cmd: UserCommand) -> Result<Events, RuntimeError> {
-        if self.game.end().is_some() {
+        if self.table.game().end().is_some() {
             return Err(RuntimeError::GameOver);
         }
-        self.last_heard = Some(chrono::Utc::now());
+        self.idle.heard();
         let mut events = Vec::new();
         match cmd {
             UserCommand::Move(text) => self.user_move(&text, &mut events).await?,
@@ -320,7 +307,7 @@ impl MatchActor {
             UserCommand::Resign => {
                 self.finish(
                     GameEnd::Resignation {
-                        winner: !self.user_color,
+                        winner: !self.table.user(),
                     },
                     &mut events,
                 )
@@ -344,20 +331,20 @@ impl MatchActor {
     }
 
     fn pending_persona_offer(&self) -> Result<(), RuntimeError> {
-        match self.draw_offer.as_deref() {
-            Some("persona") => Ok(()),
+        match self.table.draw_offer() {
+            Some(Side::Persona) => Ok(()),
             _ => Err(RuntimeError::NoDrawOffer),
         }
     }
 
     async fn user_move(&mut self, text: &str, events: &mut Events) -> Result<(), RuntimeError> {
-        if self.game.turn() != self.user_color {
+        if self.table.game().turn() != self.table.user() {
             return Err(RuntimeError::NotYourTurn);
         }
-        let m = self.game.parse(text)?;
-        let thought = self.clock_move();
-        let played = self.game.play(m);
-        self.last_think = Some(thought);
+        let m = self.table.game().parse(text)?;
+        let thought = self.table.clock_move();
+        let played = self.table.play(m);
+        self.table.player_thought(thought);
         // An engine's reply is searched now: the search scores the user's
         // move too, so its odds cost no search of their own.
         let reply = self.decide_reply_at_once().await;
@@ -371,7 +358,7 @@ impl MatchActor {
         self.emit_move(&played, Side::User, known, thought, events).await?;
         self.idle.reset();
         self.idle.cancel().await;
-        if self.draw_offer.is_some() {
+        if self.table.draw_offer().is_some() {
             // Playing on answers a pending offer with no.
             self.set_draw_offer(None, events).await?;
         }
@@ -417,12 +404,12 @@ impl MatchActor {
     }
 
     async fn offer_draw(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
-        if self.draw_offer.as_deref() == Some("persona") {
+        if self.table.draw_offer() == Some(Side::Persona) {
             return self.finish(GameEnd::DrawAgreed, events).await;
         }
         // The persona takes a draw when it is not ahead and the game has gone on a while.
-        let long_enough = self.game.position().fullmoves().get() >= DRAW_ACCEPT_FULLMOVE;
-        let accepted = long_enough && self.game.material_balance(!self.user_color) <= 0;
+        let long_enough = self.table.game().position().fullmoves().get() >= DRAW_ACCEPT_FULLMOVE;
+        let accepted = long_enough && self.table.game().material_balance(!self.table.user()) <= 0;
         let data = DrawOffer {
             by: Some(Side::User),
             accepted: Some(accepted),
@@ -443,10 +430,11 @@ impl MatchActor {
             accepted: None,
             pending: Some(by.is_some()),
         };
-        let by = by.map(|side| side.as_str().to_string());
-        let write = DomainWrite::DrawOffer { by: by.clone() };
+        let write = DomainWrite::DrawOffer {
+            by: by.map(|side| side.as_str().to_string()),
+        };
         events.push(self.emitter.emit(data, write).await?);
-        self.draw_offer = by;
+        self.table.set_draw_offer(by);
         Ok(())
     }
 
@@ -460,10 +448,9 @@ impl MatchActor {
         took: chrono::Duration,
         events: &mut Events,
     ) -> Result<(), RuntimeError> {
-        let ply = self.game.moves().len();
+        let ply = self.table.game().moves().len();
         let odds = self.odds_after_last_move(known).await;
-        self.odds.resize(ply - 1, None);
-        self.odds.push(odds);
+        self.odds.record(ply, odds);
         self.evaluate_deeper_later(ply, &played.fen_after);
         let data = Move {
             ply,
@@ -484,13 +471,5 @@ impl MatchActor {
         };
         events.push(self.emitter.emit(data, write).await?);
         Ok(())
-    }
-
-    /// How long the side to move took: the clock restarts for the other side.
-    pub(super) fn clock_move(&mut self) -> chrono::Duration {
-        let now = Utc::now();
-        let took = now - self.to_move_since;
-        self.to_move_since = now;
-        took
     }
 }

@@ -37,19 +37,18 @@ impl MatchActor {
     }
 
     async fn evaluate_last_move(&self, known: KnownScores) -> Option<MoveOdds> {
-        let moves = self.game.moves();
+        let moves = self.table.game().moves();
         let (last, earlier) = moves.split_last()?;
         // Before the move: the odds stored with the previous one, else the
         // search's, else evaluate.
-        let stored = earlier
-            .len()
-            .checked_sub(1)
-            .and_then(|i| self.odds.get(i).copied().flatten());
+        let stored = self.odds.after(earlier.len());
         let before_white = match (stored, known.before) {
             (Some(o), _) => o.white,
             (None, Some(score)) => white_pct(&score, last.mover == Color::White),
             (None, None) => {
-                let fen = earlier.last().map_or(self.game.start_fen(), |m| m.fen_after.as_str());
+                let fen = earlier
+                    .last()
+                    .map_or(self.table.game().start_fen(), |m| m.fen_after.as_str());
                 self.white_pct(fen, last.mover).await?
             }
         };
@@ -81,7 +80,8 @@ impl MatchActor {
     /// that move are known and the verdict differs.
     pub(super) async fn revise_odds(&mut self, ply: usize, fen: &str, score: &Score) -> Result<(), RuntimeError> {
         let played = self
-            .game
+            .table
+            .game()
             .moves()
             .get(ply.wrapping_sub(1))
             .filter(|m| m.fen_after == fen);
@@ -90,8 +90,8 @@ impl MatchActor {
         };
         // Before the move: the previous ply's odds (revised or not), else
         // what this move's cheap odds were measured from.
-        let previous = ply.checked_sub(2).and_then(|i| self.odds.get(i).copied().flatten());
-        let own = self.odds.get(ply - 1).copied().flatten();
+        let previous = self.odds.after(ply.saturating_sub(1));
+        let own = self.odds.after(ply);
         let before = previous.map(|o| o.white).or_else(|| {
             own.map(|o| match mover {
                 Color::White => o.white - o.delta,
@@ -100,11 +100,9 @@ impl MatchActor {
         });
         let Some(before) = before else { return Ok(()) };
         let revised = MoveOdds::new(before, score, mover == Color::White);
-        if self.odds.get(ply - 1).copied().flatten() == Some(revised) {
+        if !self.odds.revise(ply, revised) {
             return Ok(());
         }
-        self.odds.resize(self.odds.len().max(ply), None);
-        self.odds[ply - 1] = Some(revised);
         let data = Odds {
             ply,
             odds: revised,

@@ -43,7 +43,7 @@ impl MatchActor {
     fn why_unrated(&self) -> &'static str {
         if self.history.rating.adapted.is_some() {
             "the persona adapted its strength to yours"
-        } else if !self.game.is_standard_start() {
+        } else if !self.table.game().is_standard_start() {
             "the game began from a set position"
         } else if self.persona.brain != crate::personas::BrainKind::Engine {
             "a language model chose the persona's moves, of no calibrated strength"

@@ -20,20 +20,20 @@ impl MatchActor {
         let db = self.svc.db.clone();
         let learned = db.learned_in(self.id).await?;
         let opening = openings::book()
-            .classify(&self.game)
+            .classify(self.table.game())
             .map(|o| format!("{} {}", o.eco, o.name));
         let facts = MatchFacts {
             persona_name: &self.persona.name,
             player_name: &self.player.name,
-            user_is_white: self.user_color == Color::White,
+            user_is_white: self.table.user() == Color::White,
             end,
-            moves: self.game.moves(),
-            start_fullmove: self.game.start_position().fullmoves().get(),
-            start_white: self.game.start_position().turn() == Color::White,
-            odds: &self.odds,
+            moves: self.table.game().moves(),
+            start_fullmove: self.table.game().start_position().fullmoves().get(),
+            start_white: self.table.game().start_position().turn() == Color::White,
+            odds: self.odds.all(),
             opening,
             learned,
-            mood: &self.emotion,
+            mood: self.voice.emotion(),
             history: &self.history,
         };
         let written = reflection::write(&facts);

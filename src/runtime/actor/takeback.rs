@@ -4,28 +4,29 @@
 //! move and the persona's reply are gone for both sides (the board, the
 //! stored moves, the odds), counted, and a comment in the PGN.
 
+use super::table::NoteKind;
 use super::{Events, MatchActor};
 use crate::chess::odds::MoveClass;
 use crate::events::Takeback;
 use crate::runtime::error::RuntimeError;
-use crate::store::{DomainWrite, MatchNote};
+use crate::store::DomainWrite;
 use crate::triggers::{Trigger, TriggerKind, UserInput};
 
 impl MatchActor {
     pub(super) async fn takeback(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
-        if self.game.turn() != self.user_color {
+        if self.table.game().turn() != self.table.user() {
             return Err(RuntimeError::NotYourTurn);
         }
-        let moves = self.game.moves();
+        let moves = self.table.game().moves();
         let keep = moves
             .iter()
-            .rposition(|m| m.mover == self.user_color)
+            .rposition(|m| m.mover == self.table.user())
             .ok_or(RuntimeError::NothingToTakeBack)?;
         // "12. Qh5 Nf6": a reply by Black keeps White's number.
         let taken = (keep..moves.len())
             .filter_map(|i| match i > keep && moves[i].mover == shakmaty::Color::Black {
                 true => Some(moves[i].san.clone()),
-                false => self.game.move_label(i),
+                false => self.table.game().move_label(i),
             })
             .collect::<Vec<_>>()
             .join(" ");
@@ -59,7 +60,7 @@ impl MatchActor {
     }
 
     fn takebacks(&self) -> usize {
-        self.notes.iter().filter(|n| n.kind == "takeback").count()
+        self.table.count(NoteKind::Takeback)
     }
 
     /// Why the persona's policy refuses to take back the player's move at
@@ -76,7 +77,7 @@ impl MatchActor {
                 if n == 1 { "" } else { "s" }
             ));
         }
-        let class = self.odds.get(at).copied().flatten().map(|o| o.class);
+        let class = self.odds.after(at + 1).map(|o| o.class);
         let slip = matches!(class, Some(MoveClass::Mistake | MoveClass::Blunder));
         (policy.only_blunders && !slip)
             .then(|| format!("{name} grants a takeback only for a move the engine calls a mistake or a blunder"))
@@ -84,19 +85,13 @@ impl MatchActor {
 
     /// Back to the game after its first `keep` moves, for both sides.
     async fn take_back_to(&mut self, keep: usize, taken: &str) -> Result<(), RuntimeError> {
-        self.game = self.game.truncated(keep)?;
-        self.odds.truncate(keep);
-        self.notes.push(MatchNote {
-            ply: keep,
-            kind: "takeback".into(),
-            text: taken.to_string(),
-        });
-        if self.draw_offer.is_some() {
+        self.table.take_back_to(keep)?;
+        self.odds.keep(keep);
+        self.table.note(keep, NoteKind::Takeback, taken);
+        if self.table.draw_offer().is_some() {
             let mut ignored = Vec::new();
             self.set_draw_offer(None, &mut ignored).await?;
         }
-        self.to_move_since = chrono::Utc::now();
-        self.last_think = None;
         Ok(())
     }
 }

@@ -24,7 +24,10 @@ impl MatchActor {
     /// The persona's reply, decided before the user's move is announced, when
     /// the brain is an engine (a search, not a conversation) and the game goes on.
     pub(super) async fn decide_reply_at_once(&mut self) -> Option<Driven> {
-        if self.game.end().is_some() || self.game.turn() == self.user_color || !self.brain.answers_at_once() {
+        if self.table.game().end().is_some()
+            || self.table.game().turn() == self.table.user()
+            || !self.brain.answers_at_once()
+        {
             return None;
         }
         Some(self.decide().await)
@@ -33,7 +36,7 @@ impl MatchActor {
     /// The persona's move brain's choice in this position, timed.
     async fn decide(&mut self) -> Driven {
         let started = Instant::now();
-        let driven = decide_move(self.brain.as_mut(), &self.game).await;
+        let driven = decide_move(self.brain.as_mut(), self.table.game()).await;
         self.svc.timings.record(Phase::PersonaMove, started.elapsed());
         driven
     }
@@ -47,7 +50,7 @@ impl MatchActor {
         decided: Option<Driven>,
         events: &mut Events,
     ) -> Result<(), RuntimeError> {
-        if self.game.end().is_some() || self.game.turn() == self.user_color {
+        if self.table.game().end().is_some() || self.table.game().turn() == self.table.user() {
             return Ok(());
         }
         let driven = match decided {
@@ -69,18 +72,18 @@ impl MatchActor {
             Driven::Resign { reason, .. } => {
                 tracing::warn!(match_id = %self.id, "the persona resigns: {reason}");
                 let end = GameEnd::Resignation {
-                    winner: self.user_color,
+                    winner: self.table.user(),
                 };
                 return self.finish(end, events).await;
             }
         };
-        let mut preview = self.game.clone();
-        let fact =
-            MoveFact::new(self.game.moves().len() + 1, &preview.play(m), self.user_color).played_in(self.game.fen());
+        let mut preview = self.table.game().clone();
+        let fact = MoveFact::new(self.table.game().moves().len() + 1, &preview.play(m), self.table.user())
+            .played_in(self.table.game().fen());
         self.fire(Trigger::new(TriggerKind::BeforeAgentMove), Some(fact), events)
             .await?;
-        let took = self.clock_move();
-        let played = self.game.play(m);
+        let took = self.table.clock_move();
+        let played = self.table.play(m);
         self.emit_move(&played, Side::Persona, known, took, events).await?;
         if self.finish_if_over(events).await? {
             return Ok(());
@@ -92,8 +95,9 @@ impl MatchActor {
 
     async fn maybe_offer_draw(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
         use shakmaty::Position;
-        let quiet = self.game.position().halfmoves() >= DRAW_OFFER_HALFMOVES;
-        if self.draw_offer.is_none() && quiet && self.game.material_balance(self.user_color) == 0 {
+        let quiet = self.table.game().position().halfmoves() >= DRAW_OFFER_HALFMOVES;
+        let even = self.table.game().material_balance(self.table.user()) == 0;
+        if self.table.draw_offer().is_none() && quiet && even {
             self.set_draw_offer(Some(Side::Persona), events).await?;
         }
         Ok(())
@@ -101,7 +105,7 @@ impl MatchActor {
 
     /// Ends the match if the position is over; true if it did.
     pub(super) async fn finish_if_over(&mut self, events: &mut Events) -> Result<bool, RuntimeError> {
-        match self.game.end() {
+        match self.table.game().end() {
             Some(end) => {
                 self.finish(end, events).await?;
                 Ok(true)
@@ -136,18 +140,12 @@ impl MatchActor {
 
     /// The end, stored and announced (`game_over`), the idle timer stopped.
     pub(super) async fn record_end(&mut self, end: GameEnd, events: &mut Events) -> Result<(), RuntimeError> {
-        self.game.finish(end);
+        self.table.finish(end);
         self.idle.cancel().await;
         let data = GameOver {
             result: end.result().into(),
             termination: end.termination().into(),
-            winner: end.winner().map(|w| {
-                if w == self.user_color {
-                    Side::User
-                } else {
-                    Side::Persona
-                }
-            }),
+            winner: end.winner().map(|w| self.table.side_of(w)),
         };
         let write = DomainWrite::Finish {
             result: end.result().into(),
@@ -156,7 +154,6 @@ impl MatchActor {
         events.push(self.emitter.emit(data, write).await?);
         // What follows (the history) reads this match's result back from SQL.
         self.emitter.settle().await?;
-        self.draw_offer = None;
         Ok(())
     }
 
@@ -172,8 +169,8 @@ impl MatchActor {
     /// Arms the next idle_wait if the user is to move and nudges remain.
     pub(super) async fn arm_idle(&mut self) {
         // A player who asked for quiet is never nudged.
-        let quiet = self.talk == crate::triggers::TalkMode::Quiet;
-        if quiet || self.game.end().is_some() || self.game.turn() != self.user_color {
+        let quiet = self.voice.mode() == crate::triggers::TalkMode::Quiet;
+        if quiet || self.table.game().end().is_some() || !self.table.is_users_turn() {
             return;
         }
         let scale = self.svc.config.idle_time_scale;
@@ -188,12 +185,11 @@ impl MatchActor {
             return Ok(());
         }
         self.idle.fired();
-        let waiting = self.game.end().is_none() && self.game.turn() == self.user_color;
+        let waiting = self.table.game().end().is_none() && self.table.is_users_turn();
         if !waiting {
             return Ok(());
         }
-        let nudge = self.idle.nudges;
-        self.idle.nudges += 1;
+        let nudge = self.idle.nudge();
         let mut events = Vec::new();
         self.fire(Trigger::idle(nudge), None, &mut events).await?;
         self.arm_idle().await;

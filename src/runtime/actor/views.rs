@@ -13,15 +13,15 @@ impl MatchActor {
             player_name: &self.player.name,
             persona_id: &self.persona.id,
             persona_elo: self.persona.elo,
-            user_color: self.user_color,
+            user_color: self.table.user(),
             started_at: self.started_at,
             history: &self.history,
-            odds: &self.odds,
+            odds: self.odds.all(),
         };
-        let mut ctx = GameContext::build(parts, &self.game);
-        ctx.said = self.said.clone();
-        ctx.talk = self.talk;
-        ctx.user_think_secs = self.last_think.map(|d| d.num_milliseconds() as f64 / 1000.0);
+        let mut ctx = GameContext::build(parts, self.table.game());
+        ctx.said = self.voice.said();
+        ctx.talk = self.voice.mode();
+        ctx.user_think_secs = self.table.last_think().map(|d| d.num_milliseconds() as f64 / 1000.0);
         ctx.player_local_time = self.utc_offset_minutes.map(|m| {
             let local = ctx.now + chrono::Duration::minutes(i64::from(m));
             format!("{} (UTC{:+03}:{:02})", local.format("%A %H:%M"), m / 60, (m % 60).abs())
@@ -37,16 +37,16 @@ impl MatchActor {
             persona_id: &self.persona.id,
             persona_name: &self.persona.name,
             persona_elo: self.persona.elo,
-            user_color: self.user_color,
+            user_color: self.table.user(),
             date: self.started_at,
-            emotion: &self.emotion,
-            draw_offer: self.draw_offer.as_deref(),
+            emotion: self.voice.emotion(),
+            draw_offer: self.table.draw_offer().map(|side| side.as_str()),
             last_seq: self.emitter.last_seq(),
-            odds: &self.odds,
-            notes: &self.notes,
-            talk: self.talk,
+            odds: self.odds.all(),
+            notes: self.table.notes(),
+            talk: self.voice.mode(),
         };
-        let mut state = MatchState::build(parts, &self.game);
+        let mut state = MatchState::build(parts, self.table.game());
         let serving = self.agent_llm.as_ref().and_then(|s| s.serving());
         state.serving = Some(Serving {
             agent: if self.agent_llm.is_some() { "llm" } else { "scripted" },

@@ -122,7 +122,7 @@ impl MatchActor {
         if trigger.kind == TriggerKind::AfterMatch {
             // The match's last word comes last: a chat reply being composed
             // is waited for (it may hold a fact to keep), other words end.
-            let chat = self.composing.as_ref().is_some_and(|c| c.chat);
+            let chat = self.voice.composing().is_some_and(|c| c.chat);
             self.settle_composing(!chat).await?;
         }
         match self.agent_llm.clone() {
@@ -158,7 +158,7 @@ impl MatchActor {
             prepared,
             ctx,
             persona: self.persona.clone(),
-            emotion: self.emotion.clone(),
+            emotion: self.voice.emotion().to_string(),
             model,
             user_moves: self.user_moves(),
             drafts: self.emitter.passing(),
@@ -171,7 +171,7 @@ impl MatchActor {
         };
         events.extend(job.prepared.events().iter().cloned());
         let (done, words) = oneshot::channel();
-        self.composing = Some(Composing {
+        self.voice.start_composing(Composing {
             chat: kind == TriggerKind::OnUserInput,
             user_moves: self.user_moves(),
             cancel,
@@ -188,7 +188,7 @@ impl MatchActor {
     /// Ends the words being composed, if any: called off (`cancel`) or
     /// awaited (each is bounded by its deadline), and logged.
     async fn settle_composing(&mut self, cancel: bool) -> Result<(), RuntimeError> {
-        let Some(c) = self.composing.take() else {
+        let Some(c) = self.voice.take_composing() else {
             return Ok(());
         };
         if cancel {
@@ -202,15 +202,15 @@ impl MatchActor {
 
     /// `Command::WordsReady`: the words being composed are done.
     pub(super) async fn words_ready(&mut self) -> Result<(), RuntimeError> {
-        let ready = self.composing.as_mut().map(|c| c.words.try_recv());
+        let ready = self.voice.composing_mut().map(|c| c.words.try_recv());
         match ready {
             Some(Ok(words)) => {
-                self.composing = None;
+                self.voice.take_composing();
                 self.on_words(words).await
             }
             // The task ended without words (it panicked): the model is free.
             Some(Err(oneshot::error::TryRecvError::Closed)) => {
-                self.composing = None;
+                self.voice.take_composing();
                 Ok(())
             }
             // Already taken (settled by a newer trigger), or not yet.
@@ -262,24 +262,19 @@ impl MatchActor {
     fn spoke(&mut self, kind: TriggerKind, outcome: TriggerOutcome, events: &mut Events) {
         self.svc.timings.record(Phase::Trigger(kind), outcome.phases.total());
         if let Some(emotion) = outcome.emotion {
-            self.emotion = emotion;
+            self.voice.feel(emotion);
         }
-        let spoken = outcome.events.iter().filter_map(|e| e.body.persona_said());
-        let mut spoken = spoken.peekable();
-        if spoken.peek().is_some() {
-            let said = Arc::make_mut(&mut self.said);
-            said.extend(spoken.map(str::to_string));
-            let over = said.len().saturating_sub(crate::triggers::SAID_KEPT);
-            said.drain(..over);
-        }
+        self.voice
+            .heard_itself(outcome.events.iter().filter_map(|e| e.body.persona_said()));
         events.extend(outcome.events);
     }
 
     fn side(&mut self) -> MatchSide<'_> {
+        let (emotion, recall) = self.voice.mood_and_recall();
         MatchSide {
             persona: &self.persona,
-            emotion: &self.emotion,
-            recall: &mut self.recall,
+            emotion,
+            recall,
             emitter: &mut self.emitter,
             llm: None,
             sub_llm: self.sub_llm.as_deref().map(|s| s as &dyn ChatModel),
@@ -291,7 +286,7 @@ impl MatchActor {
     /// persona's own move after it then speaks with the scripted voice: one
     /// call a move). A chat line outranks words about the board.
     fn model_busy(&self, kind: TriggerKind) -> bool {
-        self.composing.as_ref().is_some_and(|c| {
+        self.voice.composing().is_some_and(|c| {
             let fresh = c.user_moves == self.user_moves();
             c.chat || (fresh && kind != TriggerKind::OnUserInput)
         })
@@ -307,7 +302,12 @@ impl MatchActor {
 
     /// The player's moves so far: one more makes words about the board stale.
     fn user_moves(&self) -> usize {
-        self.game.moves().iter().filter(|m| m.mover == self.user_color).count()
+        self.table
+            .game()
+            .moves()
+            .iter()
+            .filter(|m| m.mover == self.table.user())
+            .count()
     }
 }
 
