@@ -146,3 +146,75 @@ fn a_row_no_build_knows_is_left_out_not_fatal() {
     let read: Vec<i64> = readable(rows).iter().map(|e| e.seq).collect();
     assert_eq!(read, [1, 4]);
 }
+
+/// The club room's page reads the events by hand (web/src/play.js): every
+/// kind the server sends is shown there or named among its quiet ones, it
+/// expects no kind the server does not send, and each payload field it reads
+/// is one some payload has.
+#[test]
+fn the_page_reads_what_the_server_writes() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let play = std::fs::read_to_string(format!("{root}/web/src/play.js")).unwrap();
+    let rating = std::fs::read_to_string(format!("{root}/web/src/rating.js")).unwrap();
+    let quoted_after = |text: &str, marker: &str| -> Vec<String> {
+        text.match_indices(marker)
+            .filter_map(|(at, _)| text[at + marker.len()..].split('"').next().map(str::to_string))
+            .collect()
+    };
+    let mut read = quoted_after(&play, "case \"");
+    read.extend(quoted_after(&play, "f.type === \""));
+    let quiet_list = play
+        .split("const QUIET_EVENTS = [")
+        .nth(1)
+        .and_then(|r| r.split(']').next());
+    let quiet = quiet_list.expect("play.js names its quiet events");
+    read.extend(quiet.split(',').map(|k| k.trim().trim_matches('"').to_string()));
+    read.retain(|k| k != "state" && k != "error");
+    let bodies = samples();
+    let written: Vec<&str> = bodies.iter().map(EventBody::kind).collect();
+    for kind in &written {
+        assert!(
+            read.iter().any(|r| r == kind),
+            "play.js neither shows nor names `{kind}`"
+        );
+    }
+    for kind in &read {
+        assert!(
+            written.contains(&kind.as_str()),
+            "play.js reads `{kind}`, which no event is"
+        );
+    }
+    let payloads = bodies
+        .iter()
+        .map(EventBody::payload)
+        .chain(stored_rows().into_iter().map(|(_, p)| p));
+    let fields: Vec<String> = payloads
+        .filter_map(|p| p.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()))
+        .flatten()
+        .collect();
+    let used = |text: &str| -> Vec<String> {
+        let mut found = Vec::new();
+        for (at, _) in text.match_indices("d.") {
+            let before = text[..at].chars().last();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                continue;
+            }
+            let name: String = text[at + 2..]
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                found.push(name);
+            }
+        }
+        found
+    };
+    let read_fields: Vec<String> = used(&play).into_iter().chain(used(&rating)).collect();
+    assert!(read_fields.len() > 10, "{read_fields:?}");
+    for field in read_fields {
+        assert!(
+            fields.contains(&field),
+            "the page reads `d.{field}`, which no payload has"
+        );
+    }
+}

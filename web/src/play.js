@@ -7,6 +7,12 @@ import { api, el, me } from "./api.js";
 import { emblem, showFace } from "./faces.js";
 import { ratingEvent } from "./rating.js";
 
+// Match events the room shows nothing of (the memories page and History
+// show what they leave behind). Every kind the server sends is handled in
+// `event` or named here: a Rust test (src/events/tests.rs) holds this file
+// to the server's event types.
+const QUIET_EVENTS = ["memory_saved", "trigger", "reflection"];
+
 export async function play(view, matchId) {
   const state0 = await api("GET", `/api/matches/${matchId}`);
   const personas = await api("GET", "/api/personas");
@@ -152,6 +158,7 @@ class Match {
   }
 
   event(e) {
+    if (QUIET_EVENTS.includes(e.type)) return;
     const d = e.data || {};
     switch (e.type) {
       case "message":
