@@ -12,48 +12,54 @@ use crate::ids::MemoryId;
 use crate::memory::{MemoryType, SaveOutcome};
 use crate::triggers::{TalkMode, TriggerKind};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
-#[serde(tag = "type", content = "data", rename_all = "snake_case")]
-pub enum EventBody {
-    Message(Message),
-    Move(Move),
-    Odds(Odds),
-    Emotion(Emotion),
-    MemorySaved(MemorySaved),
-    Trigger(TriggerFired),
-    GameOver(GameOver),
-    Reflection(Reflection),
-    DrawOffer(DrawOffer),
-    Rating(Rating),
-    Talk(Talk),
-    Hint(Hint),
-    Takeback(Takeback),
-    Familiarity(FamiliarityReached),
-    Draft(Draft),
+/// Declares the kinds once: the enum, each kind's name (serde's tag, which
+/// a test holds to `kind()`), and each payload as its event
+/// (`emitter.emit(Hint { .. }, write)`).
+macro_rules! event_kinds {
+    ($($variant:ident($payload:ident) = $kind:literal),* $(,)?) => {
+        /// What an event is: its kind (`type`) and that kind's payload (`data`).
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+        #[serde(tag = "type", content = "data", rename_all = "snake_case")]
+        pub enum EventBody {
+            $($variant($payload),)*
+        }
+
+        impl EventBody {
+            /// The kind as stored in SQL's `kind` column and sent as `type`.
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $(EventBody::$variant(_) => $kind,)*
+                }
+            }
+        }
+
+        $(impl From<$payload> for EventBody {
+            fn from(payload: $payload) -> Self {
+                EventBody::$variant(payload)
+            }
+        })*
+    };
 }
 
-impl EventBody {
-    /// The kind as stored in SQL's `kind` column and sent as `type`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            EventBody::Message(_) => "message",
-            EventBody::Move(_) => "move",
-            EventBody::Odds(_) => "odds",
-            EventBody::Emotion(_) => "emotion",
-            EventBody::MemorySaved(_) => "memory_saved",
-            EventBody::Trigger(_) => "trigger",
-            EventBody::GameOver(_) => "game_over",
-            EventBody::Reflection(_) => "reflection",
-            EventBody::DrawOffer(_) => "draw_offer",
-            EventBody::Rating(_) => "rating",
-            EventBody::Talk(_) => "talk",
-            EventBody::Hint(_) => "hint",
-            EventBody::Takeback(_) => "takeback",
-            EventBody::Familiarity(_) => "familiarity",
-            EventBody::Draft(_) => "draft",
-        }
-    }
+event_kinds!(
+    Message(Message) = "message",
+    Move(Move) = "move",
+    Odds(Odds) = "odds",
+    Emotion(Emotion) = "emotion",
+    MemorySaved(MemorySaved) = "memory_saved",
+    Trigger(TriggerFired) = "trigger",
+    GameOver(GameOver) = "game_over",
+    Reflection(Reflection) = "reflection",
+    DrawOffer(DrawOffer) = "draw_offer",
+    Rating(Rating) = "rating",
+    Talk(Talk) = "talk",
+    Hint(Hint) = "hint",
+    Takeback(Takeback) = "takeback",
+    Familiarity(FamiliarityReached) = "familiarity",
+    Draft(Draft) = "draft",
+);
 
+impl EventBody {
     /// The payload alone, as SQL's `payload` column keeps it.
     pub fn payload(&self) -> serde_json::Value {
         let mut tagged = serde_json::to_value(self).expect("an event body is plain data");
@@ -73,35 +79,6 @@ impl EventBody {
         }
     }
 }
-
-/// Each payload is its event: `emitter.emit(Hint { .. }, write)`.
-macro_rules! payload_of {
-    ($($variant:ident($payload:ident)),* $(,)?) => {
-        $(impl From<$payload> for EventBody {
-            fn from(payload: $payload) -> Self {
-                EventBody::$variant(payload)
-            }
-        })*
-    };
-}
-
-payload_of!(
-    Message(Message),
-    Move(Move),
-    Odds(Odds),
-    Emotion(Emotion),
-    MemorySaved(MemorySaved),
-    Trigger(TriggerFired),
-    GameOver(GameOver),
-    Reflection(Reflection),
-    DrawOffer(DrawOffer),
-    Rating(Rating),
-    Talk(Talk),
-    Hint(Hint),
-    Takeback(Takeback),
-    Familiarity(FamiliarityReached),
-    Draft(Draft),
-);
 
 /// Who of the two did something.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
