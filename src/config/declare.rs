@@ -141,10 +141,23 @@ pub fn one_line(doc: &str) -> String {
 
 /// A value as a file would hold it (strings bare); none: unset.
 fn shown<T: serde::Serialize>(value: &T) -> Option<String> {
-    match toml::Value::try_from(value) {
+    match toml::Value::try_from(value).map(tidy) {
         Ok(toml::Value::String(s)) => Some(s),
         Ok(other) => Some(other.to_string()),
         Err(_) => None,
+    }
+}
+
+/// Floats as they were written: an `f32` setting reaches TOML widened to
+/// `f64` (0.2 as 0.20000000298023224), so a float that an `f32` holds
+/// exactly is shown by its shortest `f32` form.
+fn tidy(value: toml::Value) -> toml::Value {
+    use toml::Value;
+    match value {
+        Value::Float(f) if f64::from(f as f32) == f => Value::Float((f as f32).to_string().parse().unwrap_or(f)),
+        Value::Array(items) => Value::Array(items.into_iter().map(tidy).collect()),
+        Value::Table(table) => Value::Table(table.into_iter().map(|(k, v)| (k, tidy(v))).collect()),
+        other => other,
     }
 }
 
@@ -318,3 +331,19 @@ macro_rules! section {
 }
 
 pub(crate) use section;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_show_as_written() {
+        assert_eq!(shown(&0.2_f32).as_deref(), Some("0.2"));
+        assert_eq!(shown(&0.15_f32).as_deref(), Some("0.15"));
+        assert_eq!(shown(&0.1_f64).as_deref(), Some("0.1"));
+        assert_eq!(shown(&24.0_f64).as_deref(), Some("24.0"));
+        let role = super::super::RoleConfig::new(0.7, 400);
+        assert_eq!(shown(&role).as_deref(), Some("{ max_tokens = 400, temperature = 0.7 }"));
+        assert_eq!(shown(&Option::<String>::None), None);
+    }
+}
