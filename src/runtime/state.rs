@@ -7,7 +7,7 @@ use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
 use crate::chess::pgn::{self, Comment, PgnHeaders};
 use crate::ids::{MatchId, PlayerId};
-use crate::store::MatchNote;
+use crate::store::{MatchNote, NoteKind};
 use crate::triggers::TalkMode;
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -128,8 +128,8 @@ impl MatchState {
                 .map(|(uci, san)| LegalMove { uci, san })
                 .collect(),
             pgn: pgn_of(&p, game),
-            hints: p.notes.iter().filter(|n| n.kind == "hint").count(),
-            takebacks: p.notes.iter().filter(|n| n.kind == "takeback").count(),
+            hints: p.notes.iter().filter(|n| n.is(NoteKind::Hint)).count(),
+            takebacks: p.notes.iter().filter(|n| n.is(NoteKind::Takeback)).count(),
             talk: p.talk,
             emotion: p.emotion.to_string(),
             draw_offer: p.draw_offer.map(str::to_string),

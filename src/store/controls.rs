@@ -14,6 +14,28 @@ pub struct MatchNote {
     pub text: String,
 }
 
+impl MatchNote {
+    pub fn is(&self, kind: NoteKind) -> bool {
+        self.kind == kind.as_str()
+    }
+}
+
+/// A note's kind: a hint asked for, or a takeback granted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    Hint,
+    Takeback,
+}
+
+impl NoteKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoteKind::Hint => "hint",
+            NoteKind::Takeback => "takeback",
+        }
+    }
+}
+
 impl Db {
     /// How much the player wants `persona` to talk ("normal" when unset).
     pub async fn talk_mode(&self, player: PlayerId, persona: &str) -> StoreResult<String> {

@@ -15,6 +15,7 @@ use chrono::{DateTime, Utc};
 use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
+use super::controls::NoteKind;
 use super::memories::{RecallEntry, recall_statements};
 use super::provenance::{Trace, trace_statements};
 use super::script::Script;
@@ -377,7 +378,7 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
         DomainWrite::Takeback { keep, text } => {
             let q = script.statement("DELETE FROM moves WHERE match_id = ");
             q.text(mid).push(" AND ply > ").int(*keep as i64);
-            note(script, mid, *keep, "takeback", text, at);
+            note(script, mid, *keep, NoteKind::Takeback.as_str(), text, at);
         }
         DomainWrite::Note { ply, kind, text } => note(script, mid, *ply, kind, text, at),
         DomainWrite::Nothing => {}

@@ -31,7 +31,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use consolidation::ConsolidationRow;
-pub use controls::MatchNote;
+pub use controls::{MatchNote, NoteKind};
 pub use erasure::{Erased, Erasure, NET_MIN_CHARS};
 pub use familiarity::EndedGame;
 pub use journal::{DomainWrite, NewEvent, OnCommit, Queued, TriggerLogEntry};

@@ -6,14 +6,13 @@
 
 use shakmaty::san::SanPlus;
 
-use super::table::NoteKind;
 use super::{Events, MatchActor};
 use crate::chess::engine::{SearchBudget, SearchRequest, Style};
 use crate::chess::notation;
 use crate::chess::odds::win_pct;
 use crate::events::{Hint, Talk};
 use crate::runtime::error::RuntimeError;
-use crate::store::DomainWrite;
+use crate::store::{DomainWrite, NoteKind};
 use crate::triggers::{TalkMode, Trigger, TriggerKind, UserInput};
 
 /// The hint's search: full strength, nodes enough for a club player's

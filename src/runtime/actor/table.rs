@@ -7,7 +7,7 @@ use shakmaty::Color;
 
 use crate::chess::{Game, GameEnd, MoveError, PlayedMove};
 use crate::events::Side;
-use crate::store::MatchNote;
+use crate::store::{MatchNote, NoteKind};
 
 pub(super) struct Table {
     game: Game,
@@ -21,22 +21,6 @@ pub(super) struct Table {
     last_think: Option<chrono::Duration>,
     /// The game's notes for its PGN (the hints asked for, the takebacks).
     notes: Vec<MatchNote>,
-}
-
-/// A note's kind: a hint asked for, or a takeback granted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum NoteKind {
-    Hint,
-    Takeback,
-}
-
-impl NoteKind {
-    pub(super) fn as_str(self) -> &'static str {
-        match self {
-            NoteKind::Hint => "hint",
-            NoteKind::Takeback => "takeback",
-        }
-    }
 }
 
 impl Table {
@@ -125,7 +109,7 @@ impl Table {
     }
 
     pub(super) fn count(&self, kind: NoteKind) -> usize {
-        self.notes.iter().filter(|n| n.kind == kind.as_str()).count()
+        self.notes.iter().filter(|n| n.is(kind)).count()
     }
 
     pub(super) fn note(&mut self, ply: usize, kind: NoteKind, text: &str) {

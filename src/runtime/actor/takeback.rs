@@ -4,12 +4,11 @@
 //! move and the persona's reply are gone for both sides (the board, the
 //! stored moves, the odds), counted, and a comment in the PGN.
 
-use super::table::NoteKind;
 use super::{Events, MatchActor};
 use crate::chess::odds::MoveClass;
 use crate::events::Takeback;
 use crate::runtime::error::RuntimeError;
-use crate::store::DomainWrite;
+use crate::store::{DomainWrite, NoteKind};
 use crate::triggers::{Trigger, TriggerKind, UserInput};
 
 impl MatchActor {
