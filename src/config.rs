@@ -15,7 +15,7 @@ mod show;
 
 pub use cluster::ClusterConfig;
 pub use declare::{Source, Sources};
-pub use limits::{LimitsConfig, Registration};
+pub use limits::{LimitsConfig, Registration, TrustedProxies};
 pub use llm::{ApiKind, EndpointConfig, LlmConfig, RoleConfig};
 pub use load::{DEFAULT_FILE, Loaded};
 pub use memory::MemoryConfig;

@@ -175,7 +175,7 @@ pub(super) fn blank_quotes(text: &str) -> String {
 }
 
 /// Byte ranges of the sentences in `text`.
-fn sentences(text: &str) -> Vec<std::ops::Range<usize>> {
+pub(super) fn sentences(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let bytes = text.as_bytes();

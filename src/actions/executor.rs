@@ -101,12 +101,28 @@ async fn run(
                     "message must be 1..={MAX_MESSAGE_CHARS} characters"
                 )));
             }
+            // Never a request for a password, a code or contact details.
+            let asked = super::solicit::without_solicitations(content);
+            if let Some((_, cut)) = &asked {
+                outcome.corrected = Some(format!("requests for private details cut: {}", cut.join("; ")));
+            }
+            let content = match &asked {
+                Some((kept, cut)) if kept.is_empty() => {
+                    return Ok(Outcome::skipped(format!(
+                        "asked for private details: {}",
+                        cut.join("; ")
+                    )));
+                }
+                Some((kept, _)) => kept.as_str(),
+                None => content,
+            };
             // Words about the board must be true on the board.
             let checked = claims::check(content, cx.game);
             let content = match &checked {
                 Checked::True => content,
                 Checked::Trimmed { text, cut } => {
-                    outcome.corrected = Some(format!("false claims cut: {}", cut.join("; ")));
+                    let before = outcome.corrected.take().map(|c| format!("{c}; ")).unwrap_or_default();
+                    outcome.corrected = Some(format!("{before}false claims cut: {}", cut.join("; ")));
                     text.as_str()
                 }
                 Checked::False { cut } => {

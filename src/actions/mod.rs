@@ -5,6 +5,7 @@
 pub mod claims;
 mod executor;
 pub mod memory_check;
+mod solicit;
 
 use serde::{Deserialize, Serialize};
 

@@ -141,12 +141,15 @@ impl Brain for LlmAgent {
         "llm"
     }
 
-    fn forget(&self, forms: &Forms) {
+    fn forget(&self, matches: &[MatchId], forms: &Forms) {
         let Ok(mut threads) = self.threads.lock() else { return };
-        for (label, done) in threads.values_mut().flatten() {
-            for text in [label, done] {
-                if let Some(clean) = forms.scrub_text(text) {
-                    *text = clean;
+        for id in matches {
+            let Some(thread) = threads.get_mut(id) else { continue };
+            for (label, done) in thread.iter_mut() {
+                for text in [label, done] {
+                    if let Some(clean) = forms.scrub_text(text) {
+                        *text = clean;
+                    }
                 }
             }
         }

@@ -56,9 +56,9 @@ pub trait Brain: Send + Sync {
     fn name(&self) -> &'static str;
     async fn decide(&self, input: BrainInput<'_>) -> Result<Decision, BrainError>;
     /// A memory was erased: forget these forms of its words wherever the
-    /// brain keeps earlier turns (a model's thread), so no later call
-    /// sends them again.
-    fn forget(&self, _forms: &Forms) {}
+    /// brain keeps earlier turns of `matches` (a model's thread: those of
+    /// the memory's owner), so no later call sends them again.
+    fn forget(&self, _matches: &[MatchId], _forms: &Forms) {}
 }
 
 /// Matches whose state an agent holds at once (live matches are far fewer).

@@ -41,6 +41,18 @@ impl ClusterConfig {
         if !(1_000..=600_000).contains(&self.lease_ms) {
             return invalid("cluster.lease_ms", "must be 1000 to 600000 ms");
         }
+        // It travels as an HTTP header's value: one that cannot be would be
+        // dropped from every relayed request, silently.
+        if self
+            .secret
+            .as_ref()
+            .is_some_and(|s| !s.bytes().all(|b| b.is_ascii_graphic()))
+        {
+            return invalid(
+                "cluster.secret",
+                "use printable ASCII without spaces (it travels as an HTTP header)",
+            );
+        }
         let Some(url) = &self.node_url else {
             return Ok(());
         };
@@ -76,6 +88,19 @@ mod tests {
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
         let pairs: Vec<(String, String)> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         move |k| pairs.iter().find(|(key, _)| key == k).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn a_secret_that_no_header_can_carry_is_refused_at_start() {
+        for bad in [
+            "sixteen chars with spaces",
+            "sixteen-chars-\u{e9}t\u{e9}-long",
+            "tab\tinside-sixteen-chars",
+        ] {
+            let err = Config::from_toml("", env(&[("KIBITZ_CLUSTER_SECRET", bad)])).unwrap_err();
+            assert!(err.to_string().contains("HTTP header"), "{bad}: {err}");
+        }
+        assert!(Config::from_toml("", env(&[("KIBITZ_CLUSTER_SECRET", "sixteen-chars-at-least")])).is_ok());
     }
 
     #[test]

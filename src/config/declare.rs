@@ -204,7 +204,8 @@ parsed!(
     usize,
     f32,
     f64,
-    super::Registration
+    super::Registration,
+    super::TrustedProxies
 );
 
 impl<T: FromEnv> FromEnv for Option<T> {
@@ -265,6 +266,7 @@ values!(
     f32,
     f64,
     super::Registration,
+    super::TrustedProxies,
     Option<String>,
     Option<u32>,
     Vec<super::EndpointConfig>,

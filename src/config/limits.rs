@@ -2,6 +2,7 @@
 //! a node and slow every honest game on it: who may register, live matches
 //! and sockets per player, requests per token and per address.
 
+use ipnet::IpNet;
 use serde::{Deserialize, Serialize};
 
 use super::declare::{env, section};
@@ -30,6 +31,56 @@ impl std::str::FromStr for Registration {
     }
 }
 
+/// The proxies whose word on the client's address is believed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Vec<String>", into = "Vec<String>")]
+pub struct TrustedProxies(Vec<IpNet>);
+
+impl TrustedProxies {
+    /// Whether `peer` is one of them.
+    pub fn trusts(&self, peer: std::net::IpAddr) -> bool {
+        self.0.iter().any(|net| net.contains(&peer))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl TryFrom<Vec<String>> for TrustedProxies {
+    type Error = String;
+    fn try_from(entries: Vec<String>) -> Result<Self, String> {
+        entries
+            .iter()
+            .map(|e| proxy_net(e))
+            .collect::<Result<_, _>>()
+            .map(TrustedProxies)
+    }
+}
+
+impl From<TrustedProxies> for Vec<String> {
+    fn from(proxies: TrustedProxies) -> Vec<String> {
+        proxies.0.iter().map(ToString::to_string).collect()
+    }
+}
+
+impl std::str::FromStr for TrustedProxies {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let entries = s.split(',').map(str::trim).filter(|e| !e.is_empty());
+        entries.map(proxy_net).collect::<Result<_, _>>().map(TrustedProxies)
+    }
+}
+
+/// `10.0.0.0/8`, or one address as its own /32 (/128).
+fn proxy_net(entry: &str) -> Result<IpNet, String> {
+    let entry = entry.trim();
+    entry
+        .parse::<IpNet>()
+        .or_else(|_| entry.parse::<std::net::IpAddr>().map(IpNet::from))
+        .map_err(|_| format!("'{entry}' is neither an address nor a CIDR (10.0.0.0/8)"))
+}
+
 section! {
     /// What one client may start and hold.
     pub struct LimitsConfig {
@@ -47,8 +98,18 @@ section! {
         pub sockets_per_match: u32 = 4, env("KIBITZ_SOCKETS_PER_MATCH");
         /// Requests per minute on any route, per bearer token (0: no limit).
         pub requests_per_minute_per_token: u32 = 600, env("KIBITZ_REQUESTS_PER_MINUTE_PER_TOKEN");
-        /// ... and per address (0: no limit).
+        /// ... and per address (0: no limit). An IPv6 address counts by its
+        /// /64, which one host is usually given whole.
         pub requests_per_minute_per_address: u32 = 1200, env("KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS");
+        /// The proxies in front of kibitz (addresses or CIDRs, comma-separated
+        /// in the variable: `127.0.0.1, 10.0.0.0/8`): from a peer among them
+        /// the client's address is read from `X-Forwarded-For` (its rightmost
+        /// address that is not a trusted proxy) or `X-Real-IP`; from any other
+        /// peer those headers are ignored. Empty: the peer is the client.
+        pub trusted_proxies: TrustedProxies = TrustedProxies::default(), env("KIBITZ_TRUSTED_PROXIES");
+        /// Rate-limit buckets kept at most; past it the least recently used
+        /// one is forgotten (its client starts afresh).
+        pub max_buckets: usize = 100_000, env("KIBITZ_MAX_RATE_BUCKETS");
         /// How long an invite code stays good.
         pub invite_ttl_hours: u32 = 72, env("KIBITZ_INVITE_TTL_HOURS");
         /// New matches are turned away (503 `busy`) while a search waits longer
@@ -96,5 +157,23 @@ impl LimitsConfig {
     pub fn abandon_after(&self) -> Option<std::time::Duration> {
         let secs = self.abandon_after_hours * 3600.0;
         (secs.is_finite() && secs > 0.0).then(|| std::time::Duration::from_secs_f64(secs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_cidrs() {
+        let proxies: TrustedProxies = "127.0.0.1, 10.0.0.0/8,::1".parse().unwrap();
+        assert!(proxies.trusts("127.0.0.1".parse().unwrap()));
+        assert!(!proxies.trusts("127.0.0.2".parse().unwrap()), "one address is a /32");
+        assert!(proxies.trusts("10.200.3.4".parse().unwrap()));
+        assert!(proxies.trusts("::1".parse().unwrap()));
+        assert!(!proxies.trusts("192.168.1.1".parse().unwrap()));
+        let bad = "10.0.0.0/33".parse::<TrustedProxies>().unwrap_err();
+        assert!(bad.contains("10.0.0.0/33"), "{bad}");
+        assert!("".parse::<TrustedProxies>().unwrap().is_empty());
     }
 }

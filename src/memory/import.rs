@@ -14,6 +14,13 @@ use crate::ids::{MemoryId, PlayerId};
 
 /// An export file may be at most this large.
 pub const MAX_IMPORT_BYTES: usize = 5 * 1024 * 1024;
+/// Memories one import may bring: each is embedded, searched against the
+/// player's others and indexed.
+pub const MAX_IMPORT_MEMORIES: usize = 500;
+/// Memories a player may hold, imports included.
+pub const MAX_PLAYER_MEMORIES: u64 = 10_000;
+/// A memory's `metadata`, as JSON, at most.
+pub const MAX_METADATA_BYTES: usize = 4096;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
@@ -94,6 +101,27 @@ struct Ready {
     never_recall: bool,
 }
 
+/// An export file read and checked, nothing written yet.
+pub struct ReadImport {
+    player: PlayerId,
+    ready: Vec<Ready>,
+    skipped: Vec<String>,
+}
+
+impl ReadImport {
+    /// Reads `player`'s export file: `personas` are the ids that exist
+    /// here; `source` names the file in each memory's provenance.
+    pub fn read(player: PlayerId, bytes: &[u8], personas: &[String], source: &str) -> Result<Self, ImportError> {
+        let (ready, skipped) = read(player, bytes, personas, source)?;
+        Ok(ReadImport { player, ready, skipped })
+    }
+
+    /// How many memories it would write (each a memory write of the player's).
+    pub fn writes(&self) -> usize {
+        self.ready.len()
+    }
+}
+
 impl MemoryService {
     /// Imports an export file's memories as `player`'s. `personas` are the
     /// ids that exist here; `source` names the file in each memory's
@@ -105,7 +133,21 @@ impl MemoryService {
         personas: &[String],
         source: &str,
     ) -> Result<ImportReport, ImportError> {
-        let (ready, skipped) = read(player, bytes, personas, source)?;
+        self.import_read(ReadImport::read(player, bytes, personas, source)?)
+            .await
+    }
+
+    /// Writes what `ReadImport::read` checked.
+    pub async fn import_read(&self, read: ReadImport) -> Result<ImportReport, ImportError> {
+        let ReadImport { player, ready, skipped } = read;
+        let held = self.db().memory_count_of(player).await.map_err(MemoryError::from)?;
+        if held + ready.len() as u64 > MAX_PLAYER_MEMORIES {
+            let message = format!(
+                "holds {} memories to import, and {held} are kept already: a player keeps at most {MAX_PLAYER_MEMORIES}",
+                ready.len()
+            );
+            return Err(field("memories", message));
+        }
         let mut report = ImportReport {
             skipped,
             ..ImportReport::default()
@@ -143,6 +185,13 @@ fn read(
     }
     let file: ExportFile = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(bytes))
         .map_err(|e| field(e.path().to_string(), e.into_inner().to_string()))?;
+    if file.memories.len() > MAX_IMPORT_MEMORIES {
+        let message = format!(
+            "holds {} memories; at most {MAX_IMPORT_MEMORIES} in one import (split the file)",
+            file.memories.len()
+        );
+        return Err(field("memories", message));
+    }
     let now = Utc::now();
     let (mut ready, mut skipped) = (Vec::new(), Vec::new());
     for (i, Item { memory: m }) in file.memories.into_iter().enumerate() {
@@ -176,6 +225,12 @@ fn read(
                 super::clipped(&content)
             ));
             continue;
+        }
+        if serde_json::to_string(&m.metadata).map_or(0, |s| s.len()) > MAX_METADATA_BYTES {
+            return Err(field(
+                at("metadata"),
+                format!("is over {MAX_METADATA_BYTES} bytes as JSON"),
+            ));
         }
         let mut metadata = match m.metadata {
             Value::Object(map) => map,

@@ -23,7 +23,7 @@ pub mod vector;
 pub mod watched;
 
 pub use consolidate::Scope;
-pub use import::{ImportError, ImportReport, MAX_IMPORT_BYTES};
+pub use import::{ImportError, ImportReport, MAX_IMPORT_BYTES, ReadImport};
 pub use model::{
     CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement, clipped, key_tag, key_tags_in,
 };

@@ -66,6 +66,23 @@ pub struct Persona {
     /// Whether it lets the player take a move back, and its words for it.
     #[serde(default)]
     pub takeback: TakebackPolicy,
+    /// How many hints it gives in a game.
+    #[serde(default)]
+    pub hints: HintPolicy,
+}
+
+/// `[hints]`: how many engine-checked hints it gives in one game (0:
+/// none); each is a full-strength search.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HintPolicy {
+    pub per_game: u32,
+}
+
+impl Default for HintPolicy {
+    fn default() -> Self {
+        HintPolicy { per_game: 5 }
+    }
 }
 
 /// `[takeback]`: how many takebacks it grants in a game (0: never), whether
@@ -223,11 +240,14 @@ pub struct PersonaLlm {
 }
 
 impl PersonaLlm {
-    /// The role's sampling with this persona's preferences on top.
+    /// The role's sampling with this persona's preferences on top, within
+    /// what the club configured: a card (anyone's file) may ask for shorter
+    /// answers, never longer ones, and a temperature from 0 to 2.
     pub fn sampling(&self, role: crate::config::RoleConfig) -> crate::config::RoleConfig {
+        let temperature = self.temperature.filter(|t| t.is_finite()).map(|t| t.clamp(0.0, 2.0));
         crate::config::RoleConfig {
-            temperature: self.temperature.unwrap_or(role.temperature),
-            max_tokens: self.max_tokens.unwrap_or(role.max_tokens),
+            temperature: temperature.unwrap_or(role.temperature),
+            max_tokens: self.max_tokens.map_or(role.max_tokens, |t| t.clamp(1, role.max_tokens)),
         }
     }
 }

@@ -65,6 +65,15 @@ impl Runtime {
         })
     }
 
+    /// A hint is a full-strength search: new load, turned away while the
+    /// engine or the server is behind, as a new match is.
+    pub(super) fn admit_command(&self, cmd: &super::UserCommand) -> Result<(), RuntimeError> {
+        match cmd {
+            super::UserCommand::Hint => self.admit_new_match(),
+            _ => Ok(()),
+        }
+    }
+
     pub fn admission(&self) -> AdmissionView {
         let mut per_player: HashMap<_, usize> = HashMap::new();
         for live in self.live.lock().expect("registry lock").values() {

@@ -25,6 +25,8 @@ pub enum RuntimeError {
     NothingToTakeBack,
     #[error("no hint: {0}")]
     NoHint(String),
+    #[error("no more hints this game: {per_game} is all this persona gives")]
+    NoHintsLeft { per_game: u32 },
     #[error("text must not be empty")]
     EmptyText,
     /// PostgreSQL cannot store NUL in text; no client has a reason to send it.

@@ -165,17 +165,33 @@ impl Runtime {
         memory: &crate::memory::Memory,
     ) -> Result<crate::store::scrub::Forms, crate::memory::MemoryError> {
         let forms = self.svc.memory.erase(memory).await?;
-        self.forget(&forms);
+        self.forget(memory.player_id, &forms);
         Ok(forms)
     }
 
-    /// Forgets words erased on another node of the club.
-    pub fn forget(&self, forms: &crate::store::scrub::Forms) {
-        self.svc.pipeline.brain.forget(forms);
+    /// Forgets erased words (here, or on another node of the club) in the
+    /// model threads of `owner`'s live matches; a memory of no player (the
+    /// persona's lore, erased by the admin) in every match's.
+    pub fn forget(&self, owner: Option<PlayerId>, forms: &crate::store::scrub::Forms) {
+        let matches: Vec<MatchId> = {
+            let live = self.live.lock().expect("registry lock");
+            let owned = live.iter().filter(|(_, l)| owner.is_none_or(|o| l.owner == o));
+            owned.map(|(id, _)| *id).collect()
+        };
+        self.svc.pipeline.brain.forget(&matches, forms);
     }
 
     /// A new player and its bearer token (shown once; only its hash is kept).
     pub async fn create_player(&self, name: &str) -> Result<(Player, String), RuntimeError> {
+        let name = Runtime::check_name(name)?;
+        let token = crate::tokens::new_token();
+        let player = self.svc.db.create_player(name, &crate::tokens::hash(&token)).await?;
+        Ok((player, token))
+    }
+
+    /// A player's name as it is kept (trimmed), or why it cannot be one;
+    /// asked before anything is spent on a registration (an invite).
+    pub fn check_name(name: &str) -> Result<&str, RuntimeError> {
         // The limit is on what was sent, as the API schema says; only the
         // emptiness test looks past surrounding spaces.
         let len = name.chars().count();
@@ -191,9 +207,7 @@ impl Runtime {
         if len > 64 {
             return Err(RuntimeError::TextTooLong { len, max: 64 });
         }
-        let token = crate::tokens::new_token();
-        let player = self.svc.db.create_player(name, &crate::tokens::hash(&token)).await?;
-        Ok((player, token))
+        Ok(name)
     }
 
     pub async fn player(&self, id: PlayerId) -> Result<Player, RuntimeError> {
@@ -284,11 +298,18 @@ impl Runtime {
             Some(leases) => Some((leases, leases.claim(new.id).await?)),
             None => None,
         };
-        if let Err(e) = self.svc.db.insert_match(&new).await {
+        // The cap is checked again as the row goes in: concurrent creations
+        // all passed `open_match`'s look before any of them was stored.
+        let cap = self.svc.config.limits.live_matches_per_player;
+        let inserted = self.svc.db.insert_match_capped(&new, cap).await;
+        if !matches!(inserted, Ok(Some(_))) {
             if let Some((leases, epoch)) = lease {
                 leases.release(new.id, epoch).await;
             }
-            return Err(e.into());
+            return Err(match inserted {
+                Err(e) => e.into(),
+                _ => RuntimeError::TooManyMatches { cap },
+            });
         }
         let (_, begun) = self.spawn(new.id, true).await?;
         let begun = begun.ok_or(RuntimeError::Unavailable)?;
@@ -296,6 +317,7 @@ impl Runtime {
     }
 
     pub async fn command(&self, id: MatchId, cmd: UserCommand) -> Result<Outcome, RuntimeError> {
+        self.admit_command(&cmd)?;
         let inbox = self.inbox(id).await?;
         ask(&inbox, |reply| Command::User { cmd, reply }).await
     }
@@ -303,6 +325,7 @@ impl Runtime {
     /// Like `command`, for a client that follows the match's event stream:
     /// done once what it wrote is committed, with no state view built.
     pub async fn submit(&self, id: MatchId, cmd: UserCommand) -> Result<(), RuntimeError> {
+        self.admit_command(&cmd)?;
         let inbox = self.inbox(id).await?;
         ask(&inbox, |reply| Command::Submit { cmd, reply }).await
     }

@@ -122,6 +122,7 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::NothingToExplain => ApiError::new(S::CONFLICT, "nothing_to_explain", message),
             RuntimeError::NothingToTakeBack => ApiError::new(S::CONFLICT, "nothing_to_take_back", message),
             RuntimeError::NoHint(_) => ApiError::new(S::SERVICE_UNAVAILABLE, "no_hint", message),
+            RuntimeError::NoHintsLeft { .. } => ApiError::new(S::CONFLICT, "no_hints_left", message),
             RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),
             RuntimeError::NulInText => ApiError::new(S::BAD_REQUEST, "invalid_text", message),
             RuntimeError::ControlInName(_) => ApiError::new(S::BAD_REQUEST, "invalid_name", message),

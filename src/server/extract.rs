@@ -58,29 +58,6 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
     }
 }
 
-/// The peer's address, when the listener told it (not in in-process tests).
-pub struct PeerAddress(pub Option<std::net::IpAddr>);
-
-impl PeerAddress {
-    pub fn of(extensions: &axum::http::Extensions) -> PeerAddress {
-        let info = extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>();
-        PeerAddress(info.map(|c| c.0.ip()))
-    }
-
-    /// A rate limit's key: the address, or one shared key without one.
-    pub fn key(&self) -> String {
-        self.0.map_or_else(|| "unknown".to_string(), |a| a.to_string())
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for PeerAddress {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(PeerAddress::of(&parts.extensions))
-    }
-}
-
 /// A raw body (an uploaded file), its rejection one of our JSON errors.
 pub struct ApiBytes(pub axum::body::Bytes);
 

@@ -2,11 +2,13 @@
 //! maps errors to JSON. All game logic lives below it.
 
 mod auth;
+mod client;
 mod error;
 mod extract;
 mod forward;
 mod limits;
 mod openapi;
+mod paths;
 mod peers;
 mod routes;
 mod sockets;
@@ -56,6 +58,8 @@ pub fn router(runtime: Runtime) -> Router {
         state.clone(),
         limits::every_request,
     ))
+    // Outermost: an odd path reaches no limiter's bucket, relay or route.
+    .layer(axum::middleware::from_fn(paths::refuse_odd_paths))
     .with_state(state)
 }
 

@@ -33,7 +33,10 @@ impl AppState {
         let shared = runtime.shared();
         AppState {
             limits: Arc::new(RateLimits::new(&shared.config)),
-            relay: Arc::new(Relay::new(shared.config.cluster.secret.as_deref())),
+            relay: Arc::new(Relay::new(
+                shared.config.cluster.secret.as_deref(),
+                std::time::Duration::from_secs_f64(shared.config.ws_ping_secs),
+            )),
             sockets: Arc::default(),
             db: shared.db,
             memory: shared.memory,

@@ -9,7 +9,7 @@
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -100,6 +100,7 @@ impl SocketParts {
 pub async fn upgrade(
     State(parts): State<SocketParts>,
     caller: Caller,
+    headers: HeaderMap,
     Path(id): Path<String>,
     ApiQuery(params): ApiQuery<Params>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
@@ -123,6 +124,8 @@ pub async fn upgrade(
         runtime,
         db,
         limits,
+        // Each frame is a request of this token's, counted as HTTP ones are.
+        token_key: super::auth::bearer(&headers).ok().map(crate::tokens::hash),
         id,
         ping_every: std::time::Duration::from_secs_f64(config.ws_ping_secs),
     };
@@ -143,6 +146,7 @@ struct Viewer {
     runtime: Runtime,
     db: Db,
     limits: Arc<RateLimits>,
+    token_key: Option<String>,
     id: MatchId,
     ping_every: std::time::Duration,
 }
@@ -152,6 +156,7 @@ async fn session(viewer: Viewer, since: i64, socket: WebSocket) {
         runtime,
         db,
         limits,
+        token_key,
         id,
         ping_every: every,
     } = viewer;
@@ -223,6 +228,10 @@ async fn session(viewer: Viewer, since: i64, socket: WebSocket) {
                 Some(Ok(Message::Pong(_))) => unanswered = 0,
                 Some(Ok(Message::Text(body))) => {
                     unanswered = 0;
+                    if let Some(key) = &token_key && let Err(e) = limits.take(Limit::RequestByToken, key) {
+                        if sink.send(text(error_frame(e.code, &e.message))).await.is_err() { return; }
+                        continue;
+                    }
                     let (runtime, limits) = (runtime.clone(), limits.clone());
                     pending = Some(Box::pin(async move { handle(&runtime, &limits, id, body.as_str()).await }));
                 }
@@ -261,22 +270,35 @@ async fn forward(
     Ok(lagged)
 }
 
-/// Sends stored events after `last`; false if the socket is gone.
+/// Stored events a catch-up reads at once: a long match's backlog is sent a
+/// page at a time, so what a socket holds in memory is bounded.
+const CATCH_UP_PAGE: i64 = 500;
+
+/// Sends stored events after `last`, a page at a time; false if the
+/// socket is gone.
 async fn catch_up(db: &Db, id: MatchId, last: &mut i64, sink: &mut (impl SinkExt<Message> + Unpin)) -> bool {
-    let Ok(rows) = db.events_since(id, *last).await else {
-        return true;
-    };
-    for row in rows {
-        *last = row.seq;
-        // A row this build cannot read is logged and passed over.
-        let Ok(e) = MatchEvent::try_from(row).map_err(|e| tracing::warn!("{e}")) else {
-            continue;
+    loop {
+        let Ok(rows) = db.events_page(id, *last, CATCH_UP_PAGE).await else {
+            return true;
         };
-        if sink.feed(event_frame(&e)).await.is_err() {
+        let full = rows.len() as i64 == CATCH_UP_PAGE;
+        for row in rows {
+            *last = row.seq;
+            // A row this build cannot read is logged and passed over.
+            let Ok(e) = MatchEvent::try_from(row).map_err(|e| tracing::warn!("{e}")) else {
+                continue;
+            };
+            if sink.feed(event_frame(&e)).await.is_err() {
+                return false;
+            }
+        }
+        if sink.flush().await.is_err() {
             return false;
         }
+        if !full {
+            return true;
+        }
     }
-    sink.flush().await.is_ok()
 }
 
 /// Runs a client command; returns an error frame if it failed.
@@ -310,9 +332,8 @@ async fn handle(runtime: &Runtime, limits: &RateLimits, id: MatchId, body: &str)
         Ok(ClientCommand::Takeback) => UserCommand::Takeback,
         Err(e) => return Some(error_frame("invalid_command", &e.to_string())),
     };
-    // Words and the engine's hints are rationed like the HTTP routes'.
-    let rationed = matches!(cmd, UserCommand::Chat(_) | UserCommand::Hint | UserCommand::Explain);
-    if rationed && let Err(e) = limits.take(Limit::Chat, &id.to_string()) {
+    // What costs the persona words or a search is rationed as over HTTP.
+    if let Err(e) = super::limits::ration(limits, id, &cmd) {
         return Some(error_frame(e.code, &e.message));
     }
     match runtime.submit(id, cmd).await {

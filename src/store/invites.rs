@@ -29,6 +29,15 @@ impl Db {
         Ok(taken.rows_affected() == 1)
     }
 
+    /// Gives back a code taken for a player who was then not created.
+    pub async fn release_invite(&self, code_hash: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE invites SET used_at = NULL WHERE code_hash = $1 AND player_id IS NULL")
+            .bind(code_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Notes which player an invite let in.
     pub async fn invite_used_by(&self, code_hash: &str, player: &str) -> StoreResult<()> {
         sqlx::query("UPDATE invites SET player_id = $1 WHERE code_hash = $2")

@@ -75,32 +75,62 @@ impl MoveRow {
     }
 }
 
+/// The statement that makes a match's row.
+fn insert_query(m: &NewMatch) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+    sqlx::query(
+        "INSERT INTO matches (id, player_id, persona_id, user_color, start_fen, status, emotion, created_at, \
+         utc_offset_minutes, persona_elo, adapted, calibrated) \
+         VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(m.id.to_string())
+    .bind(m.player_id.to_string())
+    .bind(&m.persona_id)
+    .bind(m.user_color)
+    .bind(&m.start_fen)
+    .bind(&m.emotion)
+    .bind(ts(Utc::now()))
+    .bind(m.utc_offset_minutes)
+    .bind(i64::from(m.persona_elo))
+    .bind(i64::from(m.adapted))
+    .bind(i64::from(m.calibrated))
+}
+
 const MATCH_COLUMNS: &str = "id, player_id, persona_id, user_color, start_fen, status, result, termination, \
                              emotion, draw_offer, created_at, ended_at, utc_offset_minutes, persona_elo, adapted, \
                              calibrated";
 
 impl Db {
     pub async fn insert_match(&self, m: &NewMatch) -> StoreResult<MatchRow> {
-        let now = Utc::now();
-        sqlx::query(
-            "INSERT INTO matches (id, player_id, persona_id, user_color, start_fen, status, emotion, created_at, \
-             utc_offset_minutes, persona_elo, adapted, calibrated) \
-             VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $8, $9, $10, $11)",
-        )
-        .bind(m.id.to_string())
-        .bind(m.player_id.to_string())
-        .bind(&m.persona_id)
-        .bind(m.user_color)
-        .bind(&m.start_fen)
-        .bind(&m.emotion)
-        .bind(ts(now))
-        .bind(m.utc_offset_minutes)
-        .bind(i64::from(m.persona_elo))
-        .bind(i64::from(m.adapted))
-        .bind(i64::from(m.calibrated))
-        .execute(&self.pool)
-        .await?;
+        insert_query(m).execute(&self.pool).await?;
         Ok(self.match_row(m.id).await?.expect("row just inserted"))
+    }
+
+    /// Inserts `m` unless its player already holds `cap` unfinished
+    /// matches (0: no cap); None if they do. One step however many
+    /// creations race: on PostgreSQL the player's row is locked before the
+    /// count, so each waits for the one before to commit; SQLite's one
+    /// connection runs one transaction at a time.
+    pub async fn insert_match_capped(&self, m: &NewMatch, cap: u32) -> StoreResult<Option<MatchRow>> {
+        let mut tx = self.pool.begin().await?;
+        if self.backend == super::Backend::Postgres {
+            sqlx::query("SELECT id FROM players WHERE id = $1 FOR UPDATE")
+                .bind(m.player_id.to_string())
+                .fetch_optional(&mut *tx)
+                .await?;
+        }
+        if cap > 0 {
+            let row = sqlx::query("SELECT COUNT(*) AS n FROM matches WHERE player_id = $1 AND status = 'active'")
+                .bind(m.player_id.to_string())
+                .fetch_one(&mut *tx)
+                .await?;
+            if row.get::<i64, _>("n") >= i64::from(cap) {
+                tx.rollback().await?;
+                return Ok(None);
+            }
+        }
+        insert_query(m).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(Some(self.match_row(m.id).await?.expect("row just inserted")))
     }
 
     pub async fn match_row(&self, id: MatchId) -> StoreResult<Option<MatchRow>> {

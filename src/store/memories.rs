@@ -160,6 +160,15 @@ impl Db {
         rows.iter().map(memory_from_row).collect()
     }
 
+    /// The memories kept of one player (their current ones).
+    pub async fn memory_count_of(&self, player: PlayerId) -> StoreResult<u64> {
+        let row = sqlx::query("SELECT COUNT(*) AS n FROM memories WHERE player_id = $1 AND valid_to IS NULL")
+            .bind(player.to_string())
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.get::<i64, _>("n") as u64)
+    }
+
     pub async fn memory_count(&self) -> StoreResult<u64> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM memories")
             .fetch_one(&self.pool)

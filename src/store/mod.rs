@@ -82,6 +82,8 @@ pub struct Db {
     url: std::sync::Arc<str>,
     /// The timeline's group-commit writer (`journal.rs`).
     journal: journal::Journal,
+    /// PostgreSQL: a VACUUM after erasures is waiting to run (`erasure.rs`).
+    vacuum_pending: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Moves the SQLite WAL into the database file, on a connection of its own
@@ -244,6 +246,7 @@ impl Db {
         }
         Ok(Db {
             journal: journal::Journal::start(pool.clone(), backend),
+            vacuum_pending: Default::default(),
             pool,
             backend,
             url: url.into(),

@@ -52,11 +52,18 @@ impl Db {
     }
 
     pub async fn events_since(&self, id: MatchId, after: i64) -> StoreResult<Vec<EventRow>> {
+        self.events_page(id, after, i64::MAX).await
+    }
+
+    /// At most `limit` of a match's events after `after`, in order: a
+    /// client catching up on a long match reads it a page at a time.
+    pub async fn events_page(&self, id: MatchId, after: i64, limit: i64) -> StoreResult<Vec<EventRow>> {
         let rows = sqlx::query(
-            "SELECT seq, kind, payload, created_at FROM events WHERE match_id = $1 AND seq > $2 ORDER BY seq",
+            "SELECT seq, kind, payload, created_at FROM events WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
         )
         .bind(id.to_string())
         .bind(after)
+        .bind(limit)
         .fetch_all(&self.pool)
         .await?;
         rows.iter()

@@ -12,6 +12,12 @@ use crate::personas::Persona;
 pub type Files = BTreeMap<String, Vec<u8>>;
 
 pub const MAX_IMAGE_BYTES: usize = 2 * 1024 * 1024;
+/// Assets a card may list: a portrait and a face per mood need a few dozen.
+pub const MAX_ASSETS: usize = 64;
+/// The images a card's assets come to, decoded, each reference counted: a
+/// card may name one embedded image from thousands of assets, and every
+/// node of a club reads the stored card again.
+pub const MAX_ASSETS_BYTES: usize = 16 * 1024 * 1024;
 
 /// The kind of image these bytes are, by their signature.
 pub fn image_ext(bytes: &[u8]) -> Option<&'static str> {
@@ -44,6 +50,11 @@ pub fn attach(
         ext: "png".into(),
     }];
     let assets = read.card.data.assets.as_ref().unwrap_or(&default_icon);
+    if assets.len() > MAX_ASSETS {
+        let message = format!("lists {} assets; at most {MAX_ASSETS}", assets.len());
+        return Err(CardError::field("data.assets", message));
+    }
+    let mut budget = Budget(MAX_ASSETS_BYTES);
     let mut files = Files::new();
     let icon = assets
         .iter()
@@ -55,6 +66,7 @@ pub fn attach(
     if let Some((i, icon)) = icon.filter(|_| wanted_avatar)
         && let Some((bytes, ext)) = resolve(read, icon, i, notes)?
     {
+        budget.spend(&bytes)?;
         let name = format!("avatar.{ext}");
         files.insert(name.clone(), bytes);
         p.avatar = Some(name);
@@ -82,6 +94,7 @@ pub fn attach(
             continue;
         }
         if let Some((bytes, ext)) = resolve(read, asset, i, notes)? {
+            budget.spend(&bytes)?;
             faces.push((emotion, bytes, ext));
         }
     }
@@ -103,6 +116,19 @@ pub fn attach(
         }
     }
     Ok(files)
+}
+
+/// What is left of the decoded bytes a card's images may come to.
+struct Budget(usize);
+
+impl Budget {
+    fn spend(&mut self, bytes: &[u8]) -> Result<(), CardError> {
+        self.0 = self.0.checked_sub(bytes.len()).ok_or_else(|| {
+            let message = format!("come to more than {MAX_ASSETS_BYTES} bytes of images, decoded");
+            CardError::field("data.assets", message)
+        })?;
+        Ok(())
+    }
 }
 
 /// The card's emotion images are the persona's emotions: "neutral" first

@@ -50,6 +50,10 @@ impl MatchActor {
         if self.table.game().turn() != self.table.user() {
             return Err(RuntimeError::NotYourTurn);
         }
+        let per_game = self.persona.hints.per_game;
+        if self.table.count(NoteKind::Hint) as u32 >= per_game {
+            return Err(RuntimeError::NoHintsLeft { per_game });
+        }
         let fen = self.table.game().fen();
         let engine = self.svc.analyst.clone().unwrap_or_else(|| self.svc.engine.clone());
         let request = SearchRequest {

@@ -13,7 +13,7 @@ use crate::runtime::{ColorChoice, MatchRequest, MatchState, Opened, Outcome, Run
 use crate::server::auth::Caller;
 use crate::server::error::ApiError;
 use crate::server::extract::{ApiJson, ApiQuery};
-use crate::server::limits::{Limit, RateLimits};
+use crate::server::limits::RateLimits;
 use crate::store::Db;
 use crate::triggers::TalkMode;
 
@@ -112,11 +112,12 @@ pub struct MoveBody {
 #[utoipa::path(post, path = "/api/matches/{id}/moves", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = MoveBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn play(
     State(runtime): State<Runtime>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<MoveBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, caller, &id, UserCommand::Move(body.mv)).await
+    command(&runtime, &limits, caller, &id, UserCommand::Move(body.mv)).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -139,16 +140,17 @@ pub async fn chat(
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    rationed(&runtime, &limits, caller, &id, UserCommand::Chat(body.text)).await
+    command(&runtime, &limits, caller, &id, UserCommand::Chat(body.text)).await
 }
 
 #[utoipa::path(post, path = "/api/matches/{id}/resign", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn resign(
     State(runtime): State<Runtime>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, caller, &id, UserCommand::Resign).await
+    command(&runtime, &limits, caller, &id, UserCommand::Resign).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -168,6 +170,7 @@ pub struct DrawBody {
 #[utoipa::path(post, path = "/api/matches/{id}/draw", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = DrawBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn draw(
     State(runtime): State<Runtime>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<DrawBody>,
@@ -177,7 +180,7 @@ pub async fn draw(
         DrawAction::Accept => UserCommand::AcceptDraw,
         DrawAction::Decline => UserCommand::DeclineDraw,
     };
-    command(&runtime, caller, &id, cmd).await
+    command(&runtime, &limits, caller, &id, cmd).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -192,11 +195,12 @@ pub struct TalkBody {
 #[utoipa::path(post, path = "/api/matches/{id}/talk", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = TalkBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn talk(
     State(runtime): State<Runtime>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
     ApiJson(body): ApiJson<TalkBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, caller, &id, UserCommand::Talk(body.mode)).await
+    command(&runtime, &limits, caller, &id, UserCommand::Talk(body.mode)).await
 }
 
 /// An engine-checked hint for your move, given by the persona (a `hint`
@@ -208,7 +212,7 @@ pub async fn hint(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    rationed(&runtime, &limits, caller, &id, UserCommand::Hint).await
+    command(&runtime, &limits, caller, &id, UserCommand::Hint).await
 }
 
 /// Why the persona played its last move, from its search and the board tools.
@@ -219,7 +223,7 @@ pub async fn explain(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    rationed(&runtime, &limits, caller, &id, UserCommand::Explain).await
+    command(&runtime, &limits, caller, &id, UserCommand::Explain).await
 }
 
 /// Ask to take back your last move (and the persona's reply): the persona
@@ -228,15 +232,16 @@ pub async fn explain(
 #[utoipa::path(post, path = "/api/matches/{id}/takeback", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn takeback(
     State(runtime): State<Runtime>,
+    State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, caller, &id, UserCommand::Takeback).await
+    command(&runtime, &limits, caller, &id, UserCommand::Takeback).await
 }
 
-/// A command that costs words or an engine search: rationed per match
-/// (`limits.chat_*`), like the WebSocket's.
-async fn rationed(
+/// A command to the match, rationed by what it asks of the persona
+/// (`limits::command_weight`), as the WebSocket's are.
+async fn command(
     runtime: &Runtime,
     limits: &RateLimits,
     caller: Caller,
@@ -244,12 +249,7 @@ async fn rationed(
     cmd: UserCommand,
 ) -> Result<Json<Outcome>, ApiError> {
     let id = caller.owned_match(runtime, id).await?;
-    limits.take(Limit::Chat, &id.to_string())?;
-    Ok(Json(runtime.command(id, cmd).await?))
-}
-
-async fn command(runtime: &Runtime, caller: Caller, id: &str, cmd: UserCommand) -> Result<Json<Outcome>, ApiError> {
-    let id = caller.owned_match(runtime, id).await?;
+    crate::server::limits::ration(limits, id, &cmd)?;
     Ok(Json(runtime.command(id, cmd).await?))
 }
 
@@ -259,9 +259,17 @@ async fn command(runtime: &Runtime, caller: Caller, id: &str, cmd: UserCommand) 
 pub struct Since {
     #[serde(default)]
     since: i64,
+    /// At most this many (1 to 1000, 1000 by default): a long match comes
+    /// a page at a time; ask again with `since` = the last one's `seq`
+    /// until fewer come.
+    limit: Option<usize>,
 }
 
-/// The match's events after `since`, for clients that poll or catch up.
+/// Events a page holds at most.
+pub const EVENTS_PAGE: usize = 1000;
+
+/// The match's events after `since`, a page at a time, for clients that
+/// poll or catch up.
 #[utoipa::path(get, path = "/api/matches/{id}/events", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), Since), responses((status = 200, body = Vec<MatchEvent>), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn events(
     State(runtime): State<Runtime>,
@@ -271,7 +279,8 @@ pub async fn events(
     ApiQuery(q): ApiQuery<Since>,
 ) -> Result<Json<Vec<MatchEvent>>, ApiError> {
     let id = caller.owned_match(&runtime, &id).await?;
-    let rows = db.events_since(id, q.since).await?;
+    let limit = super::limit(q.limit, EVENTS_PAGE, EVENTS_PAGE)?;
+    let rows = db.events_page(id, q.since, limit as i64).await?;
     Ok(Json(crate::events::readable(rows)))
 }
 

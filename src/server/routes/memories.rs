@@ -160,6 +160,7 @@ pub async fn import(
     ApiBytes(body): ApiBytes,
 ) -> Result<Json<crate::memory::ImportReport>, ApiError> {
     let id = caller.owned_player(&runtime, &id).await?;
+    // A first token before the file is read; then one for each memory.
     limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
     let personas: Vec<String> = runtime.personas().iter().map(|p| p.id.clone()).collect();
     let source = q.source.unwrap_or_else(|| "upload".into());
@@ -171,7 +172,13 @@ pub async fn import(
             "source: a file name of letters, digits, spaces, '.', '_' and '-', at most 120 characters",
         ));
     }
-    Ok(Json(memory.import(id, &body, &personas, &source).await?))
+    let read = crate::memory::ReadImport::read(id, &body, &personas, &source)?;
+    limits.charge(
+        Limit::MemoryWrite,
+        &caller_key(&caller),
+        read.writes().saturating_sub(1) as f64,
+    );
+    Ok(Json(memory.import_read(read).await?))
 }
 
 impl From<crate::memory::ImportError> for ApiError {
@@ -294,7 +301,7 @@ pub async fn delete(
     let memory = owned_memory(&service, caller, &id).await?;
     writable(&memory)?;
     let forms = runtime.erase_memory(&memory).await?;
-    crate::server::peers::forget_everywhere(&runtime, &relay, &forms).await;
+    crate::server::peers::forget_everywhere(&runtime, &relay, memory.player_id, &forms).await;
     Ok(StatusCode::NO_CONTENT)
 }
 

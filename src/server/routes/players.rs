@@ -8,8 +8,9 @@ use std::sync::Arc;
 use crate::config::{Config, Registration};
 use crate::runtime::{PlayerProfile, PlayerRating, Runtime};
 use crate::server::auth::{Caller, is_admin};
+use crate::server::client::ClientAddress;
 use crate::server::error::ApiError;
-use crate::server::extract::{ApiJson, PeerAddress};
+use crate::server::extract::ApiJson;
 use crate::server::limits::{Limit, RateLimits};
 use crate::server::views::{self, MatchSummary, PlayerView};
 use crate::store::Db;
@@ -48,20 +49,30 @@ pub async fn create(
     State(config): State<Arc<Config>>,
     State(limits): State<Arc<RateLimits>>,
     headers: HeaderMap,
-    address: PeerAddress,
+    address: ClientAddress,
     ApiJson(body): ApiJson<NewPlayer>,
 ) -> Result<(StatusCode, Json<CreatedPlayer>), ApiError> {
     if body.invite.as_ref().is_some_and(|c| c.chars().count() > 128) {
         let message = "an invite code is at most 128 characters";
         return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_body", message));
     }
+    // A name that cannot be one is refused before an invite is spent.
+    Runtime::check_name(&body.name)?;
     let door = Door {
         db: &db,
         config: &config,
         limits: &limits,
     };
     let invite = door.admit(&headers, &address, body.invite.as_deref()).await?;
-    let (player, token) = runtime.create_player(&body.name).await?;
+    let (player, token) = match runtime.create_player(&body.name).await {
+        Ok(created) => created,
+        Err(e) => {
+            if let Some(code_hash) = &invite {
+                db.release_invite(code_hash).await?;
+            }
+            return Err(e.into());
+        }
+    };
     if let Some(code_hash) = invite {
         db.invite_used_by(&code_hash, &player.id.to_string()).await?;
     }
@@ -87,7 +98,7 @@ impl Door<'_> {
     async fn admit(
         &self,
         headers: &HeaderMap,
-        address: &PeerAddress,
+        address: &ClientAddress,
         invite: Option<&str>,
     ) -> Result<Option<String>, ApiError> {
         if is_admin(headers, self.config) {
