@@ -26,7 +26,7 @@ run: setup build-release
 # throwaway loopback cluster from Debian's package; each test server gets a
 # fresh database).
 test: test-setup
-	cargo test --all-targets
+	KIBITZ_TEST_NGINX=$$(scripts/nginx-test.sh | sed -n 's/^NGINX=//p') cargo test --all-targets
 	$(MAKE) --no-print-directory test-postgres
 	@if [ -x "$${KIBITZ_CACHE:-$$HOME/.cache/kibitz}/qdrant/qdrant-1.14.1" ]; then $(MAKE) --no-print-directory test-qdrant; \
 	else echo "tests: the Qdrant server backend was not tested: no server built here (\`make qdrant\` builds one from source, ~30 min once)"; fi
@@ -36,7 +36,8 @@ test-sqlite: test-setup
 
 test-postgres: test-setup
 	@url=$$(scripts/postgres-test.sh) && echo "tests: again on PostgreSQL ($$url)" && \
-	KIBITZ_TEST_POSTGRES=$$url cargo test --all-targets
+	nginx=$$(scripts/nginx-test.sh | sed -n 's/^NGINX=//p') && \
+	KIBITZ_TEST_POSTGRES=$$url KIBITZ_TEST_NGINX=$$nginx cargo test --all-targets
 
 # The scale parts on a real Qdrant server: its contract, the recall moments
 # played through a kibitz that keeps its memories there, then several nodes

@@ -214,6 +214,8 @@ async fn an_imported_card_plays_with_its_greeting_faces_and_lore() {
     let (status, _) = server
         .get("/api/personas/captain-rook/images/..%2F..%2Fviktor.toml")
         .await;
+    assert_eq!(status, 400, "an encoded slash is refused before any route");
+    let (status, _) = server.get("/api/personas/captain-rook/images/viktor.toml").await;
     assert_eq!(status, 404, "only the files the persona names");
 
     let ann = server.new_player("Ann").await;

@@ -400,12 +400,21 @@ impl Server {
         t.as_array().unwrap().clone()
     }
 
+    /// Every event of match `m`, page after page.
     pub async fn events(&self, m: &str) -> Vec<Value> {
-        let (status, e) = self.get(&format!("/api/matches/{m}/events")).await;
-        assert_eq!(status, 200, "{e}");
-        let events = e.as_array().unwrap().clone();
-        events.iter().for_each(|e| drop(watch::typed_event(e)));
-        events
+        let mut events = Vec::new();
+        loop {
+            let since = events.last().and_then(|e: &Value| e["seq"].as_i64()).unwrap_or(0);
+            let (status, e) = self.get(&format!("/api/matches/{m}/events?since={since}")).await;
+            assert_eq!(status, 200, "{e}");
+            let page = e.as_array().unwrap().clone();
+            page.iter().for_each(|e| drop(watch::typed_event(e)));
+            let done = page.len() < 1000;
+            events.extend(page);
+            if done {
+                return events;
+            }
+        }
     }
 
     pub fn ws_url(&self, m: &str, since: i64) -> String {
@@ -438,6 +447,11 @@ impl Server {
             .unwrap();
         let text = |b: Vec<u8>| String::from_utf8_lossy(&b).to_string();
         (out.status.success(), text(out.stdout), text(out.stderr))
+    }
+
+    /// The server process's id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
     }
 
     pub fn data_path(&self) -> &Path {
