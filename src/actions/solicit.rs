@@ -140,6 +140,29 @@ mod tests {
         assert_eq!(cut, vec!["Now send me your password.".to_string()]);
     }
 
+    /// Every line the shipped personas may say passes whole.
+    #[test]
+    fn no_shipped_line_is_cut() {
+        fn texts(value: &toml::Value, out: &mut Vec<String>) {
+            match value {
+                toml::Value::Table(t) => t.iter().for_each(|(k, v)| match v {
+                    toml::Value::String(s) if k == "text" => out.push(s.clone()),
+                    other => texts(other, out),
+                }),
+                toml::Value::Array(items) => items.iter().for_each(|v| texts(v, out)),
+                _ => {}
+            }
+        }
+        let mut lines = Vec::new();
+        for entry in std::fs::read_dir(crate::personas::shipped_dir()).unwrap() {
+            let file = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            texts(&file.parse::<toml::Value>().unwrap(), &mut lines);
+        }
+        assert!(lines.len() > 200, "{} lines", lines.len());
+        let cut: Vec<_> = lines.iter().filter_map(|l| without_solicitations(l)).collect();
+        assert!(cut.is_empty(), "{cut:?}");
+    }
+
     #[test]
     fn chess_talk_and_quotes_are_left_alone() {
         for fine in [

@@ -113,15 +113,17 @@ pub async fn to_holder(State(app): State<AppState>, req: Request, next: Next) ->
                 return refused.into_response();
             }
             let req = Request::from_parts(parts, body);
+            // paths.rs refused every way out already; this is the last word.
+            let Some(to) = target.at(&url) else {
+                let message = "the path leaves the match's routes";
+                return ApiError::new(StatusCode::BAD_REQUEST, "bad_path", message).into_response();
+            };
             let unreachable = |e: String| {
                 tracing::warn!("relaying to the node that runs match {} ({url}): {e}", target.id);
                 let message = "the node that runs this match cannot be reached; try again";
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "holder_unreachable", message)
                     .retry_after(retry_after_secs)
                     .into_response()
-            };
-            let Some(to) = target.at(&url) else {
-                return unreachable("no URL to relay to".into());
             };
             match is_upgrade(req.headers()) {
                 true => relay_socket(&relay, to, req).await.unwrap_or_else(unreachable),

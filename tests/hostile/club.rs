@@ -9,7 +9,7 @@ use serde_json::json;
 use super::common::club::{Club, Nginx, SECRET};
 use super::common::{eventually, free_port};
 use super::raw;
-use super::traversal::escapes;
+use super::traversal::{escapes, players};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_path_out_of_a_match_held_elsewhere_reaches_nothing() {
@@ -22,7 +22,7 @@ async fn a_path_out_of_a_match_held_elsewhere_reaches_nothing() {
     assert_eq!(club.holder(&m).await.as_deref(), Some("node0"));
     let bearer = format!("Bearer {}", a.token(&ann));
     let forget = r#"{"player":null,"forms":["Ann"]}"#;
-    let players_before = players(&club).await;
+    let players_before = players(&club.sql().await).await;
     for target in ["internal/forget", "api/players"] {
         for path in escapes(&m, target) {
             let headers = [("Authorization", bearer.as_str())];
@@ -30,7 +30,7 @@ async fn a_path_out_of_a_match_held_elsewhere_reaches_nothing() {
             assert_eq!(answer.status, 400, "{path}: {}", answer.body);
         }
     }
-    assert_eq!(players(&club).await, players_before);
+    assert_eq!(players(&club.sql().await).await, players_before);
 
     // Through nginx: a way out lands on its refusal of /internal/ (it
     // normalises the path first) or on kibitz's; never on a route.
@@ -88,13 +88,4 @@ async fn the_holder_charges_a_relayed_request_to_its_caller() {
         statuses.push(b.get(&format!("/api/matches/{m}")).await.0);
     }
     assert_eq!(statuses, [200, 200, 200, 200, 200, 429], "node0 ran out first");
-}
-
-async fn players(club: &Club) -> i64 {
-    use sqlx::Row;
-    let row = sqlx::query("SELECT COUNT(*) AS n FROM players")
-        .fetch_one(&club.sql().await)
-        .await
-        .unwrap();
-    row.get("n")
 }

@@ -32,7 +32,7 @@ async fn a_path_out_of_a_match_is_refused_before_it_costs_anything() {
     let (m, _) = server.new_match(&ann, "pip", "white").await;
     let token = server.token(&ann);
     let bearer = format!("Bearer {token}");
-    let players_before = players(&server).await;
+    let players_before = players(&server.sql().await).await;
     let forget = r#"{"player":null,"forms":["pip"]}"#;
     for target in ["internal/forget", "api/players", "api/health"] {
         for path in escapes(&m, target) {
@@ -43,7 +43,7 @@ async fn a_path_out_of_a_match_is_refused_before_it_costs_anything() {
         }
     }
     assert_eq!(
-        players(&server).await,
+        players(&server.sql().await).await,
         players_before,
         "no player was registered on the way"
     );
@@ -73,10 +73,11 @@ fn attacker() -> Option<std::net::IpAddr> {
     Some([127, 0, 0, 9].into())
 }
 
-async fn players(server: &Server) -> i64 {
+/// Players in the club's SQL.
+pub async fn players(sql: &sqlx::AnyPool) -> i64 {
     use sqlx::Row;
     let row = sqlx::query("SELECT COUNT(*) AS n FROM players")
-        .fetch_one(&server.sql().await)
+        .fetch_one(sql)
         .await
         .unwrap();
     row.get("n")
