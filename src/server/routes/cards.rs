@@ -97,7 +97,7 @@ pub struct CardQuery {
     format: Option<String>,
 }
 
-#[utoipa::path(get, path = "/api/admin/personas/{id}/card", tag = "admin", security(("bearer" = [])), params(("id" = String, Path, description = "persona id"), CardQuery), responses((status = 200, description = "the persona as a character card file", content_type = "image/png"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/admin/personas/{id}/card", tag = "admin", security(("bearer" = [])), params(("id" = String, Path, description = "persona id", pattern = "^[a-z0-9-]{1,64}$"), CardQuery), responses((status = 200, description = "the persona as a character card file", content_type = "image/png"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn export(
     State(runtime): State<Runtime>,
     caller: Caller,

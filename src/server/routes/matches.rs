@@ -262,6 +262,7 @@ pub struct Since {
     /// At most this many (1 to 1000, 1000 by default): a long match comes
     /// a page at a time; ask again with `since` = the last one's `seq`
     /// until fewer come.
+    #[param(minimum = 1, maximum = 1000)]
     limit: Option<usize>,
 }
 

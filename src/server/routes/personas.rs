@@ -71,7 +71,7 @@ pub async fn list(State(runtime): State<Runtime>) -> Json<Vec<PersonaView>> {
     )
 }
 
-#[utoipa::path(get, path = "/api/personas/{id}", tag = "personas", params(("id" = String, Path, description = "persona id")), responses((status = 200, body = PersonaView), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/personas/{id}", tag = "personas", params(("id" = String, Path, description = "persona id", pattern = "^[a-z0-9-]{1,64}$")), responses((status = 200, body = PersonaView), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn get(State(runtime): State<Runtime>, Path(id): Path<String>) -> Result<Json<PersonaView>, ApiError> {
     let persona = runtime
         .persona(&id)
@@ -79,7 +79,7 @@ pub async fn get(State(runtime): State<Runtime>, Path(id): Path<String>) -> Resu
     Ok(Json(PersonaView::from(persona.as_ref())))
 }
 
-#[utoipa::path(get, path = "/api/personas/{id}/images/{file}", tag = "personas", params(("id" = String, Path, description = "persona id"), ("file" = String, Path, description = "an image the persona names (its avatar_url, expression_images)")), responses((status = 200, description = "the image", content_type = "image/png"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/personas/{id}/images/{file}", tag = "personas", params(("id" = String, Path, description = "persona id", pattern = "^[a-z0-9-]{1,64}$"), ("file" = String, Path, pattern = "^[a-z0-9_]{1,40}[.][a-z]{3,4}$", description = "an image the persona names (its avatar_url, expression_images)")), responses((status = 200, description = "the image", content_type = "image/png"), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn image(
     State(runtime): State<Runtime>,
     State(config): State<Arc<Config>>,
