@@ -33,7 +33,7 @@ impl std::str::FromStr for Registration {
 
 /// The proxies whose word on the client's address is believed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "Vec<String>", into = "Vec<String>")]
+#[serde(try_from = "String", into = "String")]
 pub struct TrustedProxies(Vec<IpNet>);
 
 impl TrustedProxies {
@@ -47,20 +47,24 @@ impl TrustedProxies {
     }
 }
 
-impl TryFrom<Vec<String>> for TrustedProxies {
+impl TryFrom<String> for TrustedProxies {
     type Error = String;
-    fn try_from(entries: Vec<String>) -> Result<Self, String> {
-        entries
-            .iter()
-            .map(|e| proxy_net(e))
-            .collect::<Result<_, _>>()
-            .map(TrustedProxies)
+    fn try_from(entries: String) -> Result<Self, String> {
+        entries.parse()
     }
 }
 
-impl From<TrustedProxies> for Vec<String> {
-    fn from(proxies: TrustedProxies) -> Vec<String> {
-        proxies.0.iter().map(ToString::to_string).collect()
+/// As written: comma-separated, one address without its /32 (/128).
+impl From<TrustedProxies> for String {
+    fn from(proxies: TrustedProxies) -> String {
+        let shown = proxies
+            .0
+            .iter()
+            .map(|net| match net.prefix_len() == net.max_prefix_len() {
+                true => net.addr().to_string(),
+                false => net.to_string(),
+            });
+        shown.collect::<Vec<_>>().join(", ")
     }
 }
 
@@ -101,8 +105,8 @@ section! {
         /// ... and per address (0: no limit). An IPv6 address counts by its
         /// /64, which one host is usually given whole.
         pub requests_per_minute_per_address: u32 = 1200, env("KIBITZ_REQUESTS_PER_MINUTE_PER_ADDRESS");
-        /// The proxies in front of kibitz (addresses or CIDRs, comma-separated
-        /// in the variable: `127.0.0.1, 10.0.0.0/8`): from a peer among them
+        /// The proxies in front of kibitz, addresses or CIDRs comma-separated
+        /// (`"127.0.0.1, 10.0.0.0/8"`): from a peer among them
         /// the client's address is read from `X-Forwarded-For` (its rightmost
         /// address that is not a trusted proxy) or `X-Real-IP`; from any other
         /// peer those headers are ignored. Empty: the peer is the client.
@@ -175,5 +179,6 @@ mod tests {
         let bad = "10.0.0.0/33".parse::<TrustedProxies>().unwrap_err();
         assert!(bad.contains("10.0.0.0/33"), "{bad}");
         assert!("".parse::<TrustedProxies>().unwrap().is_empty());
+        assert_eq!(String::from(proxies), "127.0.0.1, 10.0.0.0/8, ::1", "shown as written");
     }
 }
