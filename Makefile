@@ -42,13 +42,14 @@ test-postgres: test-setup
 # The scale parts on a real Qdrant server: its contract, the recall moments
 # played through a kibitz that keeps its memories there, then several nodes
 # on one PostgreSQL and that server (ownership, relaying, a node killed
-# during 100 live matches, a club behind nginx from deploy/nginx.conf).
+# during 100 live matches, a club behind nginx from deploy/nginx.conf), and
+# the hostile-client suite with its two-node club part.
 test-qdrant: test-setup
 	@url=$$(scripts/qdrant-server.sh | sed -n 's/^QDRANT_URL=//p') && echo "tests: on a Qdrant server ($$url)" && \
 	pg=$$(scripts/postgres-test.sh) && nginx=$$(scripts/nginx-test.sh | sed -n 's/^NGINX=//p') && \
 	QDRANT_URL=$$url cargo test --test vector_store && \
 	KIBITZ_TEST_QDRANT=$$url cargo test --test recall && \
-	KIBITZ_TEST_QDRANT=$$url KIBITZ_TEST_POSTGRES=$$pg KIBITZ_TEST_NGINX=$$nginx cargo test --test cluster
+	KIBITZ_TEST_QDRANT=$$url KIBITZ_TEST_POSTGRES=$$pg KIBITZ_TEST_NGINX=$$nginx cargo test --test cluster --test hostile
 
 # The whole suite on PostgreSQL with every test server's memories on that
 # Qdrant server, the contract and the cluster tests included (the tests about
