@@ -35,9 +35,10 @@ async fn a_takeback_flood_over_the_websocket_is_rationed() {
     }
     let codes = error_codes(&mut ws, Duration::from_secs(3)).await;
     let limited = codes.iter().filter(|c| *c == "rate_limited").count();
-    assert_eq!(limited, 8, "4 a minute pass, the rest are refused: {codes:?}");
+    // 4 a minute pass (a fifth if the flood took over 15 s to answer).
+    assert!((7..=8).contains(&limited), "the rest are refused: {codes:?}");
     let fired = server.triggers(&m).await.len() - triggers_before;
-    assert!(fired <= 4, "{fired} triggers fired for 12 takebacks");
+    assert!(fired <= 5, "{fired} triggers fired for 12 takebacks");
     // Draw offers come out of the same budget, over HTTP too.
     let (status, out) = server
         .post(&format!("/api/matches/{m}/draw"), json!({ "action": "offer" }))
