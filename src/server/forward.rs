@@ -38,10 +38,8 @@ pub const RELAYED: HeaderName = HeaderName::from_static("x-kibitz-relayed");
 /// the persona's reflection).
 const RELAY_TIMEOUT: Duration = Duration::from_secs(120);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
-/// Largest WebSocket frame relayed (as `ws.rs` reads).
-const MAX_FRAME: usize = 16 * 1024;
-/// Pings a relayed client may leave unanswered before it is taken for gone.
-const MISSED_PONGS: u32 = 2;
+// A relayed socket's frames and pings follow the holder's own sockets.
+use super::sockets::{MAX_FRAME, MISSED_PONGS};
 
 /// The HTTP client that relays, and the secret relayed requests carry.
 pub struct Relay {

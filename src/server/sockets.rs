@@ -11,6 +11,11 @@ use super::error::ApiError;
 use crate::config::LimitsConfig;
 use crate::ids::{MatchId, PlayerId};
 
+/// Largest client message, and frame, we read; commands are tiny.
+pub(super) const MAX_FRAME: usize = 16 * 1024;
+/// Pings a peer may leave unanswered before it is taken for gone.
+pub(super) const MISSED_PONGS: u32 = 2;
+
 #[derive(Default, Debug)]
 pub struct Sockets {
     open: Mutex<HashMap<String, u32>>,

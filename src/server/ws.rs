@@ -20,7 +20,7 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use super::auth::{Caller, WS_PROTOCOL};
 use super::error::ApiError;
 use super::extract::ApiQuery;
-use super::sockets::Sockets;
+use super::sockets::{MAX_FRAME, MISSED_PONGS, Sockets};
 use crate::config::Config;
 use crate::events::MatchEvent;
 use crate::ids::MatchId;
@@ -32,11 +32,6 @@ use std::sync::Arc;
 use super::limits::{Limit, RateLimits};
 use crate::runtime::{Runtime, UserCommand};
 use crate::triggers::TalkMode;
-
-/// Largest client message, and frame, we read; commands are tiny.
-const MAX_FRAME: usize = 16 * 1024;
-/// Pings a peer may leave unanswered before it is taken for gone.
-const MISSED_PONGS: u32 = 2;
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
