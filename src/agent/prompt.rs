@@ -129,7 +129,7 @@ pub fn turn(input: &BrainInput<'_>) -> String {
     if let Some(heard) = &input.trigger.heard {
         out.push_str(&heard_note(heard));
         if let Some(UserInput::Chat { text }) = &input.trigger.input {
-            let known = super::scripted::known_answer(input, text, heard.intent);
+            let known = super::scripted::known_answer(input, text, heard.to_answer());
             if !known.is_empty() {
                 out.push_str(&format!(
                     "\nWhat is known that answers it (true; say it your way): {known}"
@@ -161,12 +161,17 @@ pub fn turn(input: &BrainInput<'_>) -> String {
 /// What the listener heard in the line, what answers it, and the facts
 /// worth a memory (the same rules the scripted brain keeps).
 fn heard_note(heard: &Heard) -> String {
+    let also: Vec<String> = heard.also.iter().map(|i| i.as_str().replace('_', " ")).collect();
     let mut out = format!(
-        "\nWhat the line is for: {} (confidence {:.2}).",
+        "\nWhat the line is for: {}{} (confidence {:.2}).",
         heard.intent.as_str().replace('_', " "),
+        match also.is_empty() {
+            true => String::new(),
+            false => format!(", also {}", also.join(", ")),
+        },
         heard.confidence
     );
-    let answer_from = match heard.intent {
+    let answer_from = match heard.to_answer() {
         Intent::AsksMemory => " Answer from the memories below and the history in the context; if none fits, say so.",
         Intent::AsksPersona => " Answer as yourself, from who you are.",
         Intent::AsksPosition => " Answer from the odds and moves in the context.",

@@ -35,8 +35,21 @@ async fn stop(runtime: &Runtime) {
     }
 }
 
-pub fn models(config: &Config) -> anyhow::Result<()> {
+/// Checks the model files, then loads the chat listener's learned weights,
+/// training them if the model or the corpus changed (setup runs this, so
+/// a server starts with them).
+pub async fn models(config: &Config) -> anyhow::Result<()> {
     embed::check_models(&config.models_dir)?;
     println!("models: all files present in {}", config.models_dir.display());
+    let embedder = embed::Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
+    let started = std::time::Instant::now();
+    let cache = kibitz::listen::cache_path(&config.models_dir);
+    let (_, trained) = kibitz::listen::load_or_train(&embedder, &cache).await?;
+    let done = if trained { "trained" } else { "up to date" };
+    println!(
+        "models: chat listener {done} ({}, {:.1} s)",
+        cache.display(),
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }

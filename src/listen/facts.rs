@@ -212,6 +212,10 @@ pub struct Marked {
 /// its subject only goes on a fact its sentence began ("I love the
 /// Italian, it's my favourite opening").
 pub fn facts(clauses: &[Marked], player: &str) -> Vec<String> {
+    collect(clauses, player, lasting)
+}
+
+fn collect(clauses: &[Marked], player: &str, lasting: impl Fn(&Clause) -> bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut current: Option<(usize, Vec<String>)> = None;
     for m in clauses {
@@ -235,6 +239,33 @@ pub fn facts(clauses: &[Marked], player: &str) -> Vec<String> {
         out.push(finish(parts, player));
     }
     out
+}
+
+/// The facts a line the learned model judged worth keeping tells, from
+/// its clauses marked `tells`: those where the player is the subject and
+/// that last by their words, else every one where the player is the
+/// subject; if none has the player as its subject ("night shift done",
+/// "just got engaged!"), the model's judgement stands and the player's own
+/// words are kept, quoted.
+pub fn told(marked: &[Marked], player: &str) -> Vec<String> {
+    let lasting = facts(marked, player);
+    if !lasting.is_empty() {
+        return lasting;
+    }
+    let subject = collect(marked, player, |_| true);
+    if !subject.is_empty() {
+        return subject;
+    }
+    let words: Vec<&str> = marked
+        .iter()
+        .filter(|m| m.tells && !m.clause.question)
+        .map(|m| without_interjection(&m.clause.text).trim_end_matches(['.', '!', ',', ' ']))
+        .filter(|t| !t.is_empty())
+        .collect();
+    match words.is_empty() {
+        true => Vec::new(),
+        false => vec![format!("{player} said: \"{}.\"", words.join(", "))],
+    }
 }
 
 /// One sentence's telling clauses, joined and put in the third person.

@@ -1,12 +1,15 @@
-//! Listening: what a chat line is for (its intent) and what it tells of the
-//! player (facts, in the third person), without a language model. Rules
-//! read the plain words clause by clause (`rules.rs`); where none is sure,
-//! the line's embedding (the one its recall already ran) votes among
-//! example lines embedded once at start (`intent.rs`). Facts are what a
-//! player tells of their life and tastes that stays true (`facts.rs`).
+//! Listening: what a chat line is for (its intents, main first) and what
+//! it tells of the player (facts, in the third person), without a language
+//! model. A model learned from a labelled corpus (`learned/`) reads the
+//! line's embedding and its words: its main intent, every other intent it
+//! shows, and whether it tells something lasting. Rules read only the
+//! structure of what is told (`rules.rs`: clauses, who is the subject;
+//! `facts.rs`: the third person), and decide alone until the learned
+//! weights are ready or when the line could not be embedded.
 
 mod facts;
 mod intent;
+mod learned;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -15,58 +18,71 @@ mod words;
 use serde::Serialize;
 
 pub use facts::{ADVERBS, third_person};
-pub use intent::{EXAMPLES, Intent, examples};
+pub use intent::Intent;
+pub use learned::{LearnError, Learned, Reading, cache_path, load_or_train};
 pub use rules::says_sorry;
 
 /// A persona card's `[chat]` key for a line heard as an apology that only
 /// says the player is tired ("long day, tired now"): nobody said sorry.
 pub const TIREDNESS: &str = "tiredness";
 
-/// Below this similarity to every example, and with no rule, a line is off topic.
-const MIN_SIMILARITY: f32 = 0.35;
-/// How much a weak rule leans the vote (its weight times this).
+/// Below this weight, and with no rule sure, a line is off topic (rules only).
+const MIN_WEIGHT: f32 = 0.35;
+/// How much a weak rule counts when the rules decide alone.
 const RULE_LEAN: f32 = 0.5;
+/// A learned probability this high counts (an intent shown, a fact told).
+const LIKELY: f32 = 0.5;
 
 /// What was heard in one chat line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Heard {
+    /// The line's main intent: what it is, as its writer framed it
+    /// ("Hi! I learned chess from my dad." is a greeting that tells a fact).
     pub intent: Intent,
-    /// 0..=1: a rule's weight, or the similarity of the nearest examples.
+    /// 0..=1: the learned model's probability, or a rule's weight.
     pub confidence: f32,
-    /// Every other intent the line's words show, by rank.
+    /// Every other intent the line shows, by rank.
     pub also: Vec<Intent>,
     /// What the player told of themselves, in the third person.
     pub facts: Vec<String>,
-    /// "rules" or "meaning": what decided the intent.
+    /// "learned" or "rules": what decided the intent.
     pub by: &'static str,
 }
 
-/// Where the examples' vectors are kept: beside the model that made them.
-pub fn cache_path(models_dir: &std::path::Path) -> std::path::PathBuf {
-    models_dir.join("intents.vec")
+impl Heard {
+    /// What a reply answers: a question or request the line makes
+    /// ("Hi! Do you remember me?" is a greeting whose question is answered),
+    /// the one ranked first (`Intent::rank`); else the line's main intent
+    /// (a greeting that tells a fact is greeted, the fact said back apart).
+    pub fn to_answer(&self) -> Intent {
+        self.also
+            .iter()
+            .copied()
+            .filter(|i| i.asks())
+            .chain(std::iter::once(self.intent))
+            .min_by_key(|i| i.rank())
+            .unwrap_or(self.intent)
+    }
+
+    /// Whether the line shows this intent, as its main one or another.
+    pub fn shows(&self, intent: Intent) -> bool {
+        self.intent == intent || self.also.contains(&intent)
+    }
 }
 
-/// The listener a server shares: rules only until the examples' vectors
-/// are ready (embedded in the background at start, or read from the cache).
+/// The listener a server shares: rules only until the learned weights are
+/// ready (loaded from beside the model, or trained in the background).
 pub type SharedListener = std::sync::Arc<std::sync::OnceLock<Listener>>;
 
-/// The example lines' vectors, embedded once at start (`examples`).
+/// The listener: the learned weights when ready, and the rules.
 #[derive(Debug, Clone, Default)]
 pub struct Listener {
-    examples: Vec<(Intent, Vec<f32>)>,
+    learned: Option<Learned>,
 }
 
 impl Listener {
-    /// From the examples' vectors, in `examples()` order.
-    pub fn new(vectors: Vec<Vec<f32>>) -> Listener {
-        Listener {
-            examples: examples().map(|(i, _)| i).zip(vectors).collect(),
-        }
-    }
-
-    /// The example texts to embed, in order.
-    pub fn example_texts() -> Vec<String> {
-        examples().map(|(_, t)| t.to_string()).collect()
+    pub fn new(learned: Learned) -> Listener {
+        Listener { learned: Some(learned) }
     }
 
     /// Reads `line`; `vector` is its embedding when the model could afford
@@ -79,91 +95,125 @@ impl Listener {
                 (c, r)
             })
             .collect();
-        let mut weights: Vec<(Intent, f32)> = Vec::new();
-        for (intent, w) in read.iter().flat_map(|(_, r)| r.iter().copied()) {
-            match weights.iter_mut().find(|(i, _)| *i == intent) {
-                Some((_, best)) => *best = best.max(w),
-                None => weights.push((intent, w)),
-            }
+        match (&self.learned, vector) {
+            (Some(model), Some(vector)) => hear_learned(&model.read(line, vector), read, player),
+            _ => hear_by_rules(read, player),
         }
-        let (intent, confidence, by) = self.decide(&weights, vector);
-        let mut also: Vec<Intent> = weights
-            .iter()
-            .filter(|(i, w)| *i != intent && *w >= 0.5)
-            .map(|(i, _)| *i)
-            .collect();
-        also.sort_by_key(|i| i.rank());
-        // A clause tells a fact when it reads as telling and as nothing
-        // else for sure: "sorry I had to step away" apologises.
-        let telling = |r: &[(Intent, f32)]| {
-            let tells = |i: &Intent| matches!(i, Intent::SelfDisclosure | Intent::Preference);
-            r.iter().any(|(i, w)| tells(i) && *w >= 0.5) && !r.iter().any(|(i, w)| !tells(i) && *w >= rules::DECIDES)
-        };
-        let marked: Vec<facts::Marked> = read
-            .into_iter()
-            .map(|(c, r)| facts::Marked {
-                tells: telling(&r) && !names_only(&c, player),
-                subject: c.player_is_subject(),
-                clause: c,
+    }
+}
+
+/// The learned model decides the intents and whether the line tells
+/// something lasting; the clauses where the player is the subject say what.
+fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)>, player: &str) -> Heard {
+    let (intent, confidence) = reading.main;
+    let mut also: Vec<Intent> = Intent::ALL
+        .into_iter()
+        .zip(reading.present)
+        .filter(|(i, p)| *i != intent && *p >= LIKELY)
+        .map(|(i, _)| i)
+        .collect();
+    also.sort_by_key(|i| i.rank());
+    // A clause that is only a pleasantry ("sorry,", "morning!") or the
+    // player's name tells nothing; one where the player is the subject may
+    // ("I'm off to teach my piano students"). Only a clause that asks by
+    // itself is no telling ("I'm left handed, does that matter?").
+    let pleasantry = |c: &rules::Clause, r: &[(Intent, f32)]| {
+        !c.player_is_subject()
+            && r.iter().any(|(i, w)| {
+                *w >= rules::DECIDES
+                    && matches!(
+                        i,
+                        Intent::Greeting | Intent::Farewell | Intent::Thanks | Intent::Apology | Intent::Compliment
+                    )
             })
-            .collect();
-        let facts = match intent {
-            Intent::SelfDisclosure | Intent::Preference => facts::facts(&marked, player),
-            _ if also
-                .iter()
-                .any(|i| matches!(i, Intent::SelfDisclosure | Intent::Preference)) =>
-            {
-                facts::facts(&marked, player)
-            }
-            _ => Vec::new(),
-        };
-        Heard {
-            intent,
-            confidence,
-            also,
-            facts,
-            by,
+    };
+    let facts = match reading.remember >= LIKELY {
+        true => {
+            let marked: Vec<facts::Marked> = read
+                .into_iter()
+                .map(|(mut c, r)| {
+                    c.question = c.asks;
+                    facts::Marked {
+                        tells: !pleasantry(&c, &r) && !names_only(&c, player),
+                        subject: c.player_is_subject(),
+                        clause: c,
+                    }
+                })
+                .collect();
+            facts::told(&marked, player)
+        }
+        false => Vec::new(),
+    };
+    Heard {
+        intent,
+        confidence,
+        also,
+        facts,
+        by: "learned",
+    }
+}
+
+/// Without the learned weights: each clause's rules, the surest first.
+fn hear_by_rules(read: Vec<(rules::Clause, Vec<(Intent, f32)>)>, player: &str) -> Heard {
+    let mut weights: Vec<(Intent, f32)> = Vec::new();
+    for (intent, w) in read.iter().flat_map(|(_, r)| r.iter().copied()) {
+        match weights.iter_mut().find(|(i, _)| *i == intent) {
+            Some((_, best)) => *best = best.max(w),
+            None => weights.push((intent, w)),
         }
     }
-
-    fn decide(&self, weights: &[(Intent, f32)], vector: Option<&[f32]>) -> (Intent, f32, &'static str) {
-        let decided = weights
-            .iter()
-            .filter(|(_, w)| *w >= rules::DECIDES)
-            .min_by_key(|(i, _)| i.rank());
-        if let Some((intent, w)) = decided {
-            return (*intent, *w, "rules");
-        }
-        let near = vector.map(|v| self.nearest(v)).unwrap_or_default();
-        let mut best: Option<(Intent, f32, f32)> = None;
-        for intent in Intent::ALL {
-            let sim = near.iter().find(|(i, _)| *i == intent).map_or(0.0, |(_, s)| *s);
-            let rule = weights.iter().find(|(i, _)| *i == intent).map_or(0.0, |(_, w)| *w);
-            let score = sim + RULE_LEAN * rule;
-            if best.is_none_or(|(_, s, _)| score > s) {
-                best = Some((intent, score, sim));
-            }
-        }
-        match best {
-            Some((intent, score, sim)) if score >= MIN_SIMILARITY => {
-                let by = if sim > 0.0 { "meaning" } else { "rules" };
-                (intent, score.min(1.0), by)
-            }
-            _ => (Intent::OffTopic, 1.0 - best.map_or(0.0, |(_, s, _)| s), "meaning"),
-        }
+    let (intent, confidence) = decide_by_rules(&weights);
+    let mut also: Vec<Intent> = weights
+        .iter()
+        .filter(|(i, w)| *i != intent && *w >= 0.5)
+        .map(|(i, _)| *i)
+        .collect();
+    also.sort_by_key(|i| i.rank());
+    // A clause tells a fact when it reads as telling and as nothing
+    // else for sure: "sorry I had to step away" apologises.
+    let telling = |r: &[(Intent, f32)]| {
+        let tells = |i: &Intent| matches!(i, Intent::SelfDisclosure | Intent::Preference);
+        r.iter().any(|(i, w)| tells(i) && *w >= 0.5) && !r.iter().any(|(i, w)| !tells(i) && *w >= rules::DECIDES)
+    };
+    let marked: Vec<facts::Marked> = read
+        .into_iter()
+        .map(|(c, r)| facts::Marked {
+            tells: telling(&r) && !names_only(&c, player),
+            subject: c.player_is_subject(),
+            clause: c,
+        })
+        .collect();
+    let tells = |i: &Intent| matches!(i, Intent::SelfDisclosure | Intent::Preference);
+    let facts = match tells(&intent) || also.iter().any(tells) {
+        true => facts::facts(&marked, player),
+        false => Vec::new(),
+    };
+    Heard {
+        intent,
+        confidence,
+        also,
+        facts,
+        by: "rules",
     }
+}
 
-    /// Per intent, the similarity of the line to its nearest example.
-    fn nearest(&self, vector: &[f32]) -> Vec<(Intent, f32)> {
-        let mut best: Vec<(Intent, f32)> = Vec::new();
-        for (intent, example) in &self.examples {
-            let sim = crate::memory::embed::cosine(vector, example);
-            match best.iter_mut().find(|(i, _)| i == intent) {
-                Some((_, s)) => *s = s.max(sim),
-                None => best.push((*intent, sim)),
-            }
-        }
-        best
+/// A rule sure enough decides (the highest-ranked of those); else the
+/// strongest lean, if strong enough; else off topic.
+fn decide_by_rules(weights: &[(Intent, f32)]) -> (Intent, f32) {
+    let decided = weights
+        .iter()
+        .filter(|(_, w)| *w >= rules::DECIDES)
+        .min_by_key(|(i, _)| i.rank());
+    if let Some((intent, w)) = decided {
+        return (*intent, *w);
+    }
+    let best = weights
+        .iter()
+        .map(|(i, w)| (*i, RULE_LEAN * w))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    match best {
+        Some((intent, score)) if score >= MIN_WEIGHT => (intent, score.min(1.0)),
+        _ => (Intent::OffTopic, 1.0 - best.map_or(0.0, |(_, s)| s)),
     }
 }
 

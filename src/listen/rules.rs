@@ -16,6 +16,10 @@ pub struct Clause {
     pub text: String,
     pub padded: String,
     pub question: bool,
+    /// It asks by itself (its own question mark, or it opens as questions
+    /// do), not only as part of a sentence that asks: "I'm left handed,
+    /// does that matter?" tells in its first clause.
+    pub asks: bool,
     /// Index of the sentence it belongs to.
     pub sentence: usize,
 }
@@ -73,6 +77,7 @@ pub fn clauses(line: &str) -> Vec<Clause> {
                 padded: format!(" {} ", normalise(&text)),
                 text,
                 question,
+                asks: question,
                 sentence,
             });
         }
@@ -99,6 +104,7 @@ pub fn clauses(line: &str) -> Vec<Clause> {
         .map(|c| c.sentence)
         .collect();
     for c in &mut out {
+        c.asks |= opens_a_question(c);
         c.question |= asked.contains(&c.sentence);
     }
     out
@@ -131,6 +137,7 @@ fn split_introduction(c: Clause) -> Vec<Clause> {
         padded: format!(" {} ", normalise(text)),
         text: text.trim().to_string(),
         question: c.question,
+        asks: c.asks,
         sentence: c.sentence,
     };
     vec![part(&c.text[..and]), part(&c.text[and + " and ".len()..])]

@@ -11,7 +11,7 @@ mod memory_type;
 pub mod model;
 mod model_record;
 mod model_thread;
-mod pinned;
+pub(crate) mod pinned;
 pub mod policy;
 pub mod qdrant;
 mod review;

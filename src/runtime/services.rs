@@ -211,21 +211,20 @@ impl MemoryOnly {
     }
 }
 
-/// Embeds the listener's example lines in the background (or loads them
-/// from beside the model); chat lines are read by rules alone until then.
+/// Loads the listener's learned weights from beside the model, or trains
+/// them in the background when the model or the corpus changed; chat lines
+/// are read by rules alone until then.
 fn pin_intents(memory: &MemoryService, models_dir: &Path, listener: &listen::SharedListener) {
     let (memory, cache, listener) = (memory.clone(), listen::cache_path(models_dir), listener.clone());
     tokio::spawn(async move {
-        let texts = listen::Listener::example_texts();
-        let pinned = memory.pin_queries(texts.clone(), &cache).await;
-        match pinned.map_err(|e| e.to_string()) {
-            // Pinned: these come from the memo, without a model run.
-            Ok(_) => match memory.embedder().embed_memoized(texts).await {
-                Ok(vectors) => {
-                    let _ = listener.set(listen::Listener::new(vectors));
+        let started = std::time::Instant::now();
+        match listen::load_or_train(memory.embedder(), &cache).await {
+            Ok((learned, trained)) => {
+                if trained {
+                    tracing::info!("chat listener trained in {:?}", started.elapsed());
                 }
-                Err(e) => tracing::warn!("chat intents by rules only: {e}"),
-            },
+                let _ = listener.set(listen::Listener::new(learned));
+            }
             Err(e) => tracing::warn!("chat intents by rules only: {e}"),
         }
     });

@@ -121,7 +121,7 @@ impl Subconscious {
         let given_ttl = Duration::seconds(self.config.given_ttl_secs as i64);
         state.given.retain(|_, (at, _)| now - *at < given_ttl);
         let created_since = now - Duration::seconds(self.config.created_ttl_secs as i64);
-        let asked = trigger.heard.as_ref().is_some_and(|h| h.intent == Intent::AsksMemory);
+        let asked = trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::AsksMemory));
         SearchFilter {
             persona_id: Some(ctx.persona_id.clone()),
             player_id: Some(ctx.player_id),

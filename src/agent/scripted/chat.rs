@@ -44,7 +44,9 @@ const PLAIN_TIRED: &[&str] = &[
 
 /// The reply to a chat line, the fact it told (if any) kept.
 pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: &Heard) -> Decision {
-    let answer = answered(input, text, heard.intent);
+    // "Hi! Do you remember me?" is a greeting whose question is answered.
+    let intent = heard.to_answer();
+    let answer = answered(input, text, intent);
     let fill = Fill {
         answer: answer.text,
         echo: heard
@@ -56,39 +58,39 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     let mut actions = Vec::new();
     // "Long day, tired now" is heard with the apologies but nobody said
     // sorry: it gets the card's `tiredness` lines, or plain ones.
-    let tired = heard.intent == Intent::Apology && !crate::listen::says_sorry(text);
+    let tired = intent == Intent::Apology && !crate::listen::says_sorry(text);
     let key = if tired {
         crate::listen::TIREDNESS
     } else {
-        heard.intent.as_str()
+        intent.as_str()
     };
     // A goodbye and banter back are worded by how well it knows them.
-    let staged = match heard.intent {
+    let staged = match intent {
         Intent::Farewell => super::familiar::farewell_lines(input),
         Intent::TrashTalk => super::familiar::tease_lines(input),
         _ => None,
     };
     // Heard as telling, yet nothing lasting was told ("haha I would never
     // have found that"): nothing to say back, so no "Whoa, ? Noted!".
-    let nothing_told = matches!(heard.intent, Intent::SelfDisclosure | Intent::Preference) && fill.echo.is_empty();
+    let nothing_told = matches!(intent, Intent::SelfDisclosure | Intent::Preference) && fill.echo.is_empty();
     let worded = || input.persona.chat.get(key).filter(|l| !l.is_empty() && answer.known);
     let card = staged.or_else(|| worded().map(Vec::as_slice));
     let said = match card {
         _ if nothing_told => s.line(LineEvent::ChatReply, &super::Fill::default()),
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
         None if tired => plain(s, PLAIN_TIRED, &fill),
-        None => plain(s, plain_lines(heard.intent), &fill),
+        None => plain(s, plain_lines(intent), &fill),
     };
     actions.push(said);
     // "Hi, I'm Sam, I teach piano": a line for something else that also
     // tells a fact gets the fact said back too, as a disclosure would.
-    let echoed = matches!(heard.intent, Intent::SelfDisclosure | Intent::Preference);
+    let echoed = matches!(intent, Intent::SelfDisclosure | Intent::Preference);
     let disclosure = input.persona.chat.get(Intent::SelfDisclosure.as_str());
     if let Some(lines) = disclosure.filter(|l| !l.is_empty() && !echoed && !fill.echo.is_empty()) {
         actions.push(s.pick_from(lines, &fill.placeholders()));
     }
     let moods = &input.persona.moods;
-    let moved = match heard.intent {
+    let moved = match intent {
         Intent::Compliment => moods.compliment.as_deref(),
         Intent::TrashTalk => moods.trash_talk.as_deref(),
         _ => None,
@@ -99,7 +101,7 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
         actions.push(Action::say(super::reminder(related), &input.persona.tones[0]));
     }
     for fact in &heard.facts {
-        let kind = match heard.intent {
+        let kind = match intent {
             Intent::Preference => MemoryType::PlayerBehavior,
             _ => MemoryType::PlayerObservation,
         };
@@ -108,7 +110,7 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     let thinking = format!(
         "{} {} ({:.2}, by {}).",
         input.ctx.player_name,
-        heard.intent.as_str().replace('_', " "),
+        intent.as_str().replace('_', " "),
         heard.confidence,
         heard.by
     );
@@ -128,7 +130,7 @@ fn related_memory<'a>(input: &'a BrainInput<'_>, heard: &Heard, answer: &str) ->
         return Some(r);
     }
     let chatty = matches!(
-        heard.intent,
+        heard.to_answer(),
         Intent::SelfDisclosure
             | Intent::Preference
             | Intent::OffTopic

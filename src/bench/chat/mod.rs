@@ -1,6 +1,7 @@
 //! `kibitz bench chat`: how well the persona listens, on a labelled set of
 //! chat lines (`bench/chat_lines.json`), through the code a live match
-//! uses: the line embedded as its recall embeds it, then `Listener::hear`.
+//! uses: the line embedded as its recall embeds it, then `Listener::hear`
+//! with the learned weights (loaded from beside the model, or trained).
 //! Prints intent accuracy (overall and per intent), whether each line was
 //! remembered (precision and recall against the labels) and the time
 //! beyond the embedding; writes the figures as JSON. Never asserts.
@@ -67,10 +68,12 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
     }
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let started = Instant::now();
-    let listener = Listener::new(embedder.embed(Listener::example_texts()).await?);
+    let cache = kibitz::listen::cache_path(&config.models_dir);
+    let (learned, trained) = kibitz::listen::load_or_train(&embedder, &cache).await?;
+    let listener = Listener::new(learned.clone());
     eprintln!(
-        "chat: {} example lines embedded in {:.1} s",
-        Listener::example_texts().len(),
+        "chat: listener {} in {:.1} s",
+        if trained { "trained" } else { "loaded" },
         started.elapsed().as_secs_f64()
     );
     let mut t = Tally::default();
@@ -95,7 +98,11 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
         t.remembered_right += usize::from(kept && line.remember);
         if verbose && (kept || line.remember) {
             let wanted = line.fact.as_deref().map(|f| f.replace("{p}", PLAYER));
-            eprintln!("fact {n:>3}: {:?}  (labelled {:?})", heard.facts, wanted);
+            let remember = learned.read(&line.text, &vector).remember;
+            eprintln!(
+                "fact {n:>3} ({remember:.2}): {:?}  (labelled {:?})",
+                heard.facts, wanted
+            );
         }
     }
     let played = match set.conversation.is_empty() {

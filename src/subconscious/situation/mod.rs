@@ -146,7 +146,7 @@ impl Situation {
             history: ctx.history.clone(),
             end: ctx.end.as_ref().map(|e| (e.termination, e.user_won)),
             chat,
-            intent: trigger.heard.as_ref().map(|h| h.intent),
+            intent: trigger.heard.as_ref().map(|h| h.to_answer()),
             cues: Vec::new(),
         };
         s.cues = cues::derive(&s);

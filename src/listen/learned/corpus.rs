@@ -1,0 +1,96 @@
+//! The labelled chat lines the listener learns from (`corpus/listen/`),
+//! compiled into the binary so a server can train its listener anywhere.
+//! One JSON object a line: `text`, `intents` (main first), `remember`,
+//! `facts` (when remember, in the third person with `{p}`), `voice`.
+
+use serde::Deserialize;
+
+use super::LearnError;
+use crate::listen::Intent;
+
+/// The corpus files, in a fixed order (their order is part of the model's key).
+const FILES: &[(&str, &str)] = &[
+    (
+        "chat_lines.jsonl",
+        include_str!("../../../corpus/listen/chat_lines.jsonl"),
+    ),
+    (
+        "mixed_and_facts.jsonl",
+        include_str!("../../../corpus/listen/mixed_and_facts.jsonl"),
+    ),
+    ("phrasings.jsonl", include_str!("../../../corpus/listen/phrasings.jsonl")),
+    (
+        "framed_and_jokes.jsonl",
+        include_str!("../../../corpus/listen/framed_and_jokes.jsonl"),
+    ),
+];
+
+/// One labelled line.
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    pub text: String,
+    /// Main intent first.
+    pub intents: Vec<Intent>,
+    pub remember: bool,
+}
+
+#[derive(Deserialize)]
+struct Raw {
+    text: String,
+    intents: Vec<String>,
+    remember: bool,
+    #[serde(default)]
+    facts: Vec<String>,
+}
+
+/// Every labelled line; an unreadable one names its file and line.
+pub fn corpus() -> Result<Vec<Labelled>, LearnError> {
+    let mut out = Vec::new();
+    for (file, text) in FILES {
+        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let bad = |reason: String| LearnError::Corpus {
+                at: format!("{file}:{}", n + 1),
+                reason,
+            };
+            let raw: Raw = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
+            let intents = raw
+                .intents
+                .iter()
+                .map(|i| Intent::parse(i).ok_or_else(|| bad(format!("unknown intent {i}"))))
+                .collect::<Result<Vec<_>, _>>()?;
+            if intents.is_empty() || raw.text.trim().is_empty() {
+                return Err(bad("a line needs its text and at least one intent".into()));
+            }
+            if raw.remember == raw.facts.is_empty() {
+                return Err(bad("facts are given exactly when remember is true".into()));
+            }
+            out.push(Labelled {
+                text: raw.text,
+                intents,
+                remember: raw.remember,
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_corpus_reads_and_covers_every_intent_in_many_lines() {
+        let lines = corpus().expect("the shipped corpus reads");
+        assert!(lines.len() >= 1500, "{} lines", lines.len());
+        for intent in Intent::ALL {
+            let main = lines.iter().filter(|l| l.intents[0] == intent).count();
+            assert!(main >= 40, "{intent}: {main} lines");
+        }
+        let mixed = lines.iter().filter(|l| l.intents.len() > 1).count();
+        assert!(mixed >= 300, "{mixed} mixed lines");
+        let mut texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
+        texts.sort_unstable();
+        texts.dedup();
+        assert_eq!(texts.len(), lines.len(), "no line twice");
+    }
+}
