@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use async_trait::async_trait;
 
 use super::draft::draft_message;
+use super::floor;
 use super::prompt;
 use super::speech::{self, SpeechLog};
 use super::validate::{parse_decision, summary};
@@ -96,6 +97,30 @@ impl LlmAgent {
                 .to_string(),
         );
         Some(decision)
+    }
+
+    /// The model's decision with the scripted brain's floor under it
+    /// (`floor.rs`): an unanswered greeting or question answered, a fact
+    /// heard and not saved saved. The scripted brain is asked only when
+    /// the trigger could need it.
+    async fn hold_floor(&self, input: &BrainInput<'_>, decision: &mut Decision) {
+        if !floor::must_answer(input) && floor::heard_facts(input).is_empty() {
+            return;
+        }
+        let scripted = BrainInput {
+            llm: None,
+            draft: None,
+            ..input.clone()
+        };
+        let Ok(under) = self.fallback.decide(scripted).await else {
+            return;
+        };
+        let added = floor::hold(decision, &under, input);
+        if !added.is_empty() {
+            let before = decision.thinking.take().unwrap_or_default();
+            let note = format!("{before} (kept: {})", added.join("; "));
+            decision.thinking = Some(note.trim_start().to_string());
+        }
     }
 
     /// One answer, checked; `Err` carries the reason to show the model.
@@ -185,7 +210,8 @@ impl Brain for LlmAgent {
             Err(e) => Err(e),
         };
         let mut decision = match result {
-            Ok(d) => {
+            Ok(mut d) => {
+                self.hold_floor(&input, &mut d).await;
                 self.remember(&input, &d);
                 d
             }

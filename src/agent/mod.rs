@@ -4,6 +4,7 @@
 //! language model and falls back to the scripted brain turn by turn.
 
 mod draft;
+mod floor;
 mod llm;
 mod prompt;
 mod scripted;

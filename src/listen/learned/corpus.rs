@@ -18,7 +18,10 @@ const FILES: &[(&str, &str)] = &[
         "mixed_and_facts.jsonl",
         include_str!("../../../corpus/listen/mixed_and_facts.jsonl"),
     ),
-    ("phrasings.jsonl", include_str!("../../../corpus/listen/phrasings.jsonl")),
+    (
+        "phrasings.jsonl",
+        include_str!("../../../corpus/listen/phrasings.jsonl"),
+    ),
     (
         "framed_and_jokes.jsonl",
         include_str!("../../../corpus/listen/framed_and_jokes.jsonl"),
