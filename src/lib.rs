@@ -13,6 +13,7 @@ pub mod config;
 pub mod events;
 pub mod familiarity;
 pub mod ids;
+pub mod learn;
 pub mod listen;
 pub mod llm;
 pub mod memory;

@@ -12,6 +12,7 @@ mod policy;
 pub mod prompt;
 pub mod recall;
 pub(crate) mod stats;
+pub mod subjects;
 mod synthetic;
 pub mod tools;
 pub mod trigger;

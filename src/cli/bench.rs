@@ -96,6 +96,17 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-chat.json")]
         json: PathBuf,
     },
+    /// Memories' subjects read from their meaning, on labelled memories in other people's words.
+    Subjects {
+        /// Labelled memories (text, subject, style).
+        #[arg(long, default_value = "bench/heldout/memories_dev.json")]
+        set: PathBuf,
+        /// Print each memory read wrong.
+        #[arg(long)]
+        verbose: bool,
+        #[arg(long, default_value = "bench/last-subjects.json")]
+        json: PathBuf,
+    },
     /// Embedding, vector search and the write policy (recall quality: `bench recall`).
     Memory {
         /// Stored-memory counts for the search benchmark.
@@ -135,6 +146,7 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
             bench::llm::run(config.clone(), url, plan, &json).await
         }
         BenchWhat::Chat { set, verbose, json } => bench::chat::run(config, &set, &json, verbose).await,
+        BenchWhat::Subjects { set, verbose, json } => bench::subjects::run(config, &set, &json, verbose).await,
         BenchWhat::Prompt { tokenizer_url, json } => bench::prompt::run(config, tokenizer_url.as_deref(), &json).await,
         BenchWhat::Memory {
             sizes,

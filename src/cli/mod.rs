@@ -35,8 +35,9 @@ async fn stop(runtime: &Runtime) {
     }
 }
 
-/// Checks the model files, then loads the chat listener's learned weights,
-/// training them if the model or the corpus changed (setup runs this, so
+/// Checks the model files, then loads the learned readers' weights (the
+/// chat listener, the memory subjects), training them if the model or the
+/// corpus changed (setup runs this, so
 /// a server starts with them).
 pub async fn models(config: &Config) -> anyhow::Result<()> {
     embed::check_models(&config.models_dir)?;
@@ -48,6 +49,15 @@ pub async fn models(config: &Config) -> anyhow::Result<()> {
     let done = if trained { "trained" } else { "up to date" };
     println!(
         "models: chat listener {done} ({}, {:.1} s)",
+        cache.display(),
+        started.elapsed().as_secs_f64()
+    );
+    let started = std::time::Instant::now();
+    let cache = kibitz::memory::subject::cache_path(&config.models_dir);
+    let (_, trained) = kibitz::memory::subject::load_or_train(&embedder, &cache).await?;
+    let done = if trained { "trained" } else { "up to date" };
+    println!(
+        "models: memory subjects {done} ({}, {:.1} s)",
         cache.display(),
         started.elapsed().as_secs_f64()
     );

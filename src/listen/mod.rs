@@ -19,7 +19,7 @@ use serde::Serialize;
 
 pub use facts::{ADVERBS, third_person};
 pub use intent::Intent;
-pub use learned::{LearnError, Learned, Reading, cache_path, load_or_train};
+pub use learned::{Learned, Reading, cache_path, load_or_train};
 pub use rules::says_sorry;
 
 /// A persona card's `[chat]` key for a line heard as an apology that only

@@ -18,6 +18,7 @@ mod review;
 mod search;
 mod service;
 pub mod strength;
+pub mod subject;
 mod tagging;
 pub mod vector;
 pub mod watched;

@@ -106,6 +106,10 @@ pub struct MemoryService {
     embedder: Embedder,
     index: Arc<dyn VectorStore>,
     config: MemoryConfig,
+    /// What a memory is about, by its meaning (`subject.rs`), loaded at
+    /// start; without it (no corpus could be trained) memories are tagged
+    /// by their words alone.
+    subjects: Arc<std::sync::OnceLock<super::subject::Subjects>>,
 }
 
 impl MemoryService {
@@ -129,7 +133,25 @@ impl MemoryService {
             embedder,
             index,
             config,
+            subjects: Arc::default(),
         }
+    }
+
+    /// Loads the subject reader from beside the model in `models_dir`, or
+    /// trains it there; memories written from then on carry their subject.
+    /// Returns whether it trained.
+    pub async fn load_subjects(&self, models_dir: &std::path::Path) -> Result<bool, crate::learn::LearnError> {
+        if self.subjects.get().is_some() {
+            return Ok(false);
+        }
+        let cache = super::subject::cache_path(models_dir);
+        let (subjects, trained) = super::subject::load_or_train(&self.embedder, &cache).await?;
+        let _ = self.subjects.set(subjects);
+        Ok(trained)
+    }
+
+    pub(super) fn subjects(&self) -> Option<&super::subject::Subjects> {
+        self.subjects.get()
     }
 
     pub fn config(&self) -> &MemoryConfig {

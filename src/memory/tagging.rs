@@ -2,12 +2,14 @@
 //! name (`concepts::memory_tags`): "she never tucks her king away" is about
 //! a king left in the centre though no rule's words are in it. Each
 //! concept's phrase is in the vocabulary pinned at start, so this costs a
-//! few dot products, never a model run once the vocabulary is pinned.
+//! few dot products, never a model run once the vocabulary is pinned. And
+//! the tags of its subject, read from its meaning (`subject.rs`).
 
 use super::MemoryError;
 use super::concepts::CONCEPTS;
 use super::model::{CreatedBy, Memory};
 use super::service::MemoryService;
+use super::subject::LIKELY;
 use super::vector::IndexedMemory;
 
 /// At most this many concepts come by meaning alone.
@@ -33,12 +35,31 @@ impl MemoryService {
         Ok(())
     }
 
+    /// Tags `memory` with its subject's tags (`subject.rs`), when the
+    /// subject reader is ready and sure enough.
+    fn tag_subject(&self, memory: &mut Memory, vector: &[f32]) {
+        let Some(subjects) = self.subjects() else { return };
+        let (subject, p) = subjects.read(&memory.content, vector);
+        if p < LIKELY {
+            return;
+        }
+        for tag in subject.tags() {
+            if !memory.tags.iter().any(|t| t == tag) {
+                memory.tags.push(tag.to_string());
+            }
+        }
+    }
+
     /// Tags `memory` by its words, type and board, then by its meaning
     /// (`vector`, the memory's embedding).
     pub(super) async fn tag(&self, memory: &mut Memory, vector: &[f32]) -> Result<(), MemoryError> {
         memory.retag();
+        if memory.created_by == CreatedBy::PersonaLore {
+            return Ok(());
+        }
+        self.tag_subject(memory, vector);
         let min = self.config().concept_min_similarity;
-        if min >= 1.0 || memory.created_by == CreatedBy::PersonaLore {
+        if min >= 1.0 {
             return Ok(());
         }
         let phrases = CONCEPTS.iter().map(|c| c.phrase.to_string()).collect();

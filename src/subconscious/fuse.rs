@@ -69,6 +69,7 @@ pub fn rank(
         .filter(|r| on_its_line(r, situation, board))
         .map(|r| r.memory.id)
         .collect();
+    let told = nearest_told(&found, situation);
     found.retain(|r| {
         let cues = situation.tag_score(&r.memory.tags);
         let placed = strength::board_match(&r.memory, board, recall).is_some() || lined.contains(&r.memory.id);
@@ -77,7 +78,7 @@ pub fn rank(
         let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
         let close = r.similarity >= min_similarity || (situation.chat.is_some() && standout == Some(r.memory.id));
         let meant = close && r.similarity >= recall.min_score;
-        cues >= recall.tag_gate || placed || worded || meant || keyed(r).is_some()
+        cues >= recall.tag_gate || placed || worded || meant || keyed(r).is_some() || told.contains(&r.memory.id)
     });
     for r in &mut found {
         let worded = (words(r) / recall.word_min_score).min(2.0) * recall.word_weight;
@@ -110,6 +111,29 @@ pub fn rank(
         );
     }
     found
+}
+
+/// How far below the nearest memory of what a line tells another may be
+/// and still come with it.
+const TOLD_MARGIN: f32 = 0.05;
+
+/// A chat line that tells of the player's life or tastes: the memories of
+/// that kind nearest its meaning ("got in late from work again" and the
+/// night shifts), whatever their words; not every memory of the kind.
+fn nearest_told(found: &[Recalled], situation: &Situation) -> Vec<MemoryId> {
+    let tags = situation.told_tags();
+    let of_kind = |r: &&Recalled| r.memory.player_id.is_some() && r.memory.tags.iter().any(|t| tags.contains(t));
+    let best = found
+        .iter()
+        .filter(of_kind)
+        .map(|r| r.similarity)
+        .fold(f32::NEG_INFINITY, f32::max);
+    found
+        .iter()
+        .filter(of_kind)
+        .filter(|r| r.similarity >= best - TOLD_MARGIN)
+        .map(|r| r.memory.id)
+        .collect()
 }
 
 /// The memory whose meaning stands clear of every other's (the tea when

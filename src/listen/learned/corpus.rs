@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::LearnError;
+use crate::learn::{Labelled, LearnError};
 use crate::listen::Intent;
 
 /// The corpus files, in a fixed order (their order is part of the model's key).
@@ -28,15 +28,6 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// One labelled line.
-#[derive(Debug, Clone)]
-pub struct Labelled {
-    pub text: String,
-    /// Main intent first.
-    pub intents: Vec<Intent>,
-    pub remember: bool,
-}
-
 #[derive(Deserialize)]
 struct Raw {
     text: String,
@@ -46,7 +37,9 @@ struct Raw {
     facts: Vec<String>,
 }
 
-/// Every labelled line; an unreadable one names its file and line.
+/// Every labelled line, as the listener learns it: its main intent the
+/// class; each intent shown, then remember, the flags. An unreadable line
+/// names its file and line.
 pub fn corpus() -> Result<Vec<Labelled>, LearnError> {
     let mut out = Vec::new();
     for (file, text) in FILES {
@@ -67,14 +60,23 @@ pub fn corpus() -> Result<Vec<Labelled>, LearnError> {
             if raw.remember == raw.facts.is_empty() {
                 return Err(bad("facts are given exactly when remember is true".into()));
             }
+            let mut flags: Vec<bool> = Intent::ALL.iter().map(|i| intents.contains(i)).collect();
+            flags.push(raw.remember);
             out.push(Labelled {
                 text: raw.text,
-                intents,
-                remember: raw.remember,
+                class: index(intents[0]),
+                flags,
             });
         }
     }
     Ok(out)
+}
+
+fn index(intent: Intent) -> usize {
+    Intent::ALL
+        .iter()
+        .position(|i| *i == intent)
+        .expect("every intent is in ALL")
 }
 
 #[cfg(test)]
@@ -86,10 +88,13 @@ mod tests {
         let lines = corpus().expect("the shipped corpus reads");
         assert!(lines.len() >= 1500, "{} lines", lines.len());
         for intent in Intent::ALL {
-            let main = lines.iter().filter(|l| l.intents[0] == intent).count();
+            let main = lines.iter().filter(|l| l.class == index(intent)).count();
             assert!(main >= 40, "{intent}: {main} lines");
         }
-        let mixed = lines.iter().filter(|l| l.intents.len() > 1).count();
+        let mixed = lines
+            .iter()
+            .filter(|l| l.flags[..Intent::ALL.len()].iter().filter(|f| **f).count() > 1)
+            .count();
         assert!(mixed >= 300, "{mixed} mixed lines");
         let mut texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
         texts.sort_unstable();

@@ -18,7 +18,12 @@ pub fn derive(s: &Situation) -> Vec<Cue> {
     let mut cues = match s.trigger {
         TriggerKind::BeforeMatch => returning(s),
         TriggerKind::OnUserInput => match (&s.chat, s.draw_offer) {
-            (Some(text), _) => asked(s).unwrap_or_default().into_iter().chain(said(text)).collect(),
+            (Some(text), _) => asked(s)
+                .unwrap_or_default()
+                .into_iter()
+                .chain(told(s))
+                .chain(said(text))
+                .collect(),
             (None, Some(win_pct)) => draw_offer(s, win_pct),
             (None, None) => Vec::new(),
         },
@@ -35,12 +40,14 @@ pub fn derive(s: &Situation) -> Vec<Cue> {
 
 fn returning(s: &Situation) -> Vec<Cue> {
     let h = &s.history;
-    // Whoever sits down, the persona remembers what they said of themselves.
-    let personal = Cue::new("personal", 0.6, "what you told me about yourself");
-    if h.played == 0 {
-        return vec![personal];
-    }
-    let mut cues = vec![personal, Cue::new("result", 1.0, "how our last games went")];
+    // Whoever sits down, the persona remembers what they said of themselves,
+    // and their record and openings: from the games played here, or from
+    // memories imported with no game here (another club's, another tool's).
+    let mut cues = vec![
+        Cue::new("personal", 0.6, "what you told me about yourself"),
+        Cue::new("record", 1.0, "our record"),
+        Cue::new("result", 1.0, "how our last games went"),
+    ];
     match &h.streak {
         Some((run, n)) if *n >= 2 => {
             let words = run.replace('_', " ");
@@ -95,6 +102,28 @@ fn asked(s: &Situation) -> Option<Vec<Cue>> {
         }
         cues
     })
+}
+
+/// A line that tells of the player's life ("got in late from work again,
+/// knackered") is about what they told of it before, whatever its words;
+/// one that tells a taste in chess, about their tastes and openings.
+pub(super) fn told(s: &Situation) -> Vec<Cue> {
+    // Below the tag gate: these rank a memory, the nearest by meaning is
+    // let through (`fuse::nearest_told`), not every memory of the kind.
+    // Each line is a reason of its own: a memory the greeting gave comes
+    // again when a line speaks of it.
+    let line: String = s.chat.as_deref().unwrap_or_default().chars().take(60).collect();
+    let mut cues = Vec::new();
+    if s.tells.life {
+        let why = format!("you said \"{line}\", and told me before");
+        cues.push(Cue::new("personal", 0.45, &why));
+    }
+    if s.tells.tastes {
+        let why = format!("you said \"{line}\": your tastes in chess");
+        cues.push(Cue::new("taste", 0.45, &why));
+        cues.push(Cue::new("repertoire", 0.4, &why));
+    }
+    cues
 }
 
 fn said(text: &str) -> Vec<Cue> {

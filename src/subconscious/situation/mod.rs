@@ -16,6 +16,7 @@ use super::board::{self, Board, EndgameKind, Imbalance, Motif, MoveTrait, Phase}
 use crate::chess::odds::MoveClass;
 use crate::chess::openings;
 use crate::chess::{Game, notation};
+use crate::listen::Intent;
 use crate::memory::concepts;
 use crate::triggers::{GameContext, MatchHistory, MoveFact, Trigger, TriggerKind, UserInput};
 
@@ -103,8 +104,18 @@ pub struct Situation {
     pub chat: Option<String>,
     /// What the chat line is for, as the listener heard it.
     pub intent: Option<crate::listen::Intent>,
+    /// Whether the line tells of the player's life, or of their tastes in
+    /// chess: a memory of either kind may be what it is about.
+    pub tells: Tells,
     /// Weighted cues, strongest first, one per tag (`cues::derive`).
     pub cues: Vec<Cue>,
+}
+
+/// What a chat line tells of the player, as the listener heard it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tells {
+    pub life: bool,
+    pub tastes: bool,
 }
 
 /// How many cue phrases are searched by meaning (the tags cover the rest).
@@ -147,10 +158,20 @@ impl Situation {
             end: ctx.end.as_ref().map(|e| (e.termination, e.user_won)),
             chat,
             intent: trigger.heard.as_ref().map(|h| h.to_answer()),
+            tells: Tells {
+                life: trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::SelfDisclosure)),
+                tastes: trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::Preference)),
+            },
             cues: Vec::new(),
         };
         s.cues = cues::derive(&s);
         s
+    }
+
+    /// The tags of the kinds of memory a chat line tells of (the player's
+    /// life, their tastes), for a line that tells.
+    pub fn told_tags(&self) -> Vec<String> {
+        cues::told(self).into_iter().map(|c| c.tag).collect()
     }
 
     /// The tags of every cue, strongest first.

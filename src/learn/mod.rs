@@ -1,0 +1,183 @@
+//! Small learned classifiers on a text's embedding and its hashed words
+//! (`features.rs`): one linear layer, its outputs a softmax over classes
+//! (what the text is) followed by independent flags (what else it shows),
+//! fitted by logistic regression (`train.rs`). The chat listener
+//! (`listen::learned`) and the memories' subjects (`memory::subject`) are
+//! two such classifiers, each trained from a labelled corpus in `corpus/`
+//! and kept beside the embedding model under a key of that model, the
+//! corpus and the trainer, so a server loads them in milliseconds and
+//! trains them anew (seconds) when any of those changed.
+
+mod features;
+mod train;
+
+use std::path::Path;
+
+use crate::memory::embed::{EmbedError, Embedder};
+use crate::memory::pinned;
+
+use features::{SLOTS, ngrams};
+pub use train::train;
+
+#[derive(Debug, thiserror::Error)]
+pub enum LearnError {
+    #[error("{at}: {reason}")]
+    Corpus { at: String, reason: String },
+    #[error("embedding the corpus: {0}")]
+    Embed(#[from] EmbedError),
+    #[error("training stopped: {0}")]
+    Training(String),
+}
+
+/// A classifier's outputs: `classes` in one softmax, then `flags` each on
+/// its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heads {
+    pub classes: usize,
+    pub flags: usize,
+}
+
+impl Heads {
+    fn outputs(self) -> usize {
+        self.classes + self.flags
+    }
+}
+
+/// One labelled text: its class and its flags (`Heads::flags` of them).
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    pub text: String,
+    pub class: usize,
+    pub flags: Vec<bool>,
+}
+
+/// The weights: one row per output, each the embedding's weights, then
+/// the hashed words' weights, then a bias.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Linear {
+    rows: Vec<Vec<f32>>,
+    dim: usize,
+    heads: Heads,
+}
+
+/// What a classifier reads in one text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outputs {
+    /// Each class's probability (they sum to 1).
+    pub classes: Vec<f32>,
+    /// Each flag's probability.
+    pub flags: Vec<f32>,
+}
+
+impl Outputs {
+    /// The likeliest class and its probability.
+    pub fn best(&self) -> (usize, f32) {
+        self.classes
+            .iter()
+            .copied()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or((0, 0.0))
+    }
+}
+
+impl Linear {
+    fn zeroed(dim: usize, heads: Heads) -> Linear {
+        Linear {
+            rows: vec![vec![0.0; dim + SLOTS + 1]; heads.outputs()],
+            dim,
+            heads,
+        }
+    }
+
+    /// Reads a text from its words and its embedding.
+    pub fn read(&self, text: &str, vector: &[f32]) -> Outputs {
+        let logits = self.logits(vector, &ngrams(text));
+        let (classes, flags) = logits.split_at(self.heads.classes);
+        Outputs {
+            classes: softmax(classes),
+            flags: flags.iter().map(|z| sigmoid(*z)).collect(),
+        }
+    }
+
+    fn logits(&self, dense: &[f32], sparse: &[(usize, f32)]) -> Vec<f32> {
+        self.rows
+            .iter()
+            .map(|row| {
+                let embedded: f32 = row[..self.dim].iter().zip(dense).map(|(w, x)| w * x).sum();
+                let worded: f32 = sparse.iter().map(|(slot, x)| row[self.dim + slot] * x).sum();
+                embedded + worded + row[self.dim + SLOTS]
+            })
+            .collect()
+    }
+}
+
+/// What a classifier is: its name (for messages), the file it is kept in,
+/// a version bumped whenever its labels change meaning, and its heads.
+pub struct Classifier<'a> {
+    pub name: &'a str,
+    pub cache: &'a Path,
+    pub version: &'a str,
+    pub heads: Heads,
+}
+
+/// The saved weights if they fit this embedding model and corpus, else
+/// trained now (the corpus embedded in small requests, between which live
+/// queries take their turn, then fitted off the reactor) and saved.
+/// Returns whether it trained.
+pub async fn load_or_train(
+    embedder: &Embedder,
+    classifier: &Classifier<'_>,
+    corpus: Vec<Labelled>,
+) -> Result<(Linear, bool), LearnError> {
+    let heads = classifier.heads;
+    let key = key(&embedder.model_digest().await?, classifier, &corpus);
+    if let Some(rows) = pinned::load(classifier.cache, &key, heads.outputs()) {
+        let dim = rows[0].len().saturating_sub(SLOTS + 1);
+        if dim > 0 {
+            return Ok((Linear { rows, dim, heads }, false));
+        }
+    }
+    let mut vectors = Vec::with_capacity(corpus.len());
+    for batch in corpus.chunks(32) {
+        vectors.extend(embedder.embed(batch.iter().map(|l| l.text.clone()).collect()).await?);
+    }
+    let model = tokio::task::spawn_blocking(move || train(&corpus, &vectors, heads))
+        .await
+        .map_err(|e| LearnError::Training(e.to_string()))?;
+    if let Err(e) = pinned::save(classifier.cache, &key, &model.rows) {
+        tracing::warn!(
+            "cannot save the {} weights to {}: {e}",
+            classifier.name,
+            classifier.cache.display()
+        );
+    }
+    Ok((model, true))
+}
+
+/// The key the saved weights must carry: this model, this corpus, this trainer.
+fn key(model_digest: &[u8; 32], classifier: &Classifier<'_>, corpus: &[Labelled]) -> [u8; 32] {
+    let mut texts = vec![format!(
+        "{} {} {}/{}",
+        train::VERSION,
+        classifier.version,
+        classifier.heads.classes,
+        classifier.heads.flags
+    )];
+    texts.extend(corpus.iter().map(|l| {
+        let flags: String = l.flags.iter().map(|f| if *f { '1' } else { '0' }).collect();
+        format!("{}\t{}\t{flags}", l.text, l.class)
+    }));
+    pinned::key(model_digest, &texts)
+}
+
+fn softmax(logits: &[f32]) -> Vec<f32> {
+    let top = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exp: Vec<f32> = logits.iter().map(|z| (z - top).exp()).collect();
+    let sum: f32 = exp.iter().sum();
+    exp.iter().map(|e| e / sum).collect()
+}
+
+fn sigmoid(z: f32) -> f32 {
+    1.0 / (1.0 + (-z).exp())
+}
