@@ -7,6 +7,7 @@
 //! `facts.rs`: the third person), and decide alone until the learned
 //! weights are ready or when the line could not be embedded.
 
+mod dates;
 mod facts;
 mod intent;
 mod learned;
@@ -85,9 +86,16 @@ impl Listener {
         Listener { learned: Some(learned) }
     }
 
-    /// Reads `line`; `vector` is its embedding when the model could afford
-    /// it (without, the rules alone decide). `player` names the facts.
+    /// Reads `line` as told today (UTC); see `hear_on`.
     pub fn hear(&self, line: &str, vector: Option<&[f32]>, player: &str) -> Heard {
+        self.hear_on(line, vector, player, chrono::Utc::now().date_naive())
+    }
+
+    /// Reads `line`; `vector` is its embedding when the model could afford
+    /// it (without, the rules alone decide). `player` names the facts, and
+    /// their dates are made absolute from `today` ("an exam tomorrow" is
+    /// kept as "an exam on 27 November 2026").
+    pub fn hear_on(&self, line: &str, vector: Option<&[f32]>, player: &str, today: chrono::NaiveDate) -> Heard {
         let read: Vec<(rules::Clause, Vec<(Intent, f32)>)> = rules::clauses(line)
             .into_iter()
             .map(|c| {
@@ -95,10 +103,14 @@ impl Listener {
                 (c, r)
             })
             .collect();
-        match (&self.learned, vector) {
+        let mut heard = match (&self.learned, vector) {
             (Some(model), Some(vector)) => hear_learned(&model.read(line, vector), read, player),
             _ => hear_by_rules(read, player),
+        };
+        for fact in &mut heard.facts {
+            *fact = dates::absolute(fact, today);
         }
+        heard
     }
 }
 

@@ -131,3 +131,15 @@ fn moves_in_san_are_recognised() {
         assert!(!rules::is_san(word), "{word}");
     }
 }
+
+#[test]
+fn a_fact_keeps_its_date_absolute() {
+    let thursday = chrono::NaiveDate::from_ymd_opt(2026, 11, 26).unwrap();
+    let heard = Listener::default().hear_on(
+        "I just started a new job, my first day was yesterday",
+        None,
+        "Ann",
+        thursday,
+    );
+    assert!(heard.facts.iter().any(|f| f.contains("25 November 2026")), "{heard:?}");
+}

@@ -269,7 +269,7 @@ impl Pipeline {
         };
         let rules_only = Listener::default();
         let listener = self.listener.get().unwrap_or(&rules_only);
-        Some(listener.hear(text, vector.as_deref(), &ctx.player_name))
+        Some(listener.hear_on(text, vector.as_deref(), &ctx.player_name, ctx.now.date_naive()))
     }
 }
 

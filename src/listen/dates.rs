@@ -1,0 +1,199 @@
+//! A fact's dates made absolute: "I have an exam tomorrow", told on
+//! Thursday 26 November 2026, is kept as "an exam on 27 November 2026",
+//! true whenever it is read again. Relative words are the structure of a
+//! date, so rules read them: day words, weekdays, weeks and months.
+
+use chrono::{Datelike, Duration, Months, NaiveDate, Weekday};
+
+const WEEKDAYS: [(&str, Weekday); 7] = [
+    ("monday", Weekday::Mon),
+    ("tuesday", Weekday::Tue),
+    ("wednesday", Weekday::Wed),
+    ("thursday", Weekday::Thu),
+    ("friday", Weekday::Fri),
+    ("saturday", Weekday::Sat),
+    ("sunday", Weekday::Sun),
+];
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// `fact` with its relative dates replaced by absolute ones, from `today`.
+pub fn absolute(fact: &str, today: NaiveDate) -> String {
+    let words: Vec<&str> = fact.split(' ').collect();
+    let mut out: Vec<String> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let (core, tail) = split_tail(words[i]);
+        let next = words.get(i + 1).map(|w| split_tail(w));
+        let lower = core.to_lowercase();
+        let pair = next.map(|(n, _)| format!("{lower} {}", n.to_lowercase()));
+        if let Some(phrase) = pair.as_deref().and_then(|p| two_words(p, today)) {
+            drop_preposition(&mut out);
+            out.push(format!("{phrase}{}", next.map_or("", |(_, t)| t)));
+            i += 2;
+            continue;
+        }
+        // "every Monday" is a habit, not a date.
+        let habit = out
+            .last()
+            .is_some_and(|w| matches!(w.to_lowercase().as_str(), "every" | "each" | "most" | "some"));
+        match one_word(&lower, today).filter(|_| !habit) {
+            Some(phrase) => {
+                drop_preposition(&mut out);
+                out.push(format!("{phrase}{tail}"));
+            }
+            None => out.push(words[i].to_string()),
+        }
+        i += 1;
+    }
+    out.join(" ")
+}
+
+/// "tomorrow" -> "on 27 November 2026"; a weekday -> its next date.
+fn one_word(word: &str, today: NaiveDate) -> Option<String> {
+    let day = match word {
+        "today" => today,
+        "tomorrow" => today + Duration::days(1),
+        "yesterday" => today - Duration::days(1),
+        _ => {
+            let (_, weekday) = WEEKDAYS.iter().find(|(w, _)| *w == word)?;
+            next_weekday(today, *weekday)
+        }
+    };
+    Some(on(day))
+}
+
+/// "next week", "last month", "next tuesday", "in march", ...
+fn two_words(pair: &str, today: NaiveDate) -> Option<String> {
+    let (first, second) = pair.split_once(' ')?;
+    let weekday = WEEKDAYS.iter().find(|(w, _)| *w == second).map(|(_, d)| *d);
+    let month = MONTHS.iter().position(|m| *m == second);
+    let this_month = today.with_day(1)?;
+    let found = match (first, second) {
+        ("next", "week") => Some(week_of(today + Duration::days(7))),
+        ("last", "week") => Some(week_of(today - Duration::days(7))),
+        ("this", "weekend") | ("the", "weekend") => {
+            let saturday = next_weekday(today - Duration::days(1), Weekday::Sat);
+            Some((format!("on the weekend of {}", day_month_year(saturday)), saturday))
+        }
+        ("next", "month") => this_month.checked_add_months(Months::new(1)).map(month_of),
+        ("last", "month") => this_month.checked_sub_months(Months::new(1)).map(month_of),
+        ("this", "month") => Some(month_of(this_month)),
+        ("next", _) if weekday.is_some() => {
+            let day = next_weekday(today, weekday?);
+            Some((on(day), day))
+        }
+        ("last", _) if weekday.is_some() => {
+            let day = next_weekday(today, weekday?) - Duration::days(7);
+            Some((on(day), day))
+        }
+        ("in", _) | ("this", _) | ("next", _) if month.is_some() => {
+            let m = month? as u32 + 1;
+            let year = if m < today.month() {
+                today.year() + 1
+            } else {
+                today.year()
+            };
+            NaiveDate::from_ymd_opt(year, m, 1).map(month_of)
+        }
+        ("last", _) if month.is_some() => {
+            let m = month? as u32 + 1;
+            let year = if m >= today.month() {
+                today.year() - 1
+            } else {
+                today.year()
+            };
+            NaiveDate::from_ymd_opt(year, m, 1).map(month_of)
+        }
+        _ => None,
+    };
+    found.map(|(phrase, _)| phrase)
+}
+
+/// The first such weekday after `today`.
+fn next_weekday(today: NaiveDate, weekday: Weekday) -> NaiveDate {
+    let ahead = (7 + weekday.num_days_from_monday() as i64 - today.weekday().num_days_from_monday() as i64) % 7;
+    today + Duration::days(if ahead == 0 { 7 } else { ahead })
+}
+
+fn on(day: NaiveDate) -> String {
+    format!("on {}", day_month_year(day))
+}
+
+fn day_month_year(day: NaiveDate) -> String {
+    day.format("%-d %B %Y").to_string()
+}
+
+fn week_of(day: NaiveDate) -> (String, NaiveDate) {
+    let monday = day - Duration::days(day.weekday().num_days_from_monday() as i64);
+    (format!("in the week of {}", day_month_year(monday)), monday)
+}
+
+fn month_of(first: NaiveDate) -> (String, NaiveDate) {
+    (first.format("in %B %Y").to_string(), first)
+}
+
+/// "on tomorrow" would say "on" twice: the date brings its own.
+fn drop_preposition(out: &mut Vec<String>) {
+    if out
+        .last()
+        .is_some_and(|w| matches!(w.to_lowercase().as_str(), "on" | "in" | "this" | "next"))
+    {
+        out.pop();
+    }
+}
+
+/// A word and the punctuation after it.
+fn split_tail(word: &str) -> (&str, &str) {
+    let end = word.trim_end_matches(|c: char| !c.is_alphanumeric()).len();
+    word.split_at(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thursday() -> NaiveDate {
+        NaiveDate::from_ymd_opt(2026, 11, 26).unwrap()
+    }
+
+    #[test]
+    fn relative_days_weeks_and_months_become_dates() {
+        let cases = [
+            ("Sam has an exam tomorrow.", "Sam has an exam on 27 November 2026."),
+            (
+                "Sam has a job interview on Monday",
+                "Sam has a job interview on 30 November 2026",
+            ),
+            ("Sam had a baby last month.", "Sam had a baby in October 2026."),
+            (
+                "Sam is moving to Leeds next week",
+                "Sam is moving to Leeds in the week of 30 November 2026",
+            ),
+            ("Sam flies home next Saturday.", "Sam flies home on 28 November 2026."),
+            ("Sam is getting married in June", "Sam is getting married in June 2027"),
+            ("Sam got engaged last Saturday", "Sam got engaged on 21 November 2026"),
+            ("Sam teaches piano.", "Sam teaches piano."),
+            (
+                "Sam plays every Monday at the club.",
+                "Sam plays every Monday at the club.",
+            ),
+        ];
+        for (told, kept) in cases {
+            assert_eq!(absolute(told, thursday()), kept, "{told}");
+        }
+    }
+}
