@@ -135,11 +135,10 @@ fn moves_in_san_are_recognised() {
 #[test]
 fn a_fact_keeps_its_date_absolute() {
     let thursday = chrono::NaiveDate::from_ymd_opt(2026, 11, 26).unwrap();
-    let heard = Listener::default().hear_on(
-        "I just started a new job, my first day was yesterday",
-        None,
-        "Ann",
-        thursday,
+    let heard = Listener::default().hear_on("I am moving to Leeds next week", None, "Ann", thursday);
+    assert_eq!(
+        heard.facts,
+        ["Ann is moving to Leeds in the week of 30 November 2026."],
+        "{heard:?}"
     );
-    assert!(heard.facts.iter().any(|f| f.contains("25 November 2026")), "{heard:?}");
 }
