@@ -204,3 +204,32 @@ fn kibitz_play_remembers_the_player_across_matches() {
     let resumed = third.split("Resuming your unfinished match").nth(1).unwrap_or_default();
     assert!(resumed.contains("grandmother"), "{third}");
 }
+
+/// Told again in the next match, a fact is said back as known, and kept
+/// once (the memory reinforced, not stored a second time).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fact_told_again_is_recognised_not_noted_twice() {
+    let server = Server::start().await;
+    let ida = server.new_player("Ida").await;
+    let (m1, _) = server.new_match(&ida, "margot", "white").await;
+    replies(&server, &m1, "I teach the cello at a music school in Porto").await;
+    assert_eq!(
+        server.post(&format!("/api/matches/{m1}/resign"), json!({})).await.0,
+        200
+    );
+    let (m2, _) = server.new_match(&ida, "margot", "black").await;
+    let again = replies(&server, &m2, "I teach the cello at a music school in Porto, did I say?").await;
+    assert!(
+        again
+            .iter()
+            .any(|r| r.contains("You told me before") || r.contains("I remember")),
+        "said back as known: {again:?}"
+    );
+    let cello: Vec<Value> = server
+        .memories(&ida)
+        .await
+        .into_iter()
+        .filter(|m| m["content"].as_str().is_some_and(|c| c.contains("cello")))
+        .collect();
+    assert_eq!(cello.len(), 1, "kept once: {cello:?}");
+}

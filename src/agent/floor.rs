@@ -75,22 +75,10 @@ pub(super) fn hold(decision: &mut Decision, scripted: &Decision, input: &BrainIn
     added
 }
 
-/// Whether the model saved this fact already, in its own words: most of
-/// the fact's words are in one of its memories.
+/// Whether the model saved this fact already, in its own words.
 fn saved_alike(decision: &Decision, fact: &str) -> bool {
-    let words = |t: &str| -> Vec<String> {
-        t.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| w.len() > 2)
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let wanted = words(fact);
     decision.actions.iter().any(|a| match a {
-        Action::SaveMemory { content, .. } => {
-            let have = words(content);
-            let shared = wanted.iter().filter(|w| have.contains(w)).count();
-            !wanted.is_empty() && shared * 3 >= wanted.len() * 2
-        }
+        Action::SaveMemory { content, .. } => crate::listen::same_fact(fact, content),
         _ => false,
     })
 }

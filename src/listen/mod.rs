@@ -229,6 +229,21 @@ fn decide_by_rules(weights: &[(Intent, f32)]) -> (Intent, f32) {
     }
 }
 
+/// Whether `held`, a memory, says the fact `told` already, in its own
+/// words: most of the fact's words are in it ("Ann teaches piano." and
+/// "Ann told me: \"I teach piano in Lisbon\"").
+pub fn same_fact(told: &str, held: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.len() > 2)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (told, held) = (words(told), words(held));
+    let shared = told.iter().filter(|w| held.contains(w)).count();
+    !told.is_empty() && shared * 3 >= told.len() * 2
+}
+
 /// "I'm Ann": the player giving their name is no fact about them.
 fn names_only(c: &rules::Clause, player: &str) -> bool {
     let rest = ["i'm", "im", "i am", "my name is", "call me"]

@@ -36,6 +36,17 @@ fn plain_lines(intent: Intent) -> &'static [&'static str] {
     }
 }
 
+/// The plain lines for a fact it already holds: `{echo}` is the memory.
+const PLAIN_KNOWN: &[&str] = &["You told me before, {player}: {echo}", "I remember, {player}: {echo}"];
+
+/// The player's recalled memory that holds this fact already, if any.
+fn held<'a>(input: &'a BrainInput<'_>, fact: &str) -> Option<&'a Recalled> {
+    input
+        .memories
+        .iter()
+        .find(|r| r.memory.player_id.is_some() && crate::listen::same_fact(fact, &r.memory.content))
+}
+
 /// The plain lines for a player who is tired, not sorry.
 const PLAIN_TIRED: &[&str] = &[
     "Long day, {player}? No rush, take your time.",
@@ -75,8 +86,17 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     let nothing_told = matches!(intent, Intent::SelfDisclosure | Intent::Preference) && fill.echo.is_empty();
     let worded = || input.persona.chat.get(key).filter(|l| !l.is_empty() && answer.known);
     let card = staged.or_else(|| worded().map(Vec::as_slice));
+    // Told again what it holds: said back as known, not noted a second time.
+    let known = heard.facts.first().and_then(|f| held(input, f));
+    let recognised = Fill {
+        answer: String::new(),
+        echo: known.map(|r| quoted(&r.memory.content)).unwrap_or_default(),
+    };
     let said = match card {
         _ if nothing_told => s.line(LineEvent::ChatReply, &super::Fill::default()),
+        _ if known.is_some() && matches!(intent, Intent::SelfDisclosure | Intent::Preference) => {
+            plain(s, PLAIN_KNOWN, &recognised)
+        }
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
         None if tired => plain(s, PLAIN_TIRED, &fill),
         None => plain(s, plain_lines(intent), &fill),
@@ -86,7 +106,9 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     // tells a fact gets the fact said back too, as a disclosure would.
     let echoed = matches!(intent, Intent::SelfDisclosure | Intent::Preference);
     let disclosure = input.persona.chat.get(Intent::SelfDisclosure.as_str());
-    if let Some(lines) = disclosure.filter(|l| !l.is_empty() && !echoed && !fill.echo.is_empty()) {
+    if known.is_some() && !echoed {
+        actions.push(plain(s, PLAIN_KNOWN, &recognised));
+    } else if let Some(lines) = disclosure.filter(|l| !l.is_empty() && !echoed && !fill.echo.is_empty()) {
         actions.push(s.pick_from(lines, &fill.placeholders()));
     }
     let moods = &input.persona.moods;
