@@ -9,7 +9,7 @@ use super::MemoryError;
 use super::concepts::CONCEPTS;
 use super::model::{CreatedBy, Memory};
 use super::service::MemoryService;
-use super::subject::LIKELY;
+use super::subject::{LIKELY, Subject};
 use super::vector::IndexedMemory;
 
 /// At most this many concepts come by meaning alone.
@@ -47,6 +47,11 @@ impl MemoryService {
             if !memory.tags.iter().any(|t| t == tag) {
                 memory.tags.push(tag.to_string());
             }
+        }
+        // A record counts draws ("7 wins, 2 losses and 1 draw"): it says
+        // nothing of how they offer or take one.
+        if subject == Subject::Record {
+            memory.tags.retain(|t| t != "draw");
         }
     }
 
