@@ -26,6 +26,7 @@ const FILES: &[(&str, &str)] = &[
         "framed_and_jokes.jsonl",
         include_str!("../../../corpus/listen/framed_and_jokes.jsonl"),
     ),
+    ("my_facts.jsonl", include_str!("../../../corpus/listen/my_facts.jsonl")),
 ];
 
 #[derive(Deserialize)]
