@@ -1,7 +1,8 @@
 //! A model only adds: with a language model that stays silent (a fake that
 //! speaks the real OpenAI format and always answers `stop`) or a small real
 //! one (the tests' llama-server with SmolLM2), the greeting and every
-//! question are still answered, and every fact the listener heard is kept.
+//! line that greets, asks or tells are still answered, and every fact the
+//! listener heard is kept.
 
 mod common;
 
@@ -14,9 +15,8 @@ use serde_json::{Value, json};
 
 const SILENT: &str = r#"{"thinking": "nothing to add", "actions": [{"action": "stop"}]}"#;
 
-/// Lines to play, and the facts two of them tell: the first two greet or
-/// ask, so they must be answered; the last only apologises and tells.
-const ANSWERED: usize = 2;
+/// Lines to play, each greeting, asking or telling, so each must be
+/// answered; two of them tell facts to keep.
 const LINES: &[&str] = &[
     "Hi! My uncle taught me chess in Gdansk, and these days I work as a dentist.",
     "What's your favourite opening?",
@@ -61,7 +61,7 @@ async fn the_floor_holds(server: &Server) -> String {
     assert!(!said(greeting).is_empty(), "the greeting is said: {greeting}");
     let answers: Vec<&Value> = log.iter().filter(|t| t["trigger"] == "on_user_input").collect();
     assert_eq!(answers.len(), LINES.len(), "{log:?}");
-    for (line, entry) in LINES.iter().zip(&answers).take(ANSWERED) {
+    for (line, entry) in LINES.iter().zip(&answers) {
         assert!(!said(entry).is_empty(), "{line}: answered ({entry})");
     }
     assert!(answers.iter().all(|e| e["brain"] == "llm"), "{answers:?}");
@@ -95,9 +95,9 @@ async fn a_model_that_always_stops_still_greets_answers_and_keeps_what_it_heard(
         .filter_map(|(a,)| serde_json::from_str::<Value>(a).ok())
         .filter(|a| a["thinking"].as_str().is_some_and(|s| s.contains("kept:")))
         .count();
-    // Each line was held by the floor, which says so (the greeting may have
-    // been cut short by the first line and spoken by the scripted voice).
-    assert!(kept >= LINES.len(), "the floor says what it kept: {logs:?}");
+    // The floor says what it kept (a turn cut short by the next line is
+    // spoken by the scripted voice instead, so not every turn says it).
+    assert!(kept >= 1, "the floor says what it kept: {logs:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

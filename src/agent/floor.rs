@@ -1,7 +1,7 @@
 //! What a language model may not take away. With a model, the scripted
-//! brain's decision for the same trigger is the floor: a greeting or a
-//! question the model left unanswered (it answered `stop`, or only
-//! thought) gets the scripted answer, and a fact the listener heard that
+//! brain's decision for the same trigger is the floor: a greeting, a
+//! question or a fact told that the model left unanswered (it answered
+//! `stop`, or only thought) gets the scripted answer, and a fact the listener heard that
 //! the model did not save is saved as the scripted brain would have. A
 //! model only adds to what the persona does without one.
 
@@ -12,7 +12,8 @@ use crate::triggers::{TriggerKind, UserInput};
 use super::BrainInput;
 
 /// Whether this trigger calls for an answer: the greeting at the start, or
-/// a chat line that greets or asks.
+/// a chat line that greets, asks, or tells something of the player (told
+/// a fact, the persona says it heard it).
 pub(super) fn must_answer(input: &BrainInput<'_>) -> bool {
     match input.trigger.kind {
         TriggerKind::BeforeMatch => true,
@@ -22,7 +23,7 @@ pub(super) fn must_answer(input: &BrainInput<'_>) -> bool {
                     .trigger
                     .heard
                     .as_ref()
-                    .is_some_and(|h| h.to_answer().asks() || h.shows(Intent::Greeting))
+                    .is_some_and(|h| h.to_answer().asks() || h.shows(Intent::Greeting) || !h.facts.is_empty())
         }
         _ => false,
     }
@@ -37,12 +38,6 @@ pub(super) fn heard_facts<'a>(input: &'a BrainInput<'_>) -> &'a [String] {
 /// lacks; returns what was added, for the thinking.
 pub(super) fn hold(decision: &mut Decision, scripted: &Decision, input: &BrainInput<'_>) -> Vec<&'static str> {
     let mut added = Vec::new();
-    let at_stop = |d: &Decision| {
-        d.actions
-            .iter()
-            .position(|a| *a == Action::Stop)
-            .unwrap_or(d.actions.len())
-    };
     let speaks = |d: &Decision| d.actions.iter().any(|a| matches!(a, Action::SendMessage { .. }));
     if must_answer(input) && !speaks(decision) {
         let words: Vec<Action> = scripted
@@ -52,8 +47,7 @@ pub(super) fn hold(decision: &mut Decision, scripted: &Decision, input: &BrainIn
             .cloned()
             .collect();
         if !words.is_empty() {
-            let at = at_stop(decision);
-            decision.actions.splice(at..at, words);
+            before_stop(decision, words);
             added.push("the scripted answer (the model left it unanswered)");
         }
     }
@@ -68,11 +62,20 @@ pub(super) fn hold(decision: &mut Decision, scripted: &Decision, input: &BrainIn
         .cloned()
         .collect();
     if !missing.is_empty() {
-        let at = at_stop(decision);
-        decision.actions.splice(at..at, missing);
+        before_stop(decision, missing);
         added.push("the facts heard (the model did not save them)");
     }
     added
+}
+
+/// Puts `actions` before the decision's `stop` (or at its end).
+fn before_stop(decision: &mut Decision, actions: Vec<Action>) {
+    let at = decision
+        .actions
+        .iter()
+        .position(|a| *a == Action::Stop)
+        .unwrap_or(decision.actions.len());
+    decision.actions.splice(at..at, actions);
 }
 
 /// Whether the model saved this fact already, in its own words.

@@ -5,30 +5,19 @@
 
 use chrono::{Datelike, Duration, Months, NaiveDate, Weekday};
 
-const WEEKDAYS: [(&str, Weekday); 7] = [
-    ("monday", Weekday::Mon),
-    ("tuesday", Weekday::Tue),
-    ("wednesday", Weekday::Wed),
-    ("thursday", Weekday::Thu),
-    ("friday", Weekday::Fri),
-    ("saturday", Weekday::Sat),
-    ("sunday", Weekday::Sun),
-];
+/// A weekday by its full name ("monday"; "sun" and "sat" are other words).
+fn weekday(word: &str) -> Option<Weekday> {
+    word.parse().ok().filter(|_| word.len() >= 6)
+}
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
+/// A month's number by its full name ("march", "may").
+fn month(word: &str) -> Option<u32> {
+    let month: chrono::Month = word.parse().ok()?;
+    month
+        .name()
+        .eq_ignore_ascii_case(word)
+        .then(|| month.number_from_month())
+}
 
 /// `fact` with its relative dates replaced by absolute ones, from `today`.
 pub fn absolute(fact: &str, today: NaiveDate) -> String {
@@ -68,10 +57,7 @@ fn one_word(word: &str, today: NaiveDate) -> Option<String> {
         "today" => today,
         "tomorrow" => today + Duration::days(1),
         "yesterday" => today - Duration::days(1),
-        _ => {
-            let (_, weekday) = WEEKDAYS.iter().find(|(w, _)| *w == word)?;
-            next_weekday(today, *weekday)
-        }
+        _ => next_weekday(today, weekday(word)?),
     };
     Some(on(day))
 }
@@ -79,8 +65,7 @@ fn one_word(word: &str, today: NaiveDate) -> Option<String> {
 /// "next week", "last month", "next tuesday", "in march", ...
 fn two_words(pair: &str, today: NaiveDate) -> Option<String> {
     let (first, second) = pair.split_once(' ')?;
-    let weekday = WEEKDAYS.iter().find(|(w, _)| *w == second).map(|(_, d)| *d);
-    let month = MONTHS.iter().position(|m| *m == second);
+    let (weekday, month) = (weekday(second), month(second));
     let this_month = today.with_day(1)?;
     let found = match (first, second) {
         ("next", "week") => Some(week_of(today + Duration::days(7))),
@@ -101,7 +86,7 @@ fn two_words(pair: &str, today: NaiveDate) -> Option<String> {
             Some((on(day), day))
         }
         ("in", _) | ("this", _) | ("next", _) if month.is_some() => {
-            let m = month? as u32 + 1;
+            let m = month?;
             let year = if m < today.month() {
                 today.year() + 1
             } else {
@@ -110,7 +95,7 @@ fn two_words(pair: &str, today: NaiveDate) -> Option<String> {
             NaiveDate::from_ymd_opt(year, m, 1).map(month_of)
         }
         ("last", _) if month.is_some() => {
-            let m = month? as u32 + 1;
+            let m = month?;
             let year = if m >= today.month() {
                 today.year() - 1
             } else {
