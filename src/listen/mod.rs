@@ -11,6 +11,7 @@ mod dates;
 mod facts;
 mod intent;
 mod learned;
+mod person;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -18,9 +19,9 @@ mod words;
 
 use serde::Serialize;
 
-pub use facts::{ADVERBS, third_person};
 pub use intent::Intent;
 pub use learned::{Learned, Reading, cache_path, load_or_train};
+pub use person::{ADVERBS, third_person};
 pub use rules::says_sorry;
 
 /// A persona card's `[chat]` key for a line heard as an apology that only

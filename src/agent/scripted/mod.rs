@@ -477,6 +477,7 @@ fn decision(thinking: &str, actions: Vec<Action>) -> Decision {
 
 mod board;
 mod chat;
+mod echo;
 mod familiar;
 mod standing;
 mod takeback;
