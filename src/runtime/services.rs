@@ -108,7 +108,7 @@ impl Services {
         let memory = open_memory(&config, db.clone(), &personas, (unclean, &marker)).await?;
         pin_situations(&memory, &config.models_dir);
         let listener = listen::SharedListener::default();
-        pin_intents(&memory, &config.models_dir, &listener);
+        load_listener(&memory, &config.models_dir, &listener);
         let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
         let analyst = match config.eval_deep_nodes {
             0 => None,
@@ -214,7 +214,7 @@ impl MemoryOnly {
 /// Loads the listener's learned weights from beside the model, or trains
 /// them in the background when the model or the corpus changed; chat lines
 /// are read by rules alone until then.
-fn pin_intents(memory: &MemoryService, models_dir: &Path, listener: &listen::SharedListener) {
+fn load_listener(memory: &MemoryService, models_dir: &Path, listener: &listen::SharedListener) {
     let (memory, cache, listener) = (memory.clone(), listen::cache_path(models_dir), listener.clone());
     tokio::spawn(async move {
         let started = std::time::Instant::now();
