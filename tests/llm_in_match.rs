@@ -36,6 +36,11 @@ async fn match_with(script: Vec<Behaviour>) -> (Server, FakeLlm, String) {
 async fn the_model_speaks_for_the_persona_and_the_state_says_which() {
     let said = r#"{"thinking": "greet", "actions": [{"action": "send_message", "content": "Bold start, Pat.", "tone": "playful"}, {"action": "stop"}]}"#;
     let (server, fake, m) = match_with(vec![ok(said)]).await;
+    // The greeting is said first, so both triggers reach the model: a line
+    // sent while the greeting still recalls would cut it short before its
+    // main call, and the call log below would hold one answer, not two.
+    let greeted = persona_words_until(&server, &m, 0, 20, |said| !said.is_empty()).await;
+    assert_eq!(greeted, ["Bold start, Pat."], "the model greets");
     let (status, out) = server
         .post(&format!("/api/matches/{m}/chat"), json!({ "text": "hi pip" }))
         .await;
@@ -47,7 +52,6 @@ async fn the_model_speaks_for_the_persona_and_the_state_says_which() {
         .iter()
         .find(|e| e["type"] == "message")
         .unwrap();
-    // (The greeting may land here too, if the line came before it was done.)
     let seq = line["seq"].as_i64().unwrap();
     let texts = persona_words_until(&server, &m, seq, 10, |said| {
         said.iter().any(|s| s == "Bold start, Pat.")
@@ -80,7 +84,7 @@ async fn the_model_speaks_for_the_persona_and_the_state_says_which() {
     assert_eq!(status, 200, "{log}");
     assert_eq!(log.as_array().unwrap().len(), rows.len());
     // Answered calls carry their tokens; one the match stopped waiting for
-    // (a greeting the chat line cut short) says so.
+    // would say so.
     assert!(
         rows.iter().filter(|(_, r, _)| r == "main").count() >= 2
             && rows.iter().any(|(_, r, _)| r == "subconscious")
