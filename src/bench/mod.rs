@@ -4,6 +4,7 @@
 //! read off these figures, never checked by timed tests.
 
 pub mod chat;
+pub mod concepts;
 pub mod erasure;
 pub mod live;
 pub mod llm;

@@ -16,7 +16,10 @@ use serde_json::json;
 
 use kibitz::config::Config;
 use kibitz::memory::embed::Embedder;
-use kibitz::memory::subject::{self, LIKELY, Subject};
+use kibitz::memory::reading::{Meaning, Readers};
+use kibitz::memory::subject::{LIKELY, Subject};
+
+use super::concepts::Scores;
 
 #[derive(Deserialize)]
 struct SubjectSet {
@@ -29,6 +32,9 @@ struct LabelledMemory {
     subject: String,
     #[serde(default)]
     style: String,
+    /// The concepts its writer labelled it with, in their vocabulary.
+    #[serde(default)]
+    concepts: Vec<String>,
 }
 
 /// Right and total, per key.
@@ -42,14 +48,19 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
     }
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let started = Instant::now();
-    let (reader, trained) = subject::load_or_train(&embedder, &subject::cache_path(&config.models_dir)).await?;
+    let (readers, trained) = Readers::load_or_train(&embedder, &config.models_dir).await?;
+    let reader = &readers.subjects;
     eprintln!(
-        "subjects: reader {} in {:.1} s",
+        "subjects: readers {} in {:.1} s",
         if trained { "trained" } else { "loaded" },
         started.elapsed().as_secs_f64()
     );
     let texts: Vec<String> = set.memories.iter().map(|m| m.text.clone()).collect();
     let vectors = embedder.embed(texts).await?;
+    let read = Meaning {
+        readers: Some(&readers),
+    };
+    let mut concepts = Scores::default();
     let (mut per_subject, mut per_style) = (Tally::new(), Tally::new());
     let (mut right, mut sure, mut sure_right) = (0, 0, 0);
     for (m, v) in set.memories.iter().zip(&vectors) {
@@ -65,6 +76,10 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
         }
         if verbose && !ok {
             println!("miss: {:<70} {} ({p:.2}; wanted {})", m.text, got.as_str(), m.subject);
+        }
+        let wrong = concepts.add(&read, &m.text, v, &m.concepts);
+        if verbose && !wrong.is_empty() {
+            println!("concepts: {:<70} {}", m.text, wrong.join(" "));
         }
     }
     let n = set.memories.len().max(1);
@@ -82,7 +97,9 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
         "tagged (p >= {LIKELY}): {sure} of {n}, of which right {:.3}",
         ratio(sure_right, sure)
     );
+    let concepts = concepts.report();
     let figures = json!({
+        "concepts": concepts,
         "at": Utc::now(), "memories": n, "accuracy": ratio(right, n),
         "tagged": sure, "tagged_precision": ratio(sure_right, sure),
         "per_subject": per_subject, "per_style": per_style,

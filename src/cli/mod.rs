@@ -36,7 +36,7 @@ async fn stop(runtime: &Runtime) {
 }
 
 /// Checks the model files, then loads the learned readers' weights (the
-/// chat listener, the memory subjects), training them if the model or the
+/// chat listener, the memory subjects and concepts), training them if the model or the
 /// corpus changed (setup runs this, so
 /// a server starts with them).
 pub async fn models(config: &Config) -> anyhow::Result<()> {
@@ -53,12 +53,11 @@ pub async fn models(config: &Config) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     let started = std::time::Instant::now();
-    let cache = kibitz::memory::subject::cache_path(&config.models_dir);
-    let (_, trained) = kibitz::memory::subject::load_or_train(&embedder, &cache).await?;
+    let (_, trained) = kibitz::memory::reading::Readers::load_or_train(&embedder, &config.models_dir).await?;
     let done = if trained { "trained" } else { "up to date" };
     println!(
-        "models: memory subjects {done} ({}, {:.1} s)",
-        cache.display(),
+        "models: memory subjects and concepts {done} (in {}, {:.1} s)",
+        config.models_dir.display(),
         started.elapsed().as_secs_f64()
     );
     Ok(())

@@ -23,12 +23,6 @@ section! {
         pub high_importance: f32 = 0.8, NONE;
         /// When the consolidation job runs (6-field cron, UTC); it also runs after every match.
         pub consolidate_cron: String = "0 30 3 * * *".into(), env("KIBITZ_CONSOLIDATE_CRON");
-        /// A memory also takes the (at most two) concepts whose phrase its
-        /// meaning is at least this close to (cosine); 1: by words only. On the
-        /// recall set's 45 memories the right concept sits at 0.50-0.69 and
-        /// wrong ones reach 0.53 ("castles queenside" -> promotion): 0.6 adds
-        /// only right ones, a net under the rules for paraphrases.
-        pub concept_min_similarity: f32 = 0.6, NONE;
     }
 }
 

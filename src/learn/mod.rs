@@ -131,6 +131,12 @@ pub async fn load_or_train(
     corpus: Vec<Labelled>,
 ) -> Result<(Linear, bool), LearnError> {
     let heads = classifier.heads;
+    if corpus.is_empty() {
+        return Err(LearnError::Corpus {
+            at: classifier.name.to_string(),
+            reason: "no labelled texts to learn from".to_string(),
+        });
+    }
     let key = key(&embedder.model_digest().await?, classifier, &corpus);
     if let Some(rows) = pinned::load(classifier.cache, &key, heads.outputs()) {
         let dim = rows[0].len().saturating_sub(SLOTS + 1);

@@ -135,6 +135,31 @@ pub const CONCEPTS: &[Concept] = &[
         "A pawn storm against the castled king.",
         &["pawn storm*", "kingside pawns", "throws his pawns", "throws her pawns"],
     ),
+    c(
+        "outpost",
+        "A knight planted on an outpost no pawn can chase away.",
+        &["outpost*"],
+    ),
+    c(
+        "pawn_grab",
+        "A pawn grabbed with the queen: the poisoned pawn.",
+        &["pawn grab*", "grabs pawns", "grabbing pawns", "poisoned pawn", "greedy"],
+    ),
+    c(
+        "minority_attack",
+        "A minority attack: queenside pawns pushed against the majority.",
+        &["minority attack*", "carlsbad"],
+    ),
+    c(
+        "bishop_pair",
+        "The bishop pair: the two bishops kept or given up.",
+        &["bishop pair", "two bishops", "pair of bishops"],
+    ),
+    c(
+        "passed_pawn",
+        "A passed pawn pushed towards promotion.",
+        &["passed pawn*", "passer", "passers"],
+    ),
     c("rook_endgame", "A rook endgame.", &["rook endgame*", "rook ending*"]),
     c(
         "pawn_endgame",

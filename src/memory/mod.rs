@@ -1,6 +1,7 @@
 //! Vector memory: what a persona remembers about a player (and its own
 //! lore), stored in SQL and indexed by meaning. Knows nothing of HTTP.
 
+mod concept_reader;
 pub mod concepts;
 mod consolidate;
 pub mod edge;
@@ -14,6 +15,7 @@ mod model_thread;
 pub(crate) mod pinned;
 pub mod policy;
 pub mod qdrant;
+pub mod reading;
 mod review;
 mod search;
 mod service;

@@ -50,7 +50,7 @@ impl MemoryService {
         let mut memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
         memory.content = content.to_string();
         let vector = self.embedder().embed_one(content).await?;
-        self.tag(&mut memory, &vector).await?;
+        self.tag(&mut memory, &vector);
         self.db().update_memory_content(id, content, &memory.tags).await?;
         let memory = self.get(id).await?.ok_or(MemoryError::NotFound)?;
         self.index_memories(std::slice::from_ref(&memory)).await?;

@@ -106,10 +106,10 @@ pub struct MemoryService {
     embedder: Embedder,
     index: Arc<dyn VectorStore>,
     config: MemoryConfig,
-    /// What a memory is about, by its meaning (`subject.rs`), loaded at
-    /// start; without it (no corpus could be trained) memories are tagged
-    /// by their words alone.
-    subjects: Arc<std::sync::OnceLock<super::subject::Subjects>>,
+    /// What a memory is about and the concepts it touches, by its meaning
+    /// (`reading::Readers`), loaded at start; without them (no corpus could
+    /// be trained) memories are tagged by their words alone.
+    readers: Arc<std::sync::OnceLock<super::reading::Readers>>,
 }
 
 impl MemoryService {
@@ -133,25 +133,24 @@ impl MemoryService {
             embedder,
             index,
             config,
-            subjects: Arc::default(),
+            readers: Arc::default(),
         }
     }
 
-    /// Loads the subject reader from beside the model in `models_dir`, or
-    /// trains it there; memories written from then on carry their subject.
-    /// Returns whether it trained.
-    pub async fn load_subjects(&self, models_dir: &std::path::Path) -> Result<bool, crate::learn::LearnError> {
-        if self.subjects.get().is_some() {
+    /// Loads the readers of a memory's meaning from beside the model in
+    /// `models_dir`, or trains them there; memories written from then on
+    /// carry their subject and concepts. Returns whether they trained.
+    pub async fn load_readers(&self, models_dir: &std::path::Path) -> Result<bool, crate::learn::LearnError> {
+        if self.readers.get().is_some() {
             return Ok(false);
         }
-        let cache = super::subject::cache_path(models_dir);
-        let (subjects, trained) = super::subject::load_or_train(&self.embedder, &cache).await?;
-        let _ = self.subjects.set(subjects);
+        let (readers, trained) = super::reading::Readers::load_or_train(&self.embedder, models_dir).await?;
+        let _ = self.readers.set(readers);
         Ok(trained)
     }
 
-    pub(super) fn subjects(&self) -> Option<&super::subject::Subjects> {
-        self.subjects.get()
+    pub(super) fn readers(&self) -> Option<&super::reading::Readers> {
+        self.readers.get()
     }
 
     pub fn config(&self) -> &MemoryConfig {
@@ -188,7 +187,7 @@ impl MemoryService {
         // Nothing reaches SQL if the index cannot take it too.
         self.index.writable().await?;
         let vector = self.embedder.embed_one(&memory.content).await?;
-        self.tag(&mut memory, &vector).await?;
+        self.tag(&mut memory, &vector);
         let mut duplicate = None;
         let mut superseded = Vec::new();
         for (older, similarity) in self.similar_current(&memory, vector.clone()).await? {

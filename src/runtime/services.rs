@@ -262,14 +262,14 @@ async fn open_memory(
     // A write the index misses after SQL took it leaves the marker behind.
     let index: Arc<dyn VectorStore> = Arc::new(Watched::new(open_index(config).await?, marker.missed_writes()));
     let memory = MemoryService::new(db, embedder, index, config.memory.clone());
-    // Before any memory is written, so each carries its subject: loaded in
-    // milliseconds from beside the model (`kibitz models` trained it), or
-    // trained here once (seconds).
+    // Before any memory is written, so each carries its subject and
+    // concepts: loaded in milliseconds from beside the model (`kibitz
+    // models` trained them), or trained here once (seconds).
     let started = std::time::Instant::now();
-    match memory.load_subjects(&config.models_dir).await {
-        Ok(true) => tracing::info!("memory subjects trained in {:?}", started.elapsed()),
+    match memory.load_readers(&config.models_dir).await {
+        Ok(true) => tracing::info!("memory readers trained in {:?}", started.elapsed()),
         Ok(false) => {}
-        Err(e) => tracing::warn!("memory subjects by their words only: {e}"),
+        Err(e) => tracing::warn!("memories tagged by their words only: {e}"),
     }
     let record = match &config.qdrant_url {
         Some(_) => ModelRecord::for_collection(&config.qdrant_collection),

@@ -1,0 +1,62 @@
+//! What a memory is read as, beyond its words: its subject (`subject.rs`:
+//! "Bea meets 1.d4 with the King's Indian" is a Black repertoire) and the
+//! concepts it is about (`concept_reader.rs`: "throws a bishop at my king"
+//! is a sacrifice), each by a learned model from the memory's embedding
+//! and words.
+
+use std::path::Path;
+
+use super::concept_reader::{self, ConceptReader};
+use super::embed::Embedder;
+use super::subject::{self, LIKELY, Subject, Subjects};
+use crate::learn::LearnError;
+
+/// The learned readers of a memory's meaning: what it is about as a
+/// whole (its subject), and the concepts it touches.
+pub struct Readers {
+    pub subjects: Subjects,
+    pub concepts: ConceptReader,
+}
+
+impl Readers {
+    /// Both readers, loaded from beside the model in `models_dir` or trained
+    /// there. Returns whether either trained.
+    pub async fn load_or_train(embedder: &Embedder, models_dir: &Path) -> Result<(Readers, bool), LearnError> {
+        let (subjects, fresh) = subject::load_or_train(embedder, &subject::cache_path(models_dir)).await?;
+        let (concepts, also) = concept_reader::load_or_train(embedder, &concept_reader::cache_path(models_dir)).await?;
+        Ok((Readers { subjects, concepts }, fresh || also))
+    }
+}
+
+/// What reads a memory's meaning: the learned readers, once trained
+/// (without them a memory keeps the tags of its words, type and board).
+pub struct Meaning<'a> {
+    pub readers: Option<&'a Readers>,
+}
+
+impl Meaning<'_> {
+    /// The tags a memory's meaning earns beyond its words: its subject's
+    /// (when the reader is sure enough), and the concepts it is about.
+    pub fn tags(&self, text: &str, vector: &[f32]) -> Vec<String> {
+        let Some(readers) = self.readers else { return Vec::new() };
+        let (subject, p) = readers.subjects.read(text, vector);
+        let mut tags: Vec<String> = Vec::new();
+        if p >= LIKELY {
+            tags.extend(subject.tags().iter().map(|t| t.to_string()));
+        }
+        for concept in readers.concepts.read(text, vector) {
+            if !tags.iter().any(|t| t == concept) {
+                tags.push(concept.to_string());
+            }
+        }
+        tags
+    }
+
+    /// Whether the memory is a record: it counts draws ("7 wins, 2 losses
+    /// and 1 draw") and says nothing of how they offer or take one.
+    pub fn is_record(&self, text: &str, vector: &[f32]) -> bool {
+        self.readers
+            .map(|r| r.subjects.read(text, vector))
+            .is_some_and(|(subject, p)| subject == Subject::Record && p >= LIKELY)
+    }
+}
