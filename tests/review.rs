@@ -124,9 +124,12 @@ async fn players_review_their_own_memories_and_nobody_elses() {
             (recall["match_id"].as_str(), recall["trigger"].as_str()),
             (Some(m2.as_str()), Some("before_match"))
         );
-        // The reason names the moment: a greeting after an earlier game.
+        // The reason names the moment: one of the greeting's cues (its
+        // record, its last game, what she told), then the whole situation.
+        let reason = recall["reason"].as_str().unwrap();
+        let (cue, situation) = reason.split_once("; matched ").unwrap();
         assert!(
-            recall["reason"].as_str().unwrap().contains("how our last games went"),
+            situation.contains("how our last game went") && situation.contains(cue),
             "{recall}"
         );
         assert_eq!(p["memory"]["recall_count"], 1);

@@ -5,6 +5,7 @@
 
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square};
 
+use super::plans::{Plan, plans_of};
 use crate::chess::tools::themes;
 use crate::chess::tools::{see, value};
 
@@ -23,6 +24,8 @@ pub enum EndgameKind {
     Rook,
     Queen,
     OppositeBishops,
+    /// Knights only.
+    Knight,
     /// Bishops and knights only (bishop against knight, say).
     MinorPiece,
     /// Anything else (rook against minor piece, queen and rook, ...).
@@ -73,6 +76,8 @@ pub enum MoveTrait {
     /// A wing pawn pushed up the board towards the other king.
     PawnStorm,
     Check,
+    /// A positional idea the move carries (`plans.rs`).
+    Plan(Plan),
 }
 
 /// The board of a context, and whose side is whose.
@@ -133,6 +138,8 @@ impl Board {
             EndgameKind::Queen
         } else if w == [Role::Bishop] && b == [Role::Bishop] && self.bishops_differ() {
             EndgameKind::OppositeBishops
+        } else if only(Role::Knight) {
+            EndgameKind::Knight
         } else if all.iter().all(|r| matches!(r, Role::Knight | Role::Bishop)) {
             EndgameKind::MinorPiece
         } else {
@@ -265,6 +272,7 @@ pub fn traits_of(pos: &Chess, m: Move) -> Vec<MoveTrait> {
     if after.is_check() {
         found.push(MoveTrait::Check);
     }
+    found.extend(plans_of(pos, m, &after).into_iter().map(MoveTrait::Plan));
     found
 }
 

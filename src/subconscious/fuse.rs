@@ -70,6 +70,11 @@ pub fn rank(
         .map(|r| r.memory.id)
         .collect();
     let told = nearest_told(&found, situation);
+    // What they play with the other colour is beside the point at a board
+    // (or a greeting) where they have this one; a chat line may ask of it.
+    if situation.chat.is_none() {
+        found.retain(|r| !of_the_other_colour(&r.memory.tags, situation, recall));
+    }
     found.retain(|r| {
         let cues = situation.tag_score(&r.memory.tags);
         let placed = strength::board_match(&r.memory, board, recall).is_some() || lined.contains(&r.memory.id);
@@ -146,6 +151,22 @@ fn standing_out(found: &[Recalled], recall: &RecallConfig) -> Option<MemoryId> {
         .then_some(best.memory.id)
 }
 
+/// Whether the memory is about the player's other colour only, and comes
+/// for no more than being a repertoire ("knows the minority attack well"
+/// read as a Black repertoire still answers a minority attack).
+fn of_the_other_colour(tags: &[String], situation: &Situation, recall: &RecallConfig) -> bool {
+    let (this, other) = if situation.user_colour.is_white() {
+        ("as_white", "as_black")
+    } else {
+        ("as_black", "as_white")
+    };
+    let repertoire = |t: &String| {
+        ["opening", "repertoire", "as_white", "as_black"].contains(&t.as_str()) || t.starts_with("opening:")
+    };
+    let beyond: Vec<String> = tags.iter().filter(|t| !repertoire(t)).cloned().collect();
+    tags.iter().any(|t| t == other) && !tags.iter().any(|t| t == this) && situation.tag_score(&beyond) < recall.tag_gate
+}
+
 /// Whether the game stands on the line of moves the memory gives, played
 /// by the player with the colour they have now.
 fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
@@ -163,21 +184,44 @@ fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
 }
 
 /// The best few of the ranked candidates, lore taking at most one slot
-/// when the player has a memory among them.
-pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig) -> Vec<Recalled> {
+/// when the player has a memory among them. A greeting (`one_per_subject`)
+/// recalls one memory of each subject (the record, the last game, today's
+/// openings, what they told): two past games say less than a game and a
+/// repertoire.
+pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig, one_per_subject: bool) -> Vec<Recalled> {
     let mine = ranked.iter().any(|r| r.memory.player_id.is_some());
     let mut lore = 0;
     // Two games recorded in the same words ("lost to me by resignation
     // after 1 move") say nothing the first did not: one slot, not two.
     let mut said: Vec<String> = Vec::new();
+    let mut subjects: Vec<&'static str> = Vec::new();
     ranked.retain(|r| {
         let is_lore = r.memory.player_id.is_none();
         lore += usize::from(is_lore);
         let again = said.contains(&r.memory.content);
         said.push(r.memory.content.clone());
         let lore_beyond_one = is_lore && mine && lore > 1;
-        !(again || lore_beyond_one)
+        let subject = subject_of(&r.memory.tags).filter(|_| one_per_subject && !is_lore);
+        let second_of_subject = subject.is_some_and(|s| subjects.contains(&s));
+        subjects.extend(subject);
+        !(again || lore_beyond_one || second_of_subject)
     });
     ranked.truncate(recall.limit);
     ranked
+}
+
+/// The subject a memory's tags say it is about (`memory::subject`), most
+/// specific first.
+fn subject_of(tags: &[String]) -> Option<&'static str> {
+    const SUBJECTS: [&str; 8] = [
+        "record",
+        "past_game",
+        "repertoire",
+        "habit",
+        "mood",
+        "talk",
+        "taste",
+        "personal",
+    ];
+    SUBJECTS.into_iter().find(|s| tags.iter().any(|t| t == s))
 }

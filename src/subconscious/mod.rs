@@ -13,6 +13,7 @@ pub mod board;
 mod callback;
 mod fuse;
 mod llm;
+pub mod plans;
 pub mod situation;
 
 pub use fuse::BY_KEY;
@@ -212,7 +213,8 @@ impl Subconscious {
         let told =
             |r: &Recalled| state.given_for(r.memory.id, &r.why) || (lore(r) && !asked(r) && state.given(r.memory.id));
         chosen.retain(|r| !told(r));
-        let chosen = fuse::choose(chosen, &self.config);
+        let greeting = trigger.kind == crate::triggers::TriggerKind::BeforeMatch;
+        let chosen = fuse::choose(chosen, &self.config, greeting);
         let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
         Ok(hand_over(chosen, state, &situation.summary(), now))
     }

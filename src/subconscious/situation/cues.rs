@@ -11,6 +11,7 @@ use crate::chess::notation::role_name;
 use crate::chess::odds::MoveClass;
 use crate::memory::concepts::{self, opening_tag};
 use crate::subconscious::board::{EndgameKind, Imbalance, Motif, MoveTrait, Phase};
+use crate::subconscious::plans::Plan;
 use crate::triggers::TriggerKind;
 
 /// The cues of a situation, strongest first, one per tag.
@@ -46,7 +47,9 @@ fn returning(s: &Situation) -> Vec<Cue> {
     let mut cues = vec![
         Cue::new("personal", 0.6, "what you told me about yourself"),
         Cue::new("record", 1.0, "our record"),
-        Cue::new("result", 1.0, "how our last games went"),
+        Cue::new("past_game", 1.0, "how our last game went"),
+        // Any memory that names a result, beside those about the results.
+        Cue::new("result", 0.5, "how our games went"),
     ];
     match &h.streak {
         Some((run, n)) if *n >= 2 => {
@@ -262,6 +265,10 @@ fn setting(s: &Situation, strong: f32) -> Vec<Cue> {
     if let Some((tag, words)) = b.endgame.and_then(endgame_words) {
         cues.push(Cue::new(tag, strong, words));
     }
+    // "Knight endings are her weak spot": the pieces left name it too.
+    if b.endgame == Some(EndgameKind::Knight) {
+        cues.push(Cue::new("knight", 0.8 * strong, "the knights"));
+    }
     let phase = match b.phase {
         Phase::Opening => "opening",
         Phase::Middlegame => "middlegame",
@@ -286,6 +293,7 @@ fn endgame_words(kind: EndgameKind) -> Option<(&'static str, &'static str)> {
         EndgameKind::Rook => ("rook_endgame", "a rook endgame"),
         EndgameKind::Queen => ("queen_endgame", "a queen endgame"),
         EndgameKind::OppositeBishops => ("opposite_bishops", "opposite-coloured bishops"),
+        EndgameKind::Knight => ("minor_piece_endgame", "a knight endgame"),
         EndgameKind::MinorPiece => ("minor_piece_endgame", "a minor piece endgame"),
         EndgameKind::Mixed => return None,
     })
@@ -327,6 +335,7 @@ fn move_cues(m: &MoveSeen, voice: Voice) -> Vec<Cue> {
                 cues.push(Cue::new("exchange_sacrifice", 0.8, "I take the exchange"))
             }
             MoveTrait::Capture(Role::Queen) => cues.push(Cue::new("queen", 0.3, "the queen")),
+            MoveTrait::Plan(plan) => cues.push(plan_cue(*plan, who)),
             MoveTrait::Capture(_) | MoveTrait::CastleKingside | MoveTrait::Check => {}
         }
     }
@@ -334,6 +343,19 @@ fn move_cues(m: &MoveSeen, voice: Voice) -> Vec<Cue> {
         cues.extend(motif_cues(motif, voice));
     }
     cues
+}
+
+/// A positional idea's cue, told of `who` made the move.
+fn plan_cue(plan: Plan, who: &str) -> Cue {
+    let (tag, weight, what) = match plan {
+        Plan::Outpost => ("outpost", 1.0, "planted a piece on an outpost"),
+        Plan::PawnGrab => ("pawn_grab", 1.0, "grabbed a pawn with the queen"),
+        Plan::MinorityAttack => ("minority_attack", 1.0, "began a minority attack"),
+        Plan::PassedPawn => ("passed_pawn", 0.8, "pushed a passed pawn"),
+        Plan::BishopPairGiven => ("bishop_pair", 0.8, "gave up the bishop pair"),
+        Plan::SacrificeAtKing => ("sacrifice", 1.0, "sacrificed a piece at the king"),
+    };
+    Cue::new(tag, weight, &format!("{who} {what}"))
 }
 
 /// A tactic's cues, told in `voice`.
