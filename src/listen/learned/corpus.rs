@@ -27,6 +27,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../corpus/listen/framed_and_jokes.jsonl"),
     ),
     ("my_facts.jsonl", include_str!("../../../corpus/listen/my_facts.jsonl")),
+    (
+        "told_in_passing.jsonl",
+        include_str!("../../../corpus/listen/told_in_passing.jsonl"),
+    ),
 ];
 
 #[derive(Deserialize)]
