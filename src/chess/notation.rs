@@ -97,6 +97,26 @@ pub fn uci(m: Move) -> String {
     UciMove::from_move(m, CastlingMode::Standard).to_string()
 }
 
+/// Whether `text` names the move `san` ("Bxh7+" in "his trick is the
+/// Greek gift: Bxh7+, Ng5+"; "h5" in "h4-h5"), ignoring move numbers, check
+/// marks and punctuation. Short pawn moves ("e4") name too many things to
+/// count: a move names itself only with a piece letter, a capture or a
+/// promotion.
+pub fn mentions_move(text: &str, san: &str) -> bool {
+    let bare = |token: &str| -> String {
+        token
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+            .trim_end_matches(|c: char| "+#!?,.;:)'\"".contains(c))
+            .to_string()
+    };
+    let wanted = bare(san);
+    if wanted.len() < 3 {
+        return false;
+    }
+    text.split(|c: char| c.is_whitespace() || c == '-' || c == '(' || c == '/')
+        .any(|token| bare(token) == wanted)
+}
+
 pub fn role_name(role: Role) -> &'static str {
     match role {
         Role::Pawn => "pawn",
@@ -147,5 +167,17 @@ mod tests {
         assert!(far.contains("cannot move to e5"), "{far}");
         let san = parse_move(&pos, "Qh5").unwrap_err().to_string();
         assert!(san.contains("no queen of yours can move to h5"), "{san}");
+    }
+
+    #[test]
+    fn a_text_names_a_move_by_its_san_whatever_its_marks() {
+        let greek = "His favourite trick is the Greek gift: Bxh7+, Ng5+, Qh5.";
+        assert!(mentions_move(greek, "Bxh7+"));
+        assert!(mentions_move(greek, "Ng5"));
+        assert!(mentions_move("took the b2 pawn (...Qxb2) and lost", "Qxb2"));
+        assert!(mentions_move("24.Rxe6! won at once", "Rxe6"));
+        assert!(!mentions_move(greek, "Bxh2+"), "another square");
+        assert!(!mentions_move("Meets 1.e4 with the French", "e4"), "too short to tell");
+        assert!(!mentions_move("Nf3 and g3", "Nf"));
     }
 }

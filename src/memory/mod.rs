@@ -4,6 +4,7 @@
 mod concept_reader;
 pub mod concepts;
 mod consolidate;
+pub mod dated;
 pub mod edge;
 pub mod embed;
 mod import;

@@ -12,11 +12,11 @@ use chrono::{DateTime, Utc};
 
 use super::board::Phase;
 use super::situation::Situation;
-use crate::chess::openings;
+use crate::chess::{notation, openings};
 use crate::config::{MemoryConfig, RecallConfig};
 use crate::ids::MemoryId;
-use crate::memory::Recalled;
 use crate::memory::strength::{self, LiveBoard};
+use crate::memory::{Recalled, dated};
 
 /// Why a memory came when no cue and no board brought it: its meaning.
 pub const BY_MEANING: &str = "it came to mind";
@@ -70,6 +70,13 @@ pub fn rank(
         .map(|r| r.memory.id)
         .collect();
     let told = nearest_told(&found, situation);
+    // A memory that names the very move just played, or about to be.
+    let named = |r: &Recalled| {
+        situation
+            .moves()
+            .into_iter()
+            .find(|san| notation::mentions_move(&r.memory.content, san))
+    };
     // What they play with the other colour is beside the point at a board
     // (or a greeting) where they have this one; a chat line may ask of it.
     if situation.chat.is_none() {
@@ -83,7 +90,8 @@ pub fn rank(
         let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
         let close = r.similarity >= min_similarity || (situation.chat.is_some() && standout == Some(r.memory.id));
         let meant = close && r.similarity >= recall.min_score;
-        cues >= recall.tag_gate || placed || worded || meant || keyed(r).is_some() || told.contains(&r.memory.id)
+        let evidence = keyed(r).is_some() || told.contains(&r.memory.id) || named(r).is_some();
+        cues >= recall.tag_gate || placed || worded || meant || evidence
     });
     for r in &mut found {
         let worded = (words(r) / recall.word_min_score).min(2.0) * recall.word_weight;
@@ -97,6 +105,10 @@ pub fn rank(
         if let Some(key) = keyed(r) {
             r.score += 2.0 * recall.word_weight;
             r.why = format!("{BY_KEY}{key}");
+        }
+        if let Some(san) = named(r) {
+            r.score += NAMED_MOVE;
+            r.why = format!("{san}, a move I remember of you");
         }
         if lined.contains(&r.memory.id) {
             r.score += recall.same_opening_boost;
@@ -117,6 +129,9 @@ pub fn rank(
     }
     found
 }
+
+/// What naming the move just played adds: as much as the strongest cue.
+const NAMED_MOVE: f32 = 1.0;
 
 /// How far below the nearest memory of what a line tells another may be
 /// and still come with it.
@@ -184,11 +199,14 @@ fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
 }
 
 /// The best few of the ranked candidates, lore taking at most one slot
-/// when the player has a memory among them. A greeting (`one_per_subject`)
-/// recalls one memory of each subject (the record, the last game, today's
-/// openings, what they told): two past games say less than a game and a
-/// repertoire.
+/// when the player has a memory among them. A greeting and a match's end
+/// (`one_per_subject`) recall one memory of each subject (the record, the
+/// last game, today's openings, a habit, what they told): two past games
+/// say less than a game and a repertoire.
 pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig, one_per_subject: bool) -> Vec<Recalled> {
+    if one_per_subject {
+        latest_game_first(&mut ranked);
+    }
     let mine = ranked.iter().any(|r| r.memory.player_id.is_some());
     let mut lore = 0;
     // Two games recorded in the same words ("lost to me by resignation
@@ -208,6 +226,24 @@ pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig, one_per_subject:
     });
     ranked.truncate(recall.limit);
     ranked
+}
+
+/// Of the past games among the candidates, the one whose words name the
+/// latest day takes the place of the first: "how our last game went" is
+/// the last one, not the likeliest.
+fn latest_game_first(ranked: &mut Vec<Recalled>) {
+    let games: Vec<usize> = (0..ranked.len())
+        .filter(|&i| subject_of(&ranked[i].memory.tags) == Some("past_game"))
+        .collect();
+    let Some(&first) = games.first() else { return };
+    let latest = games
+        .iter()
+        .filter_map(|&i| Some((dated::named_date(&ranked[i].memory.content)?, i)))
+        .max();
+    if let Some((_, i)) = latest.filter(|(_, i)| *i != first) {
+        let game = ranked.remove(i);
+        ranked.insert(first, game);
+    }
 }
 
 /// The subject a memory's tags say it is about (`memory::subject`), most

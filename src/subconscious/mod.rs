@@ -199,6 +199,20 @@ impl Subconscious {
                 }
             }
         }
+        // A memory that names the move just played ("Bxh7+") is found by
+        // its words, however far its meaning (`fuse` checks the move).
+        let moves: Vec<&str> = situation.moves().into_iter().filter(|san| san.len() >= 3).collect();
+        if !moves.is_empty() {
+            for hit in self
+                .memory
+                .search_words(&moves.join(" "), filter.clone(), self.config.limit)
+                .await?
+            {
+                if !found.iter().any(|r| r.memory.id == hit.memory.id) {
+                    found.push(hit);
+                }
+            }
+        }
         let evidence = fuse::Evidence {
             situation: &situation,
             board: &board,
@@ -213,8 +227,9 @@ impl Subconscious {
         let told =
             |r: &Recalled| state.given_for(r.memory.id, &r.why) || (lore(r) && !asked(r) && state.given(r.memory.id));
         chosen.retain(|r| !told(r));
-        let greeting = trigger.kind == crate::triggers::TriggerKind::BeforeMatch;
-        let chosen = fuse::choose(chosen, &self.config, greeting);
+        use crate::triggers::TriggerKind::{AfterMatch, BeforeMatch};
+        let by_subject = matches!(trigger.kind, BeforeMatch | AfterMatch);
+        let chosen = fuse::choose(chosen, &self.config, by_subject);
         let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
         Ok(hand_over(chosen, state, &situation.summary(), now))
     }

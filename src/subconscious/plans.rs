@@ -25,6 +25,40 @@ pub enum Plan {
     BishopPairGiven,
     /// A piece given for a pawn at the other king's shelter (Bxh3, Bxh7+).
     SacrificeAtKing,
+    /// The queens can come off: the side to move's queen can take the other.
+    QueenTrade,
+    /// The kings stand (or can go) on opposite wings.
+    OppositeCastling,
+}
+
+/// What the board offers the side to move beside tactics: a queen trade,
+/// castling long against a king on the short side.
+pub fn offers(pos: &Chess) -> Vec<Plan> {
+    let me = pos.turn();
+    let b = pos.board();
+    let moves = pos.legal_moves();
+    let queen_trade = moves
+        .iter()
+        .any(|m| m.role() == Role::Queen && m.capture() == Some(Role::Queen));
+    let wing = |side: Color| b.king_of(side).map(|k| u32::from(k.file()) >= 4);
+    let long_castle = moves
+        .iter()
+        .any(|m| matches!(m, Move::Castle { king, rook } if rook.file() < king.file()));
+    let opposite = match (wing(me), wing(!me)) {
+        (Some(mine), Some(theirs)) if castled(pos, !me) => {
+            (castled(pos, me) && mine != theirs) || (long_castle && theirs)
+        }
+        _ => false,
+    };
+    let found = [(Plan::QueenTrade, queen_trade), (Plan::OppositeCastling, opposite)];
+    found.into_iter().filter(|(_, yes)| *yes).map(|(p, _)| p).collect()
+}
+
+/// A king off its start square on a wing: castled, or walked there.
+fn castled(pos: &Chess, side: Color) -> bool {
+    pos.board()
+        .king_of(side)
+        .is_some_and(|k| matches!(k.file(), File::A | File::B | File::C | File::G | File::H))
 }
 
 /// The plans of `m`, played from `pos` (`after` is the position after it).
@@ -187,6 +221,12 @@ mod tests {
                 "Bxh3",
                 Some(Plan::SacrificeAtKing),
             ),
+            // The Greek gift: Bxh7+ and the king takes.
+            (
+                "r1bq1rk1/pp1n1ppp/2n1p3/2bpP3/5B2/2NB1N2/PPP2PPP/R2QK2R w KQ - 2 9",
+                "Bxh7+",
+                Some(Plan::SacrificeAtKing),
+            ),
             // Bxh3 when nothing can take back is no sacrifice.
             (
                 "r1bq1rk1/ppp1npbp/3p1np1/3Pp3/2P1P3/2N2N1P/PP2BP2/R1BQ1RK1 b - - 0 9",
@@ -201,5 +241,16 @@ mod tests {
                 None => assert!(got.is_empty(), "{san} in {fen}: {got:?}"),
             }
         }
+    }
+
+    #[test]
+    fn the_board_offers_a_queen_trade_and_castling_against_the_king() {
+        // After ...dxe5 White's Qd1 can take on d8.
+        let trade = pos("rnbq1rk1/ppp2pbp/5np1/4p3/4P3/2N2N2/PPP1BPPP/R1BQ1RK1 w - - 0 8");
+        assert!(offers(&trade).contains(&Plan::QueenTrade), "{:?}", offers(&trade));
+        // Black can castle long; White's king is on g1.
+        let long = pos("r3kb1r/ppqn1ppp/5n2/3pp3/6b1/1QNP1NP1/PP2PPBP/R1B2RK1 b kq - 3 9");
+        assert_eq!(offers(&long), vec![Plan::OppositeCastling]);
+        assert!(offers(&Chess::default()).is_empty());
     }
 }

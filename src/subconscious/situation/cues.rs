@@ -202,6 +202,14 @@ fn about_to_move(s: &Situation) -> Vec<Cue> {
     if let Some(m) = &s.planned {
         cues.extend(move_cues(m, Voice::Mine));
     }
+    // The move it answers weighs less than its own; the answer is a
+    // moment of its own, so a memory the move brought may come again.
+    if let Some(m) = &s.user_move {
+        cues.extend(move_cues(m, Voice::Yours).into_iter().map(|c| Cue {
+            reason: format!("I answer: {}", c.reason),
+            ..c.scaled(0.7)
+        }));
+    }
     // What the board offers, whether or not the persona takes it.
     if let Some(b) = s.board.as_ref().filter(|b| !b.user_to_move) {
         cues.extend(
@@ -210,6 +218,7 @@ fn about_to_move(s: &Situation) -> Vec<Cue> {
                 .flat_map(|&m| motif_cues(m, Voice::OnTheBoard))
                 .map(|c| c.scaled(0.7)),
         );
+        cues.extend(b.offers.iter().map(|&p| plan_cue(p, "").scaled(0.7)));
     }
     cues.extend(setting(s, 0.7));
     cues
@@ -345,7 +354,8 @@ fn move_cues(m: &MoveSeen, voice: Voice) -> Vec<Cue> {
     cues
 }
 
-/// A positional idea's cue, told of `who` made the move.
+/// A positional idea's cue, told of `who` made the move (or, with no
+/// one, of what the board offers).
 fn plan_cue(plan: Plan, who: &str) -> Cue {
     let (tag, weight, what) = match plan {
         Plan::Outpost => ("outpost", 1.0, "planted a piece on an outpost"),
@@ -354,8 +364,13 @@ fn plan_cue(plan: Plan, who: &str) -> Cue {
         Plan::PassedPawn => ("passed_pawn", 0.8, "pushed a passed pawn"),
         Plan::BishopPairGiven => ("bishop_pair", 0.8, "gave up the bishop pair"),
         Plan::SacrificeAtKing => ("sacrifice", 1.0, "sacrificed a piece at the king"),
+        Plan::QueenTrade => ("queen_trade", 1.0, "the queens can come off"),
+        Plan::OppositeCastling => ("castling_queenside", 1.0, "the kings on opposite wings"),
     };
-    Cue::new(tag, weight, &format!("{who} {what}"))
+    match who {
+        "" => Cue::new(tag, weight, what),
+        _ => Cue::new(tag, weight, &format!("{who} {what}")),
+    }
 }
 
 /// A tactic's cues, told in `voice`.

@@ -13,6 +13,7 @@ mod cues;
 use shakmaty::{Color, Position};
 
 use super::board::{self, Board, EndgameKind, Imbalance, Motif, MoveTrait, Phase};
+use super::plans::{self, Plan};
 use crate::chess::odds::MoveClass;
 use crate::chess::openings;
 use crate::chess::{Game, notation};
@@ -79,6 +80,8 @@ pub struct BoardSeen {
     /// The tactics the side to move has (read at `on_user_move` and
     /// `before_agent_move` only).
     pub chances: Vec<Motif>,
+    /// What else the board offers the side to move (read then too).
+    pub offers: Vec<Plan>,
     /// Whether the player is the side to move.
     pub user_to_move: bool,
 }
@@ -91,7 +94,8 @@ pub struct Situation {
     pub move_number: u32,
     pub board: Option<BoardSeen>,
     pub opening: Option<OpeningSeen>,
-    /// The player's move this trigger answers (`on_user_move`).
+    /// The player's move this trigger answers (`on_user_move`, and
+    /// `before_agent_move`, the persona's answer to it).
     pub user_move: Option<MoveSeen>,
     /// The persona's chosen move (`before_agent_move`).
     pub planned: Option<MoveSeen>,
@@ -145,7 +149,10 @@ impl Situation {
             board: now.as_ref().map(|b| seen(b, tactics)),
             opening: opening(ctx, user_colour),
             user_move: match trigger.kind {
-                TriggerKind::OnUserMove => ctx.last_move().filter(|m| m.by_user).and_then(|m| move_seen(ctx, m)),
+                // Before its reply the persona still sees the move it answers.
+                TriggerKind::OnUserMove | TriggerKind::BeforeAgentMove => {
+                    ctx.last_move().filter(|m| m.by_user).and_then(|m| move_seen(ctx, m))
+                }
                 _ => None,
             },
             planned: match (trigger.kind, &ctx.planned_move, &now) {
@@ -227,6 +234,16 @@ impl Situation {
     }
 
     /// One line for a model or a log: "you left a knight fork; a rook endgame".
+    /// The moves this moment turns on, in SAN: the player's, and the
+    /// persona's planned one.
+    pub fn moves(&self) -> Vec<&str> {
+        [&self.user_move, &self.planned]
+            .into_iter()
+            .flatten()
+            .map(|m| m.san.as_str())
+            .collect()
+    }
+
     pub fn summary(&self) -> String {
         let reasons: Vec<&str> = self.cues.iter().take(5).map(|c| c.reason.as_str()).collect();
         match (&self.chat, reasons.is_empty()) {
@@ -246,6 +263,7 @@ fn seen(b: &Board, tactics: bool) -> BoardSeen {
         imbalance: b.imbalance(),
         user_king_in_centre: b.user_king_in_centre(),
         chances: if tactics { board::chances(&b.pos) } else { Vec::new() },
+        offers: if tactics { plans::offers(&b.pos) } else { Vec::new() },
         user_to_move: b.pos.turn() == b.user,
     }
 }
