@@ -55,6 +55,11 @@ section! {
         pub standout_similarity: f32 = 0.25, NONE;
         /// ... and this much closer than the next one.
         pub standout_margin: f32 = 0.1, NONE;
+        /// A line that tells of the player's life or tastes brings the memories
+        /// of that kind nearest its meaning, at least this close: below it
+        /// (MiniLM's unrelated pairs sit at 0 to 0.2) the nearest is only the
+        /// least far ("a cousin got engaged" and a daughter's bedtime).
+        pub told_min_similarity: f32 = 0.2, NONE;
         /// Shared words (BM25 of the chat line over the memory) count from this
         /// score, when the meaning is at least `worded_min_similarity` close;
         /// they add up to twice `word_weight` to the ranking.

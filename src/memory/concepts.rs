@@ -205,7 +205,8 @@ pub const CONCEPTS: &[Concept] = &[
     c(
         "opening",
         "The opening: the first moves and the player's repertoire.",
-        &["opening*", "opened", "opens", "repertoire", "answered 1", "answers 1"],
+        // Not "opened" or "opens": a bridge, a shop, a door open too.
+        &["opening*", "repertoire", "answered 1", "answers 1"],
     ),
     c(
         "thinking_time",

@@ -69,7 +69,7 @@ pub fn rank(
         .filter(|r| on_its_line(r, situation, board))
         .map(|r| r.memory.id)
         .collect();
-    let told = nearest_told(&found, situation);
+    let told = nearest_told(&found, situation, recall.told_min_similarity);
     // A memory that names the very move just played, or about to be.
     let named = |r: &Recalled| {
         situation
@@ -140,7 +140,7 @@ const TOLD_MARGIN: f32 = 0.05;
 /// A chat line that tells of the player's life or tastes: the memories of
 /// that kind nearest its meaning ("got in late from work again" and the
 /// night shifts), whatever their words; not every memory of the kind.
-fn nearest_told(found: &[Recalled], situation: &Situation) -> Vec<MemoryId> {
+fn nearest_told(found: &[Recalled], situation: &Situation, min_similarity: f32) -> Vec<MemoryId> {
     let tags = situation.told_tags();
     let of_kind = |r: &&Recalled| r.memory.player_id.is_some() && r.memory.tags.iter().any(|t| tags.contains(t));
     let best = found
@@ -151,7 +151,7 @@ fn nearest_told(found: &[Recalled], situation: &Situation) -> Vec<MemoryId> {
     found
         .iter()
         .filter(of_kind)
-        .filter(|r| r.similarity >= best - TOLD_MARGIN)
+        .filter(|r| r.similarity >= best - TOLD_MARGIN && r.similarity >= min_similarity)
         .map(|r| r.memory.id)
         .collect()
 }
