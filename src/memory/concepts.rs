@@ -359,10 +359,7 @@ pub fn memory_tags(content: &str, memory_type: MemoryType, opening: Option<&str>
         _ => &[],
     };
     // A remark made during the opening is not about the opening.
-    let about_the_game = matches!(
-        memory_type,
-        MemoryType::PlayerBehavior | MemoryType::GameContext | MemoryType::Pattern
-    );
+    let about_the_game = memory_type.about_the_game();
     // One that names an opening itself ("loves the Italian") is about that one.
     let names_one = tags.iter().any(|t| t.starts_with("opening:"));
     let opening = opening.filter(|_| about_the_game && !names_one);

@@ -24,6 +24,16 @@ pub enum MemoryType {
 }
 
 impl MemoryType {
+    /// Whether a memory of this kind is about the play: only such a memory
+    /// is about the board it was made at (a life fact told at move 3 is not
+    /// about move 3's position).
+    pub fn about_the_game(self) -> bool {
+        matches!(
+            self,
+            MemoryType::PlayerBehavior | MemoryType::GameContext | MemoryType::Pattern
+        )
+    }
+
     pub const ALL: [MemoryType; 8] = [
         MemoryType::PlayerBehavior,
         MemoryType::PlayerObservation,

@@ -92,8 +92,10 @@ pub fn rank(
     found.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
 
+/// How the board now matches the one a memory about the play was made at:
+/// the same position, or the same opening.
 pub fn board_match(m: &Memory, board: &LiveBoard, recall: &RecallConfig) -> Option<(f32, String)> {
-    let tag = m.position.as_ref()?;
+    let tag = m.position.as_ref().filter(|_| m.memory_type.about_the_game())?;
     let when = m.created_at.format("%Y-%m-%d");
     if board.position_key.as_ref() == Some(&tag.key) {
         return Some((
@@ -204,6 +206,12 @@ mod tests {
         rank(&mut found, &board, Utc::now(), &recall, &MemoryConfig::default());
         assert_eq!(found[0].memory.id, tagged.id);
         assert!(found[0].why.contains("exact position"), "{}", found[0].why);
+        // A life fact told at that board is not about the board.
+        let told = Memory {
+            memory_type: MemoryType::PlayerObservation,
+            ..tagged
+        };
+        assert_eq!(board_match(&told, &board, &recall), None);
     }
 
     #[test]
