@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use super::board::Phase;
+use super::names;
 use super::situation::Situation;
 use crate::chess::{notation, openings};
 use crate::config::{MemoryConfig, RecallConfig};
@@ -70,6 +71,12 @@ pub fn rank(
         .map(|r| r.memory.id)
         .collect();
     let told = nearest_told(&found, situation, recall.told_min_similarity);
+    // A name the line shares with a memory ("Ada slept four hours").
+    let telling = names::telling(&found);
+    let name_shared = |r: &Recalled| {
+        let line = situation.chat.as_deref()?;
+        names::shared(line, &r.memory.content, &telling)
+    };
     // A memory that names the very move just played, or about to be.
     let named = |r: &Recalled| {
         situation
@@ -90,7 +97,8 @@ pub fn rank(
         let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
         let close = r.similarity >= min_similarity || (situation.chat.is_some() && standout == Some(r.memory.id));
         let meant = close && r.similarity >= recall.min_score;
-        let evidence = keyed(r).is_some() || told.contains(&r.memory.id) || named(r).is_some();
+        let evidence =
+            keyed(r).is_some() || told.contains(&r.memory.id) || named(r).is_some() || name_shared(r).is_some();
         cues >= recall.tag_gate || placed || worded || meant || evidence
     });
     for r in &mut found {
@@ -105,6 +113,10 @@ pub fn rank(
         if let Some(key) = keyed(r) {
             r.score += 2.0 * recall.word_weight;
             r.why = format!("{BY_KEY}{key}");
+        }
+        if let Some(name) = name_shared(r) {
+            r.score += NAMED_MOVE;
+            r.why = format!("you spoke of {name}");
         }
         if let Some(san) = named(r) {
             r.score += NAMED_MOVE;
@@ -130,7 +142,8 @@ pub fn rank(
     found
 }
 
-/// What naming the move just played adds: as much as the strongest cue.
+/// What naming the move just played (or a name the line and the memory
+/// share) adds: as much as the strongest cue.
 const NAMED_MOVE: f32 = 1.0;
 
 /// How far below the nearest memory of what a line tells another may be

@@ -13,6 +13,7 @@ pub mod board;
 mod callback;
 mod fuse;
 mod llm;
+mod names;
 pub mod plans;
 pub mod situation;
 
