@@ -57,8 +57,10 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
     );
     let texts: Vec<String> = set.memories.iter().map(|m| m.text.clone()).collect();
     let vectors = embedder.embed(texts).await?;
+    // The held-out memories come without a kind: read from their words alone.
     let read = Meaning {
         readers: Some(&readers),
+        known: None,
     };
     let mut concepts = Scores::default();
     let (mut per_subject, mut per_style) = (Tally::new(), Tally::new());

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::concept_reader::{self, ConceptReader};
 use super::embed::Embedder;
+use super::memory_type::MemoryType;
 use super::subject::{self, LIKELY, Subject, Subjects};
 use crate::learn::LearnError;
 
@@ -29,22 +30,32 @@ impl Readers {
 }
 
 /// What reads a memory's meaning: the learned readers, once trained
-/// (without them a memory keeps the tags of its words, type and board).
+/// (without them a memory keeps the tags of its words, type and board),
+/// and the subject its kind already says, if it does.
 pub struct Meaning<'a> {
     pub readers: Option<&'a Readers>,
+    pub known: Option<Subject>,
 }
 
 impl Meaning<'_> {
+    /// The subject the memory's kind says (a game's record is a past game,
+    /// a streak a record: "Bea played White and beat me" is no White
+    /// repertoire), else the one the reader is sure enough of.
+    pub fn subject(&self, text: &str, vector: &[f32]) -> Option<Subject> {
+        self.known.or_else(|| {
+            let (subject, p) = self.readers?.subjects.read(text, vector);
+            (p >= LIKELY).then_some(subject)
+        })
+    }
+
     /// The tags a memory's meaning earns beyond its words: its subject's
-    /// (when the reader is sure enough), and the concepts it is about.
+    /// and the concepts it is about.
     pub fn tags(&self, text: &str, vector: &[f32]) -> Vec<String> {
-        let Some(readers) = self.readers else { return Vec::new() };
-        let (subject, p) = readers.subjects.read(text, vector);
         let mut tags: Vec<String> = Vec::new();
-        if p >= LIKELY {
+        if let Some(subject) = self.subject(text, vector) {
             tags.extend(subject.tags().iter().map(|t| t.to_string()));
         }
-        for concept in readers.concepts.read(text, vector) {
+        for concept in self.readers.map(|r| r.concepts.read(text, vector)).unwrap_or_default() {
             if !tags.iter().any(|t| t == concept) {
                 tags.push(concept.to_string());
             }
@@ -55,8 +66,15 @@ impl Meaning<'_> {
     /// Whether the memory is a record: it counts draws ("7 wins, 2 losses
     /// and 1 draw") and says nothing of how they offer or take one.
     pub fn is_record(&self, text: &str, vector: &[f32]) -> bool {
-        self.readers
-            .map(|r| r.subjects.read(text, vector))
-            .is_some_and(|(subject, p)| subject == Subject::Record && p >= LIKELY)
+        self.subject(text, vector) == Some(Subject::Record)
+    }
+}
+
+/// The subject a memory's kind says for certain.
+pub fn known_subject(kind: MemoryType) -> Option<Subject> {
+    match kind {
+        MemoryType::GameContext | MemoryType::SharedMoment => Some(Subject::PastGame),
+        MemoryType::Streak => Some(Subject::Record),
+        _ => None,
     }
 }

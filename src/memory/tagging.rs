@@ -4,7 +4,7 @@
 
 use super::MemoryError;
 use super::model::{CreatedBy, Memory};
-use super::reading::Meaning;
+use super::reading::{Meaning, known_subject};
 use super::service::MemoryService;
 use super::vector::IndexedMemory;
 
@@ -37,6 +37,7 @@ impl MemoryService {
         }
         let read = Meaning {
             readers: self.readers(),
+            known: known_subject(memory.memory_type),
         };
         for tag in read.tags(&memory.content, vector) {
             if !memory.tags.contains(&tag) {

@@ -217,9 +217,6 @@ fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
 /// last game, today's openings, a habit, what they told): two past games
 /// say less than a game and a repertoire.
 pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig, one_per_subject: bool) -> Vec<Recalled> {
-    if one_per_subject {
-        latest_game_first(&mut ranked);
-    }
     let mine = ranked.iter().any(|r| r.memory.player_id.is_some());
     let mut lore = 0;
     // Two games recorded in the same words ("lost to me by resignation
@@ -242,9 +239,10 @@ pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig, one_per_subject:
 }
 
 /// Of the past games among the candidates, the one whose words name the
-/// latest day takes the place of the first: "how our last game went" is
-/// the last one, not the likeliest.
-fn latest_game_first(ranked: &mut Vec<Recalled>) {
+/// latest day takes the place of the first, unless the first answers the
+/// moment by more than `margin` (the stalemate when the game just ended
+/// in one): "how our last game went" is the last one, not the likeliest.
+pub fn latest_game_first(ranked: &mut Vec<Recalled>, margin: f32) {
     let games: Vec<usize> = (0..ranked.len())
         .filter(|&i| subject_of(&ranked[i].memory.tags) == Some("past_game"))
         .collect();
@@ -253,7 +251,8 @@ fn latest_game_first(ranked: &mut Vec<Recalled>) {
         .iter()
         .filter_map(|&i| Some((dated::named_date(&ranked[i].memory.content)?, i)))
         .max();
-    if let Some((_, i)) = latest.filter(|(_, i)| *i != first) {
+    let close = |i: usize| ranked[first].score - ranked[i].score <= margin;
+    if let Some((_, i)) = latest.filter(|&(_, i)| i != first && close(i)) {
         let game = ranked.remove(i);
         ranked.insert(first, game);
     }

@@ -230,6 +230,9 @@ impl Subconscious {
         chosen.retain(|r| !told(r));
         use crate::triggers::TriggerKind::{AfterMatch, BeforeMatch};
         let by_subject = matches!(trigger.kind, BeforeMatch | AfterMatch);
+        if by_subject {
+            fuse::latest_game_first(&mut chosen, self.config.tag_gate);
+        }
         let chosen = fuse::choose(chosen, &self.config, by_subject);
         let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
         Ok(hand_over(chosen, state, &situation.summary(), now))

@@ -241,6 +241,13 @@ fn match_over(s: &Situation) -> Vec<Cue> {
         Some((_, None)) => cues.push(Cue::new("draw", 1.0, "a draw")),
         _ => {}
     }
+    // How they take a result, and the kind of ending it came in.
+    match s.end {
+        Some((_, Some(false))) => cues.push(Cue::new("mood", 0.6, "how you take a loss")),
+        Some((_, Some(true))) => cues.push(Cue::new("mood", 0.4, "how you take a win")),
+        _ => {}
+    }
+    cues.extend(setting(s, 0.6));
     cues
 }
 
