@@ -92,10 +92,12 @@ pub fn rank(
     found.sort_by(|a, b| b.score.total_cmp(&a.score));
 }
 
-/// How the board now matches the one a memory about the play was made at:
-/// the same position, or the same opening.
+/// How the board now matches the one a memory was made at: the same
+/// position (what was said there comes back with it), or, for a memory
+/// about the play, the same opening (a life fact told in the Queen's Pawn
+/// Game is not about every Queen's Pawn Game).
 pub fn board_match(m: &Memory, board: &LiveBoard, recall: &RecallConfig) -> Option<(f32, String)> {
-    let tag = m.position.as_ref().filter(|_| m.memory_type.about_the_game())?;
+    let tag = m.position.as_ref()?;
     let when = m.created_at.format("%Y-%m-%d");
     if board.position_key.as_ref() == Some(&tag.key) {
         return Some((
@@ -103,7 +105,7 @@ pub fn board_match(m: &Memory, board: &LiveBoard, recall: &RecallConfig) -> Opti
             format!("we reached this exact position on {when}"),
         ));
     }
-    if tag.eco.is_some() && board.eco == tag.eco {
+    if tag.eco.is_some() && board.eco == tag.eco && m.memory_type.about_the_game() {
         let name = tag.opening.as_deref().unwrap_or("this opening");
         return Some((recall.same_opening_boost, format!("we played {name} on {when}")));
     }
@@ -206,12 +208,23 @@ mod tests {
         rank(&mut found, &board, Utc::now(), &recall, &MemoryConfig::default());
         assert_eq!(found[0].memory.id, tagged.id);
         assert!(found[0].why.contains("exact position"), "{}", found[0].why);
-        // A life fact told at that board is not about the board.
+        // A life fact told there comes back at that position, not at
+        // every position of its opening.
         let told = Memory {
             memory_type: MemoryType::PlayerObservation,
-            ..tagged
+            ..tagged.clone()
         };
-        assert_eq!(board_match(&told, &board, &recall), None);
+        assert!(board_match(&told, &board, &recall).is_some());
+        let same_opening = LiveBoard {
+            position_key: Some("00000000000000bb".into()),
+            eco: Some("B20".into()),
+            ..LiveBoard::default()
+        };
+        assert_eq!(board_match(&told, &same_opening, &recall), None);
+        assert!(
+            board_match(&tagged, &same_opening, &recall).is_some(),
+            "a memory of the play does"
+        );
     }
 
     #[test]
