@@ -2,12 +2,13 @@
 //! (`features.rs`): one linear layer, its outputs a softmax over classes
 //! (what the text is) followed by independent flags (what else it shows),
 //! fitted by logistic regression (`train.rs`). The chat listener
-//! (`listen::learned`) and the memories' subjects (`memory::subject`) are
-//! two such classifiers, each trained from a labelled corpus in `corpus/`
+//! (`listen::learned`), the memories' subjects (`memory::subject`) and
+//! their concepts (`memory::concept_reader`) are three such classifiers, each trained from a labelled corpus in `corpus/`
 //! and kept beside the embedding model under a key of that model, the
 //! corpus and the trainer, so a server loads them in milliseconds and
 //! trains them anew (seconds) when any of those changed.
 
+mod corpus;
 mod features;
 mod train;
 
@@ -16,6 +17,7 @@ use std::path::Path;
 use crate::memory::embed::{EmbedError, Embedder};
 use crate::memory::pinned;
 
+pub use corpus::read_lines;
 use features::{SLOTS, ngrams};
 pub use train::train;
 

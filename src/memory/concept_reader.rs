@@ -76,26 +76,16 @@ struct Raw {
 /// The labelled memories; an unreadable one, or a tag outside the
 /// vocabulary, names its line.
 pub fn corpus() -> Result<Vec<Labelled>, LearnError> {
-    let mut memories = Vec::new();
-    for (file, text) in FILES {
-        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let bad = |reason: String| LearnError::Corpus {
-                at: format!("{file}:{}", n + 1),
-                reason,
-            };
-            let raw: Raw = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-            if let Some(unknown) = raw.tags.iter().find(|t| !CONCEPTS.iter().any(|c| c.tag == *t)) {
-                return Err(bad(format!("unknown concept {unknown}")));
-            }
-            let flags = CONCEPTS.iter().map(|c| raw.tags.iter().any(|t| t == c.tag)).collect();
-            memories.push(Labelled {
-                text: raw.text,
-                class: 0,
-                flags,
-            });
+    learn::read_lines(&FILES, |raw: Raw| {
+        if let Some(unknown) = raw.tags.iter().find(|t| !CONCEPTS.iter().any(|c| c.tag == *t)) {
+            return Err(format!("unknown concept {unknown}"));
         }
-    }
-    Ok(memories)
+        Ok(Labelled {
+            flags: CONCEPTS.iter().map(|c| raw.tags.iter().any(|t| t == c.tag)).collect(),
+            text: raw.text,
+            class: 0,
+        })
+    })
 }
 
 #[cfg(test)]

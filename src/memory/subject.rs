@@ -123,26 +123,14 @@ struct Raw {
 
 /// The labelled memories; an unreadable one names its line.
 pub fn corpus() -> Result<Vec<Labelled>, LearnError> {
-    CORPUS
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(n, line)| {
-            let bad = |reason: String| LearnError::Corpus {
-                at: format!("corpus/memories/subjects.jsonl:{}", n + 1),
-                reason,
-            };
-            let raw: Raw = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-            let subject =
-                Subject::parse(&raw.subject).ok_or_else(|| bad(format!("unknown subject {}", raw.subject)))?;
-            let class = Subject::ALL.iter().position(|s| *s == subject).expect("in ALL");
-            Ok(Labelled {
-                text: raw.text,
-                class,
-                flags: Vec::new(),
-            })
+    learn::read_lines(&[("corpus/memories/subjects.jsonl", CORPUS)], |raw: Raw| {
+        let subject = Subject::parse(&raw.subject).ok_or(format!("unknown subject {}", raw.subject))?;
+        Ok(Labelled {
+            text: raw.text,
+            class: Subject::ALL.iter().position(|s| *s == subject).expect("in ALL"),
+            flags: Vec::new(),
         })
-        .collect()
+    })
 }
 
 #[cfg(test)]

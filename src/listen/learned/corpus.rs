@@ -31,6 +31,10 @@ const FILES: &[(&str, &str)] = &[
         "told_in_passing.jsonl",
         include_str!("../../../corpus/listen/told_in_passing.jsonl"),
     ),
+    (
+        "named_like_pieces.jsonl",
+        include_str!("../../../corpus/listen/named_like_pieces.jsonl"),
+    ),
 ];
 
 #[derive(Deserialize)]
@@ -46,35 +50,26 @@ struct Raw {
 /// class; each intent shown, then remember, the flags. An unreadable line
 /// names its file and line.
 pub fn corpus() -> Result<Vec<Labelled>, LearnError> {
-    let mut out = Vec::new();
-    for (file, text) in FILES {
-        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let bad = |reason: String| LearnError::Corpus {
-                at: format!("{file}:{}", n + 1),
-                reason,
-            };
-            let raw: Raw = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-            let intents = raw
-                .intents
-                .iter()
-                .map(|i| Intent::parse(i).ok_or_else(|| bad(format!("unknown intent {i}"))))
-                .collect::<Result<Vec<_>, _>>()?;
-            if intents.is_empty() || raw.text.trim().is_empty() {
-                return Err(bad("a line needs its text and at least one intent".into()));
-            }
-            if raw.remember == raw.facts.is_empty() {
-                return Err(bad("facts are given exactly when remember is true".into()));
-            }
-            let mut flags: Vec<bool> = Intent::ALL.iter().map(|i| intents.contains(i)).collect();
-            flags.push(raw.remember);
-            out.push(Labelled {
-                text: raw.text,
-                class: index(intents[0]),
-                flags,
-            });
+    crate::learn::read_lines(FILES, |raw: Raw| {
+        let intents = raw
+            .intents
+            .iter()
+            .map(|i| Intent::parse(i).ok_or(format!("unknown intent {i}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if intents.is_empty() || raw.text.trim().is_empty() {
+            return Err("a line needs its text and at least one intent".into());
         }
-    }
-    Ok(out)
+        if raw.remember == raw.facts.is_empty() {
+            return Err("facts are given exactly when remember is true".into());
+        }
+        let mut flags: Vec<bool> = Intent::ALL.iter().map(|i| intents.contains(i)).collect();
+        flags.push(raw.remember);
+        Ok(Labelled {
+            text: raw.text,
+            class: index(intents[0]),
+            flags,
+        })
+    })
 }
 
 fn index(intent: Intent) -> usize {
