@@ -34,6 +34,10 @@ const MIN_WEIGHT: f32 = 0.35;
 const RULE_LEAN: f32 = 0.5;
 /// A learned probability this high counts (an intent shown, a fact told).
 const LIKELY: f32 = 0.5;
+/// A line the model thinks at least this likely tells something lasting is
+/// kept: the write policy still refuses what it already holds, and a fact
+/// kept wrongly can be forgotten by the player, one lost cannot be asked for.
+const WORTH_KEEPING: f32 = 0.45;
 
 /// What was heard in one chat line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -140,7 +144,7 @@ fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)
                     )
             })
     };
-    let facts = match reading.remember >= LIKELY {
+    let facts = match reading.remember >= WORTH_KEEPING {
         true => {
             let marked: Vec<facts::Marked> = read
                 .into_iter()
