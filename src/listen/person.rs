@@ -19,21 +19,9 @@ pub fn third_person(text: &str, player: &str) -> String {
             && !out.iter().any(|w| w == player);
         let subject = |out: &mut Vec<String>| out.push(player.to_string());
         match lower.as_str() {
-            "i'm" | "im" => {
+            "i'm" | "im" | "i've" | "i'd" | "i'll" => {
                 subject(&mut out);
-                out.push(format!("is{tail}"));
-            }
-            "i've" => {
-                subject(&mut out);
-                out.push(format!("has{tail}"));
-            }
-            "i'd" => {
-                subject(&mut out);
-                out.push(format!("would{tail}"));
-            }
-            "i'll" => {
-                subject(&mut out);
-                out.push(format!("will{tail}"));
+                out.push(format!("{}{tail}", contracted_verb(&lower)));
             }
             "i" => {
                 subject(&mut out);
@@ -55,6 +43,16 @@ pub fn third_person(text: &str, player: &str) -> String {
         i += 1;
     }
     out.join(" ")
+}
+
+/// The verb an "I" contraction stands for, in the third person.
+fn contracted_verb(contraction: &str) -> &'static str {
+    match contraction {
+        "i've" => "has",
+        "i'd" => "would",
+        "i'll" => "will",
+        _ => "is",
+    }
 }
 
 /// At most this many words up to "and I" make one subject with "I"

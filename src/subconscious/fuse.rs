@@ -72,17 +72,22 @@ pub fn rank(
         .collect();
     let told = nearest_told(&found, situation, recall.told_min_similarity);
     // A name the line shares with a memory ("Ada slept four hours").
-    let telling = names::telling(&found);
+    // (Read once, and only for a chat line: not on every move's recall.)
+    let telling = match situation.chat {
+        Some(_) => names::telling(&found),
+        None => Vec::new(),
+    };
     let name_shared = |r: &Recalled| {
         let line = situation.chat.as_deref()?;
         names::shared(line, &r.memory.content, &telling)
     };
     // A memory that names the very move just played, or about to be.
+    let moves = situation.moves();
     let named = |r: &Recalled| {
-        situation
-            .moves()
-            .into_iter()
+        moves
+            .iter()
             .find(|san| notation::mentions_move(&r.memory.content, san))
+            .copied()
     };
     // What they play with the other colour is beside the point at a board
     // (or a greeting) where they have this one; a chat line may ask of it.
