@@ -44,12 +44,11 @@ pub async fn models(config: &Config) -> anyhow::Result<()> {
     println!("models: all files present in {}", config.models_dir.display());
     let embedder = embed::Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let started = std::time::Instant::now();
-    let cache = kibitz::listen::cache_path(&config.models_dir);
-    let (_, trained) = kibitz::listen::load_or_train(&embedder, &cache).await?;
+    let (_, trained) = kibitz::listen::load_or_train(&embedder, &config.models_dir).await?;
     let done = if trained { "trained" } else { "up to date" };
     println!(
-        "models: chat listener {done} ({}, {:.1} s)",
-        cache.display(),
+        "models: chat listener {done} (in {}, {:.1} s)",
+        config.models_dir.display(),
         started.elapsed().as_secs_f64()
     );
     let started = std::time::Instant::now();

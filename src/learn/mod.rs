@@ -60,6 +60,8 @@ pub struct Linear {
     rows: Vec<Vec<f32>>,
     dim: usize,
     heads: Heads,
+    /// The key it was trained under (model, corpus, trainer): what it is.
+    key: [u8; 32],
 }
 
 /// What a classifier reads in one text.
@@ -89,7 +91,14 @@ impl Linear {
             rows: vec![vec![0.0; dim + SLOTS + 1]; heads.outputs()],
             dim,
             heads,
+            key: [0; 32],
         }
+    }
+
+    /// What the weights are, in a few hex digits: equal only for the same
+    /// embedding model, corpus and trainer.
+    pub fn version(&self) -> String {
+        self.key[..6].iter().map(|b| format!("{b:02x}")).collect()
     }
 
     /// Reads a text from its words and its embedding.
@@ -143,16 +152,17 @@ pub async fn load_or_train(
     if let Some(rows) = pinned::load(classifier.cache, &key, heads.outputs()) {
         let dim = rows[0].len().saturating_sub(SLOTS + 1);
         if dim > 0 {
-            return Ok((Linear { rows, dim, heads }, false));
+            return Ok((Linear { rows, dim, heads, key }, false));
         }
     }
     let mut vectors = Vec::with_capacity(corpus.len());
     for batch in corpus.chunks(32) {
         vectors.extend(embedder.embed(batch.iter().map(|l| l.text.clone()).collect()).await?);
     }
-    let model = tokio::task::spawn_blocking(move || train(&corpus, &vectors, heads))
+    let mut model = tokio::task::spawn_blocking(move || train(&corpus, &vectors, heads))
         .await
         .map_err(|e| LearnError::Training(e.to_string()))?;
+    model.key = key;
     if let Err(e) = pinned::save(classifier.cache, &key, &model.rows) {
         tracing::warn!(
             "cannot save the {} weights to {}: {e}",

@@ -7,6 +7,7 @@
 //! `facts.rs`: the third person), and decide alone until the learned
 //! weights are ready or when the line could not be embedded.
 
+mod about;
 mod dates;
 mod facts;
 mod intent;
@@ -19,8 +20,9 @@ mod words;
 
 use serde::Serialize;
 
+pub use about::{Touch, decides};
 pub use intent::Intent;
-pub use learned::{Learned, Reading, cache_path, load_or_train};
+pub use learned::{Learned, Reading};
 pub use person::{ADVERBS, third_person};
 pub use rules::says_sorry;
 
@@ -53,6 +55,9 @@ pub struct Heard {
     pub facts: Vec<String>,
     /// "learned" or "rules": what decided the intent.
     pub by: &'static str,
+    /// The kinds of memory the line is about, likeliest first (learned
+    /// only: none without the weights or the embedding).
+    pub about: Vec<Touch>,
 }
 
 impl Heard {
@@ -84,11 +89,29 @@ pub type SharedListener = std::sync::Arc<std::sync::OnceLock<Listener>>;
 #[derive(Debug, Clone, Default)]
 pub struct Listener {
     learned: Option<Learned>,
+    about: Option<about::About>,
+}
+
+/// The listener's learned parts, loaded from beside the model in
+/// `models_dir`, or trained there when the model or a corpus changed.
+/// Returns whether any trained.
+pub async fn load_or_train(
+    embedder: &crate::memory::embed::Embedder,
+    models_dir: &std::path::Path,
+) -> Result<(Listener, bool), crate::learn::LearnError> {
+    let (learned, fresh) = learned::load_or_train(embedder, &learned::cache_path(models_dir)).await?;
+    let (about, also) = about::load_or_train(embedder, &about::cache_path(models_dir)).await?;
+    let listener = Listener {
+        learned: Some(learned),
+        about: Some(about),
+    };
+    Ok((listener, fresh || also))
 }
 
 impl Listener {
-    pub fn new(learned: Learned) -> Listener {
-        Listener { learned: Some(learned) }
+    /// The learned model's reading of a line, once its weights are loaded.
+    pub fn reading(&self, line: &str, vector: &[f32]) -> Option<Reading> {
+        Some(self.learned.as_ref()?.read(line, vector))
     }
 
     /// Reads `line` as told today (UTC); see `hear_on`.
@@ -114,6 +137,9 @@ impl Listener {
         };
         for fact in &mut heard.facts {
             *fact = dates::absolute(fact, today);
+        }
+        if let (Some(about), Some(vector)) = (&self.about, vector) {
+            heard.about = about.read(line, vector);
         }
         heard
     }
@@ -167,6 +193,7 @@ fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)
         also,
         facts,
         by: "learned",
+        about: Vec::new(),
     }
 }
 
@@ -211,6 +238,7 @@ fn hear_by_rules(read: Vec<(rules::Clause, Vec<(Intent, f32)>)>, player: &str) -
         also,
         facts,
         by: "rules",
+        about: Vec::new(),
     }
 }
 

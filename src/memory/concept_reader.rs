@@ -22,6 +22,10 @@ pub struct ConceptReader(Linear);
 pub const LIKELY: f32 = 0.5;
 
 impl ConceptReader {
+    pub fn version(&self) -> String {
+        self.0.version()
+    }
+
     /// The concepts the memory is likely about, in the vocabulary's order.
     pub fn read(&self, text: &str, vector: &[f32]) -> Vec<&'static str> {
         let flags = self.0.read(text, vector).flags;
@@ -56,7 +60,7 @@ pub async fn load_or_train(embedder: &Embedder, cache: &Path) -> Result<(Concept
     Ok((ConceptReader(model), trained))
 }
 
-const FILES: [(&str, &str); 2] = [
+const FILES: [(&str, &str); 3] = [
     (
         "corpus/memories/concepts_a.jsonl",
         include_str!("../../corpus/memories/concepts_a.jsonl"),
@@ -64,6 +68,10 @@ const FILES: [(&str, &str); 2] = [
     (
         "corpus/memories/concepts_b.jsonl",
         include_str!("../../corpus/memories/concepts_b.jsonl"),
+    ),
+    (
+        "corpus/memories/concepts_away.jsonl",
+        include_str!("../../corpus/memories/concepts_away.jsonl"),
     ),
 ];
 

@@ -27,6 +27,11 @@ impl Readers {
         let (concepts, also) = concept_reader::load_or_train(embedder, &concept_reader::cache_path(models_dir)).await?;
         Ok((Readers { subjects, concepts }, fresh || also))
     }
+
+    /// What the readers are: a memory tagged by other readers is tagged anew.
+    pub fn version(&self) -> String {
+        format!("{}{}", self.subjects.version(), self.concepts.version())
+    }
 }
 
 /// What reads a memory's meaning: the learned readers, once trained

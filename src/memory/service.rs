@@ -350,23 +350,28 @@ impl MemoryService {
         Ok(fixed)
     }
 
-    /// Vectors of two models do not compare: if the index was made by
-    /// another embedding model than the one loaded (as `record`, beside the
-    /// data, says), every memory is embedded again. An index that predates
-    /// the record counts as another model's unless it is empty. Returns how
-    /// many memories were re-embedded.
+    /// Vectors of two models do not compare, and a memory's tags are what
+    /// its readers made of it: if the index was made by another embedding
+    /// model, or its memories tagged by other readers, than those loaded
+    /// (as `record`, beside the data, says), every memory is embedded and
+    /// tagged again. An index that predates the record counts as another
+    /// model's unless it is empty. Returns how many memories were redone.
     pub async fn ensure_index_model(
         &self,
         record: &super::ModelRecord,
         progress: impl Fn(u64, u64),
     ) -> Result<u64, MemoryError> {
-        let current: String = self
+        let digest: String = self
             .embedder
             .model_digest()
             .await?
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect();
+        let current = match self.readers() {
+            Some(readers) => format!("{digest} readers {}", readers.version()),
+            None => digest,
+        };
         let recorded = record.read(&self.db).await?;
         let recorded = recorded.as_deref();
         if recorded == Some(current.as_str()) {
@@ -375,7 +380,7 @@ impl MemoryService {
         let mut embedded = 0;
         if recorded.is_some() || self.index.count().await? > 0 {
             tracing::warn!(
-                "the vector index was made by another embedding model ({}; now {current}): embedding every memory again",
+                "the vector index was made by another embedding model or tagged by other readers ({}; now {current}): embedding and tagging every memory again",
                 recorded.unwrap_or("not recorded")
             );
             embedded = self.reindex(progress).await?;

@@ -70,7 +70,7 @@ impl Subject {
             Subject::PastGame => &["past_game"],
             Subject::BoardHabits => &["habit"],
             Subject::Feelings => &["mood"],
-            Subject::Life => &["personal"],
+            Subject::Life => &["personal", "life"],
             Subject::Tastes => &["personal", "taste"],
             Subject::Talk => &["personal", "talk"],
         }
@@ -82,6 +82,10 @@ impl Subject {
 pub struct Subjects(Linear);
 
 impl Subjects {
+    pub fn version(&self) -> String {
+        self.0.version()
+    }
+
     /// A memory's likeliest subject and its probability.
     pub fn read(&self, text: &str, vector: &[f32]) -> (Subject, f32) {
         let (best, p) = self.0.read(text, vector).best();

@@ -215,15 +215,15 @@ impl MemoryOnly {
 /// them in the background when the model or the corpus changed; chat lines
 /// are read by rules alone until then.
 fn load_listener(memory: &MemoryService, models_dir: &Path, listener: &listen::SharedListener) {
-    let (memory, cache, listener) = (memory.clone(), listen::cache_path(models_dir), listener.clone());
+    let (memory, models_dir, listener) = (memory.clone(), models_dir.to_path_buf(), listener.clone());
     tokio::spawn(async move {
         let started = std::time::Instant::now();
-        match listen::load_or_train(memory.embedder(), &cache).await {
+        match listen::load_or_train(memory.embedder(), &models_dir).await {
             Ok((learned, trained)) => {
                 if trained {
                     tracing::info!("chat listener trained in {:?}", started.elapsed());
                 }
-                let _ = listener.set(listen::Listener::new(learned));
+                let _ = listener.set(learned);
             }
             Err(e) => tracing::warn!("chat intents by rules only: {e}"),
         }

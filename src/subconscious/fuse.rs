@@ -155,23 +155,28 @@ const NAMED_MOVE: f32 = 1.0;
 /// and still come with it.
 const TOLD_MARGIN: f32 = 0.05;
 
-/// A chat line that tells of the player's life or tastes: the memories of
-/// that kind nearest its meaning ("got in late from work again" and the
-/// night shifts), whatever their words; not every memory of the kind.
+/// A chat line about the player's life, tastes, record or habits: of each
+/// kind it is about, the memories nearest its meaning ("got in late from
+/// work again" and the night shifts), whatever their words; not every
+/// memory of the kind.
 fn nearest_told(found: &[Recalled], situation: &Situation, min_similarity: f32) -> Vec<MemoryId> {
-    let tags = situation.told_tags();
-    let of_kind = |r: &&Recalled| r.memory.player_id.is_some() && r.memory.tags.iter().any(|t| tags.contains(t));
-    let best = found
-        .iter()
-        .filter(of_kind)
-        .map(|r| r.similarity)
-        .fold(f32::NEG_INFINITY, f32::max);
-    found
-        .iter()
-        .filter(of_kind)
-        .filter(|r| r.similarity >= best - TOLD_MARGIN && r.similarity >= min_similarity)
-        .map(|r| r.memory.id)
-        .collect()
+    let mut told = Vec::new();
+    for tag in situation.told_tags() {
+        let of_kind = |r: &&Recalled| r.memory.player_id.is_some() && r.memory.tags.contains(&tag);
+        let best = found
+            .iter()
+            .filter(of_kind)
+            .map(|r| r.similarity)
+            .fold(f32::NEG_INFINITY, f32::max);
+        told.extend(
+            found
+                .iter()
+                .filter(of_kind)
+                .filter(|r| r.similarity >= best - TOLD_MARGIN && r.similarity >= min_similarity)
+                .map(|r| r.memory.id),
+        );
+    }
+    told
 }
 
 /// The memory whose meaning stands clear of every other's (the tea when

@@ -142,7 +142,7 @@ impl Subconscious {
         let now = Utc::now();
         let filter = self.base_filter(trigger, ctx, state, now);
         let situation = Situation::read(trigger, ctx);
-        tracing::debug!(trigger = trigger.kind.as_str(), "situation: {}", situation.summary());
+        tracing::debug!(trigger = trigger.kind.as_str(), about = ?situation.about, "situation: {}", situation.summary());
         let queries = self.queries(&situation);
         let board = ctx.live_board();
         let wide = self.config.candidates.max(self.config.limit);
@@ -160,7 +160,14 @@ impl Subconscious {
         // Only cues strong enough to bring a memory alone: the setting's
         // weak ones ("the middlegame") only add to what was found otherwise,
         // and reading their every match would cost each routine move a read.
-        let tags = situation.tags_from(self.config.tag_gate);
+        // And the kinds a chat line is about: their nearest by meaning come
+        // (`fuse::nearest_told`) even when no meaning is close to the line.
+        let mut tags = situation.tags_from(self.config.tag_gate);
+        for told in situation.told_tags() {
+            if !tags.contains(&told) {
+                tags.push(told);
+            }
+        }
         if !tags.is_empty() {
             let tagged = SearchFilter { tags, ..filter.clone() };
             searches.push((queries[0].clone(), search(tagged, wide)));

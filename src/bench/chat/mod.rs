@@ -19,7 +19,7 @@ use serde_json::json;
 
 use super::stats::quantile;
 use kibitz::config::Config;
-use kibitz::listen::{Intent, Listener};
+use kibitz::listen::Intent;
 use kibitz::memory::embed::Embedder;
 use live::Played;
 
@@ -68,9 +68,7 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
     }
     let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let started = Instant::now();
-    let cache = kibitz::listen::cache_path(&config.models_dir);
-    let (learned, trained) = kibitz::listen::load_or_train(&embedder, &cache).await?;
-    let listener = Listener::new(learned.clone());
+    let (listener, trained) = kibitz::listen::load_or_train(&embedder, &config.models_dir).await?;
     eprintln!(
         "chat: listener {} in {:.1} s",
         if trained { "trained" } else { "loaded" },
@@ -98,7 +96,7 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
         t.remembered_right += usize::from(kept && line.remember);
         if verbose && (kept || line.remember) {
             let wanted = line.fact.as_deref().map(|f| f.replace("{p}", PLAYER));
-            let remember = learned.read(&line.text, &vector).remember;
+            let remember = listener.reading(&line.text, &vector).map_or(0.0, |r| r.remember);
             eprintln!(
                 "fact {n:>3} ({remember:.2}): {:?}  (labelled {:?})",
                 heard.facts, wanted

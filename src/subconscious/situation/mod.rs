@@ -109,8 +109,12 @@ pub struct Situation {
     /// What the chat line is for, as the listener heard it.
     pub intent: Option<crate::listen::Intent>,
     /// Whether the line tells of the player's life, or of their tastes in
-    /// chess: a memory of either kind may be what it is about.
+    /// chess: a memory of either kind may be what it is about (the rules'
+    /// reading, when the learned one, `about`, is not there).
     pub tells: Tells,
+    /// The kinds of memory the line is about, as the listener learned to
+    /// read them ("my two little assistants" is about their family).
+    pub about: Vec<crate::listen::Touch>,
     /// Weighted cues, strongest first, one per tag (`cues::derive`).
     pub cues: Vec<Cue>,
 }
@@ -169,14 +173,15 @@ impl Situation {
                 life: trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::SelfDisclosure)),
                 tastes: trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::Preference)),
             },
+            about: trigger.heard.as_ref().map(|h| h.about.clone()).unwrap_or_default(),
             cues: Vec::new(),
         };
         s.cues = cues::derive(&s);
         s
     }
 
-    /// The tags of the kinds of memory a chat line tells of (the player's
-    /// life, their tastes), for a line that tells.
+    /// The tags of the kinds of memory a chat line is about (the player's
+    /// life, their tastes, their record...), for a line that is about one.
     pub fn told_tags(&self) -> Vec<String> {
         cues::told(self).into_iter().map(|c| c.tag).collect()
     }
