@@ -6,10 +6,10 @@
 
 use shakmaty::Role;
 
-use super::{Cue, MoveSeen, Situation};
+use super::{Cue, MoveSeen, Situation, chat};
 use crate::chess::notation::role_name;
 use crate::chess::odds::MoveClass;
-use crate::memory::concepts::{self, opening_tag};
+use crate::memory::concepts::opening_tag;
 use crate::subconscious::board::{EndgameKind, Imbalance, Motif, MoveTrait, Phase};
 use crate::subconscious::plans::Plan;
 use crate::triggers::TriggerKind;
@@ -22,8 +22,8 @@ pub fn derive(s: &Situation) -> Vec<Cue> {
             (Some(text), _) => asked(s)
                 .unwrap_or_default()
                 .into_iter()
-                .chain(told(s))
-                .chain(said(s, text))
+                .chain(chat::told(s))
+                .chain(chat::said(s, text))
                 .collect(),
             (None, Some(win_pct)) => draw_offer(s, win_pct),
             (None, None) => Vec::new(),
@@ -105,80 +105,6 @@ fn asked(s: &Situation) -> Option<Vec<Cue>> {
         }
         cues
     })
-}
-
-/// A line about the player's life ("got in late from work again,
-/// knackered") is about what they told of it before, whatever its words;
-/// one about their results, their habits or their tastes, about what was
-/// kept of those. The learned reading says which (`Situation::about`);
-/// without it, whether the line tells of their life or tastes at all.
-pub(super) fn told(s: &Situation) -> Vec<Cue> {
-    // Below the tag gate: these rank a memory, the nearest by meaning of
-    // each kind is let through (`fuse::nearest_told`), not every memory
-    // of the kind. Each line is a reason of its own: a memory the greeting
-    // gave comes again when a line speaks of it.
-    let line: String = s.chat.as_deref().unwrap_or_default().chars().take(60).collect();
-    if !s.about.is_empty() {
-        let why = format!("you said \"{line}\", and told me before");
-        return s
-            .about
-            .iter()
-            .filter(|t| t.p >= TOLD_LIKELY && SUBJECT_TAGS.contains(&t.tag))
-            .map(|t| Cue::new(t.tag, TOLD, &why))
-            .collect();
-    }
-    let mut cues = Vec::new();
-    if s.tells.life {
-        let why = format!("you said \"{line}\", and told me before");
-        cues.push(Cue::new("personal", TOLD, &why));
-    }
-    if s.tells.tastes {
-        let why = format!("you said \"{line}\": your tastes in chess");
-        cues.push(Cue::new("taste", TOLD, &why));
-        cues.push(Cue::new("repertoire", 0.4, &why));
-    }
-    cues
-}
-
-/// The weight of a kind of memory a line is about: below the tag gate.
-const TOLD: f32 = 0.45;
-/// A concept the line is this likely about is cued.
-const ABOUT_LIKELY: f32 = 0.5;
-/// A kind of memory the line is this likely about brings its nearest: a
-/// weaker bar, as only the nearest by meaning comes of it.
-const TOLD_LIKELY: f32 = 0.35;
-/// The tags of memories' subjects (`memory::subject`): a line about one
-/// brings the nearest memories of it; the rest are concepts, cued outright.
-const SUBJECT_TAGS: [&str; 8] = [
-    "record",
-    "repertoire",
-    "past_game",
-    "habit",
-    "mood",
-    "life",
-    "taste",
-    "talk",
-];
-
-/// The concepts a line speaks of: those the learned reading is sure of,
-/// and those its words name that the reading does not decide (a piece, a
-/// tactic, an opening's name); by words alone without the reading.
-fn said(s: &Situation, text: &str) -> Vec<Cue> {
-    let learned = !s.about.is_empty();
-    let read = s
-        .about
-        .iter()
-        .filter(|t| t.p >= ABOUT_LIKELY && !SUBJECT_TAGS.contains(&t.tag))
-        .map(|t| t.tag.to_string());
-    let named = concepts::tags_in(text)
-        .into_iter()
-        .filter(|tag| !(learned && crate::listen::decides(tag)));
-    read.chain(named)
-        .map(|tag| {
-            let words = tag.trim_start_matches("opening:").replace(['_', '-'], " ");
-            Cue::new(&tag, 0.8, &format!("you spoke of {words}"))
-        })
-        .collect()
 }
 
 fn draw_offer(s: &Situation, win_pct: Option<f64>) -> Vec<Cue> {

@@ -8,6 +8,7 @@
 //! closed vocabulary embedded once at start-up (`vocabulary`), so no move
 //! waits for the embedding model; only a chat line's own words need it.
 
+mod chat;
 mod cues;
 
 use shakmaty::{Color, Position};
@@ -183,7 +184,7 @@ impl Situation {
     /// The tags of the kinds of memory a chat line is about (the player's
     /// life, their tastes, their record...), for a line that is about one.
     pub fn told_tags(&self) -> Vec<String> {
-        cues::told(self).into_iter().map(|c| c.tag).collect()
+        chat::told(self).into_iter().map(|c| c.tag).collect()
     }
 
     /// The tags of every cue, strongest first.
