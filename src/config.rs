@@ -3,6 +3,7 @@
 //! Every setting is declared once, below and in the sections' files, with
 //! its default, its variable and its doc line (`declare.rs`).
 
+mod backup;
 mod cluster;
 pub mod declare;
 mod limits;
@@ -13,6 +14,7 @@ mod recall;
 pub mod redact;
 mod show;
 
+pub use backup::BackupConfig;
 pub use cluster::ClusterConfig;
 pub use declare::{Source, Sources};
 pub use limits::{LimitsConfig, Registration, TrustedProxies};
@@ -106,6 +108,7 @@ section! {
         pub memory: MemoryConfig = MemoryConfig::default(), NONE;
         pub llm: LlmConfig = LlmConfig::default(), NONE;
         pub cluster: ClusterConfig = ClusterConfig::default(), NONE;
+        pub backup: BackupConfig = BackupConfig::default(), NONE;
         /// Bearer token that may read every player's memories. Never printed.
         #[serde(skip_serializing)]
         pub admin_token: Option<String> = None, env("KIBITZ_ADMIN_TOKEN").secret();
@@ -157,6 +160,7 @@ impl Config {
             }
         }
         self.memory.validate()?;
+        self.backup.validate()?;
         self.cluster.validate(&self.database_url, self.qdrant_url.as_deref())?;
         Ok(self)
     }

@@ -8,6 +8,7 @@
 
 pub mod actions;
 pub mod agent;
+pub mod backup;
 pub mod chess;
 pub mod config;
 pub mod events;

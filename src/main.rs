@@ -65,6 +65,17 @@ enum Command {
     Selfplay(cli::selfplay::SelfplayArgs),
     /// Each persona against Stockfish at several Elo levels: its measured Elo ± 95% bar.
     Calibrate(cli::selfplay::CalibrateArgs),
+    /// Back up the SQL store and persona files while the server runs (one .tar.gz with a manifest).
+    ///
+    /// SQLite is copied with VACUUM INTO, PostgreSQL with pg_dump from a
+    /// snapshot; the vector index is left out (a restore rebuilds it).
+    Backup(cli::backup::BackupArgs),
+    /// Restore a backup into an empty data dir (and, for PostgreSQL, an empty database).
+    ///
+    /// Every file is checked against the manifest first; the store is
+    /// migrated if the backup is older, the vector index rebuilt from SQL,
+    /// and every table's rows compared with the manifest's counts.
+    Restore(cli::backup::RestoreArgs),
 }
 
 #[derive(clap::Args)]
@@ -122,6 +133,8 @@ fn main() -> anyhow::Result<()> {
             Command::Familiarity(args) => cli::familiarity::run(&config, args).await,
             Command::Selfplay(args) => cli::selfplay::selfplay(&config, args).await,
             Command::Calibrate(args) => cli::selfplay::calibrate(&config, args).await,
+            Command::Backup(args) => cli::backup::backup(&config, args).await,
+            Command::Restore(args) => cli::backup::restore(&config, args).await,
         }
     })
 }

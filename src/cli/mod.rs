@@ -1,5 +1,6 @@
 //! The non-server commands, printed for people.
 
+pub mod backup;
 pub mod bench;
 pub mod familiarity;
 pub mod memories;

@@ -111,6 +111,9 @@ impl Config {
         if self.vectors_dir.as_os_str().is_empty() {
             self.vectors_dir = self.data_dir.join("vectors");
         }
+        if self.backup.dir.as_os_str().is_empty() {
+            self.backup.dir = self.data_dir.join("backups");
+        }
         if self.embed_threads == 0 {
             self.embed_threads = crate::memory::embed::default_threads();
         }

@@ -134,7 +134,7 @@ impl Services {
             let mover = moves.persona_brain(p, None).name();
             tracing::info!("{} talks with {agent} and moves with {mover}", p.id);
         }
-        let scheduler = start_scheduler(memory.clone(), &config.memory.consolidate_cron, leases.clone()).await?;
+        let scheduler = start_scheduler(memory.clone(), &config, leases.clone()).await?;
         db.checkpoint_every(std::time::Duration::from_secs(5));
         let pipeline = Pipeline {
             db: db.clone(),
@@ -339,7 +339,7 @@ const SCHEDULER_CHANNEL: usize = 16_384;
 
 async fn start_scheduler(
     memory: MemoryService,
-    consolidate_cron: &str,
+    config: &Config,
     leases: Option<Arc<Leases>>,
 ) -> Result<JobScheduler, StartError> {
     let fail = |e: tokio_cron_scheduler::JobSchedulerError| StartError::Scheduler(e.to_string());
@@ -347,12 +347,35 @@ async fn start_scheduler(
         .await
         .map_err(fail)?;
     scheduler.add(maintenance_job(memory.clone())?).await.map_err(fail)?;
-    scheduler
-        .add(consolidation_job(memory, consolidate_cron, leases)?)
-        .await
-        .map_err(fail)?;
+    let consolidate = consolidation_job(memory, &config.memory.consolidate_cron, leases.clone())?;
+    scheduler.add(consolidate).await.map_err(fail)?;
+    if !config.backup.cron.is_empty() {
+        scheduler.add(backup_job(config, leases)?).await.map_err(fail)?;
+    }
     scheduler.start().await.map_err(fail)?;
     Ok(scheduler)
+}
+
+/// A backup on the configured schedule, the oldest beyond `backup.keep`
+/// deleted; with several nodes, on the one that holds the leader's role.
+fn backup_job(config: &Config, leases: Option<Arc<Leases>>) -> Result<Job, StartError> {
+    let cron = config.backup.cron.clone();
+    let config = Arc::new(config.clone());
+    Job::new_async(cron.as_str(), move |_, _| {
+        let (config, leases) = (config.clone(), leases.clone());
+        Box::pin(async move {
+            if leases.is_some_and(|l| !l.leads()) {
+                return;
+            }
+            match crate::backup::scheduled(&config).await {
+                Ok((file, pruned)) => {
+                    tracing::info!(file = %file.display(), pruned = pruned.len(), "scheduled backup written")
+                }
+                Err(e) => tracing::error!("scheduled backup failed: {e}"),
+            }
+        })
+    })
+    .map_err(|e| StartError::Scheduler(format!("backup.cron '{cron}': {e}")))
 }
 
 fn lock_data_dir(dir: &Path) -> Result<File, StartError> {

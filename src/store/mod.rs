@@ -2,6 +2,7 @@
 //! move, message, emotion, memory and trigger is written here before it is
 //! pushed to anyone.
 
+mod backup;
 mod consolidation;
 mod controls;
 mod erasure;
@@ -30,6 +31,7 @@ use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
+pub use backup::TABLES;
 pub use consolidation::ConsolidationRow;
 pub use controls::{MatchNote, NoteKind};
 pub use erasure::{Erased, Erasure, NET_MIN_CHARS};

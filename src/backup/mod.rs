@@ -1,0 +1,261 @@
+//! Backups a club can trust: `create` copies the SQL store while it serves
+//! (SQLite's `VACUUM INTO`; PostgreSQL's `pg_dump` from an exported
+//! snapshot) with the persona files and a manifest (version, migration
+//! level, row counts, each file's SHA-256) into one gzipped tar; `restore`
+//! puts one back into an empty data dir (or an empty PostgreSQL database),
+//! checking every file against the manifest first; opening it then
+//! migrates it if it is older and rebuilds the vector index from SQL, and
+//! `check_counts` fails unless every table holds the rows the manifest
+//! counted. The vector index is not in a backup: it is made from SQL.
+
+mod archive;
+mod manifest;
+mod postgres;
+mod schedule;
+
+use std::path::{Path, PathBuf};
+
+use chrono::Utc;
+
+pub use manifest::{FileEntry, Manifest};
+pub use schedule::{prune, scheduled};
+
+use crate::config::Config;
+use crate::store::{Backend, Db, StoreError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the backup is damaged: {0}")]
+    Damaged(String),
+    #[error("{0} is not installed (PostgreSQL's client tools: apt-get install postgresql-client)")]
+    ToolMissing(String),
+    #[error("{0}")]
+    Tool(String),
+    #[error("cannot restore: {0}")]
+    Refused(String),
+    #[error("the restored store does not match the backup: {0}")]
+    Mismatch(String),
+}
+
+impl BackupError {
+    fn io(path: &Path, source: std::io::Error) -> BackupError {
+        BackupError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Where the SQL copy sits inside a backup.
+const SQLITE_FILE: &str = "sql/kibitz.db";
+const POSTGRES_FILE: &str = "sql/kibitz.pgdump";
+const PERSONAS: &str = "personas";
+
+/// A default name for a backup made now: `kibitz-backup-20261127T093000Z.tar.gz`.
+pub fn default_name() -> String {
+    format!("kibitz-backup-{}.tar.gz", Utc::now().format("%Y%m%dT%H%M%SZ"))
+}
+
+/// Writes a backup of `config`'s store and persona files to `out`, while
+/// a server may be serving them.
+pub async fn create(config: &Config, out: &Path) -> Result<Manifest, BackupError> {
+    let staging = tempfile::Builder::new()
+        .prefix(".kibitz-backup-")
+        .tempdir_in(
+            out.parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        )
+        .map_err(|e| BackupError::io(out, e))?;
+    let root = staging.path();
+    std::fs::create_dir_all(root.join("sql")).map_err(|e| BackupError::io(root, e))?;
+    let db = Db::connect(&config.database_url).await?;
+    let (store, sql_file, migration, counts) = match db.backend() {
+        Backend::Sqlite => {
+            db.sqlite_vacuum_into(&root.join(SQLITE_FILE)).await?;
+            // Counted in the copy: what the backup holds, not what came since.
+            let copy = Db::connect(&format!("sqlite://{}", root.join(SQLITE_FILE).display())).await?;
+            let found = (copy.migration_level().await?, copy.table_counts().await?);
+            copy.close().await;
+            ("sqlite", SQLITE_FILE, found.0, found.1)
+        }
+        Backend::Postgres => {
+            let url = config.database_url.clone();
+            let target = root.join(POSTGRES_FILE);
+            let (dumped, counts) = db
+                .in_postgres_snapshot(async |snapshot| postgres::dump(&url, &snapshot, &target).await)
+                .await?;
+            dumped?;
+            ("postgres", POSTGRES_FILE, db.migration_level().await?, counts)
+        }
+    };
+    db.close().await;
+    let mut files = vec![FileEntry::of(root, sql_file)?];
+    files.extend(copy_personas(&config.personas_dir, &root.join(PERSONAS))?);
+    let manifest = Manifest {
+        format: manifest::FORMAT,
+        kibitz_version: env!("CARGO_PKG_VERSION").to_string(),
+        created_at: Utc::now(),
+        store: store.to_string(),
+        migration,
+        counts: counts.into_iter().collect(),
+        files,
+    };
+    let json = serde_json::to_vec_pretty(&manifest).expect("a manifest serialises");
+    std::fs::write(root.join(manifest::NAME), json).map_err(|e| BackupError::io(root, e))?;
+    archive::pack(root, out)?;
+    Ok(manifest)
+}
+
+/// Every regular file of the personas folder, copied into `to`.
+fn copy_personas(from: &Path, to: &Path) -> Result<Vec<FileEntry>, BackupError> {
+    std::fs::create_dir_all(to).map_err(|e| BackupError::io(to, e))?;
+    let mut names: Vec<String> = std::fs::read_dir(from)
+        .map_err(|e| BackupError::io(from, e))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    let root = to.parent().expect("the personas folder is inside the staging folder");
+    let mut entries = Vec::new();
+    for name in names {
+        std::fs::copy(from.join(&name), to.join(&name)).map_err(|e| BackupError::io(&from.join(&name), e))?;
+        entries.push(FileEntry::of(root, &format!("{PERSONAS}/{name}"))?);
+    }
+    Ok(entries)
+}
+
+/// What a restore put back, before the store is opened.
+#[derive(Debug)]
+pub struct Restored {
+    pub manifest: Manifest,
+    pub personas_written: usize,
+}
+
+/// Restores `file` into `config`'s (empty) data dir or PostgreSQL
+/// database and its persona files. Opening the store next (`MemoryOnly`)
+/// migrates an older one and builds the vector index from SQL; then
+/// `check_counts` says whether every row came back.
+pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupError> {
+    refuse_unless_empty(config).await?;
+    let staging = tempfile::Builder::new()
+        .prefix(".kibitz-restore-")
+        .tempdir()
+        .map_err(|e| BackupError::io(file, e))?;
+    let root = staging.path();
+    archive::unpack(file, root)?;
+    let manifest = read_manifest(root)?;
+    let personas = personas_to_write(&manifest, root, &config.personas_dir)?;
+    match manifest.store.as_str() {
+        "sqlite" if config.database_url.starts_with("sqlite:") => {
+            let target = sqlite_path(&config.database_url);
+            if let Some(dir) = target.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| BackupError::io(dir, e))?;
+            }
+            std::fs::copy(root.join(SQLITE_FILE), &target).map_err(|e| BackupError::io(&target, e))?;
+        }
+        "postgres" if !config.database_url.starts_with("sqlite:") => {
+            postgres::restore(&config.database_url, &root.join(POSTGRES_FILE)).await?;
+        }
+        store => {
+            return Err(BackupError::Refused(format!(
+                "the backup is of a {store} store and the configured database is not"
+            )));
+        }
+    }
+    std::fs::create_dir_all(&config.personas_dir).map_err(|e| BackupError::io(&config.personas_dir, e))?;
+    for entry in &personas {
+        let name = entry.path.trim_start_matches(&format!("{PERSONAS}/")).to_string();
+        let to = config.personas_dir.join(&name);
+        std::fs::copy(root.join(&entry.path), &to).map_err(|e| BackupError::io(&to, e))?;
+    }
+    Ok(Restored {
+        manifest,
+        personas_written: personas.len(),
+    })
+}
+
+/// Whether the restored store holds every row the backup counted.
+pub fn check_counts(manifest: &Manifest, counts: &[(String, i64)]) -> Result<(), BackupError> {
+    let differences = manifest::count_differences(&manifest.counts, counts);
+    match differences.is_empty() {
+        true => Ok(()),
+        false => Err(BackupError::Mismatch(differences.join("; "))),
+    }
+}
+
+/// A restore goes into nothing: an empty (or missing) data dir, and for
+/// PostgreSQL an empty database.
+async fn refuse_unless_empty(config: &Config) -> Result<(), BackupError> {
+    let dir = &config.data_dir;
+    if let Ok(mut entries) = std::fs::read_dir(dir)
+        && entries.next().is_some()
+    {
+        return Err(BackupError::Refused(format!(
+            "the data dir {} is not empty (restore into a new one, then point the server at it)",
+            dir.display()
+        )));
+    }
+    if !config.database_url.starts_with("sqlite:") && !Db::has_no_tables(&config.database_url).await? {
+        return Err(BackupError::Refused(
+            "the PostgreSQL database already has tables (restore into a new, empty database)".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn read_manifest(root: &Path) -> Result<Manifest, BackupError> {
+    let path = root.join(manifest::NAME);
+    let text = std::fs::read(&path).map_err(|_| BackupError::Damaged("it has no manifest.json".into()))?;
+    let manifest: Manifest =
+        serde_json::from_slice(&text).map_err(|e| BackupError::Damaged(format!("manifest.json: {e}")))?;
+    if manifest.format != manifest::FORMAT {
+        return Err(BackupError::Refused(format!(
+            "backup format {} is not this version's ({})",
+            manifest.format,
+            manifest::FORMAT
+        )));
+    }
+    for entry in &manifest.files {
+        entry.check(root)?;
+    }
+    Ok(manifest)
+}
+
+/// The persona files to write: those missing from the personas folder. A
+/// file there that differs from the backup's stops the restore before it
+/// has written anything.
+fn personas_to_write(manifest: &Manifest, root: &Path, dir: &Path) -> Result<Vec<FileEntry>, BackupError> {
+    let mut missing = Vec::new();
+    for entry in manifest
+        .files
+        .iter()
+        .filter(|f| f.path.starts_with(&format!("{PERSONAS}/")))
+    {
+        let here = dir.join(entry.path.trim_start_matches(&format!("{PERSONAS}/")));
+        if !here.exists() {
+            missing.push(entry.clone());
+            continue;
+        }
+        let ours = std::fs::read(&here).map_err(|e| BackupError::io(&here, e))?;
+        let theirs = std::fs::read(root.join(&entry.path)).map_err(|e| BackupError::io(root, e))?;
+        if ours != theirs {
+            return Err(BackupError::Refused(format!(
+                "{} differs from the backup's copy (move it away to restore the backup's)",
+                here.display()
+            )));
+        }
+    }
+    Ok(missing)
+}
+
+/// The file of a `sqlite://PATH` URL (options after `?` dropped).
+fn sqlite_path(url: &str) -> PathBuf {
+    let rest = url.trim_start_matches("sqlite://").trim_start_matches("sqlite:");
+    PathBuf::from(rest.split('?').next().unwrap_or(rest))
+}

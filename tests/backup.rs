@@ -1,0 +1,125 @@
+//! `kibitz backup` while a server plays, and `kibitz restore` into a new
+//! data dir (and, with KIBITZ_TEST_POSTGRES, a new PostgreSQL database):
+//! the rows, the memories (searchable again: the index is rebuilt) and the
+//! persona files come back; a non-empty target and a damaged file are refused.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Server, postgres_database, repo, test_postgres};
+use serde_json::json;
+
+/// The binary on a data dir, database and personas folder of our choosing.
+fn kibitz(data: &Path, database_url: &str, personas: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
+        .args(args)
+        .env("KIBITZ_DATA_DIR", data)
+        .env("KIBITZ_DATABASE_URL", database_url)
+        .env("KIBITZ_MODELS_DIR", repo().join("models"))
+        .env("KIBITZ_PERSONAS_DIR", personas)
+        .env("RUST_LOG", "error")
+        .env_remove("ORT_DYLIB_PATH")
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).to_string();
+    (out.status.success(), text(out.stdout), text(out.stderr))
+}
+
+async fn empty_database(data: &Path) -> String {
+    match test_postgres() {
+        Some(admin) => postgres_database(&admin).await,
+        None => format!("sqlite://{}", data.join("kibitz.db").display()),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_made_while_serving_restores_whole_into_a_new_data_dir() {
+    if common::skip_unless_embedded("a_backup_made_while_serving_restores_whole_into_a_new_data_dir") {
+        return;
+    }
+    let server = Server::start().await;
+    let player = server.new_player("Ines").await;
+    let (m, _) = server.new_match(&player, "pip", "white").await;
+    let chat = json!({ "text": "I restore old wooden chess sets" });
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+
+    // While it serves.
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("club.tar.gz");
+    let (ok, out, err) = server.run_cli(&["backup", "--out", file.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("players 1") && out.contains("matches 1"), "{out}");
+    let (ok, _, err) = server.run_cli(&["backup", "--out", file.to_str().unwrap()]);
+    assert!(!ok && err.contains("exists already"), "{err}");
+
+    let data = work.path().join("restored");
+    let personas = work.path().join("personas");
+    let url = empty_database(&data).await;
+    let (ok, out, err) = kibitz(&data, &url, &personas, &["restore", file.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("every table holds the backup's rows"), "{out}");
+    for persona in ["margot", "pip", "viktor"] {
+        let name = format!("{persona}.toml");
+        assert_eq!(
+            std::fs::read(personas.join(&name)).unwrap(),
+            std::fs::read(repo().join("personas").join(&name)).unwrap()
+        );
+    }
+    let (ok, out, err) = kibitz(
+        &data,
+        &url,
+        &personas,
+        &["memories", "search", "--player", "Ines", "wooden chess sets"],
+    );
+    assert!(ok && out.contains("wooden chess sets"), "{out}{err}");
+
+    // Never over something.
+    let (ok, _, err) = kibitz(&data, &url, &personas, &["restore", file.to_str().unwrap()]);
+    assert!(!ok && err.contains("not empty"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_backup_is_refused_before_anything_is_written() {
+    let server = Server::start().await;
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("club.tar.gz");
+    let (ok, out, err) = server.run_cli(&["backup", "--out", file.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+
+    let data = work.path().join("restored");
+    let personas = work.path().join("personas");
+    let url = empty_database(&data).await;
+    let (ok, _, err) = kibitz(&data, &url, &personas, &["restore", file.to_str().unwrap()]);
+    assert!(!ok && err.contains("damaged"), "{err}");
+    assert!(!personas.exists(), "nothing written");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scheduled_backups_are_made_and_only_the_newest_kept() {
+    let env = [("KIBITZ_BACKUP_CRON", "*/2 * * * * *"), ("KIBITZ_BACKUP_KEEP", "2")];
+    let server = Server::start_with(&env).await;
+    let dir = server.data_path().join("backups");
+    let backups = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .filter(|n| n.ends_with(".tar.gz"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // Three runs at least (a name per second: two in one second would be one).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut seen = std::collections::BTreeSet::new();
+    while seen.len() < 3 && std::time::Instant::now() < deadline {
+        seen.extend(backups());
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(seen.len() >= 3, "{seen:?}");
+    let kept = backups();
+    assert!(kept.len() <= 2, "pruned to the newest two: {kept:?}");
+}
