@@ -35,6 +35,7 @@ const FILES: &[(&str, &str)] = &[
         "named_like_pieces.jsonl",
         include_str!("../../../corpus/listen/named_like_pieces.jsonl"),
     ),
+    ("dislikes.jsonl", include_str!("../../../corpus/listen/dislikes.jsonl")),
 ];
 
 #[derive(Deserialize)]
