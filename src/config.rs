@@ -52,6 +52,8 @@ section! {
     pub struct Config {
         /// The address the server listens on (`kibitz serve --listen` beats it).
         pub listen: SocketAddr = SocketAddr::from(([127, 0, 0, 1], 8080)), env("KIBITZ_LISTEN");
+        /// How logs are written to stderr: "text", or "json" (one object a line, for a log shipper).
+        pub log_format: String = "text".into(), env("KIBITZ_LOG_FORMAT");
         /// Where the SQLite file, the vector index and the run marker live.
         pub data_dir: PathBuf = "data".into(), env("KIBITZ_DATA_DIR");
         /// `sqlite://...` or `postgres://user:password@host/db`.
@@ -158,6 +160,12 @@ impl Config {
                 let message = format!("must be 1 to 600000 ms, got {ms}");
                 return Err(ConfigError::Invalid { key, message });
             }
+        }
+        if !["text", "json"].contains(&self.log_format.as_str()) {
+            return Err(ConfigError::Invalid {
+                key: "log_format",
+                message: format!("{}: use text or json", self.log_format),
+            });
         }
         self.memory.validate()?;
         self.backup.validate()?;

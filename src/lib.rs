@@ -26,5 +26,6 @@ pub mod runtime;
 pub mod server;
 pub mod store;
 pub mod subconscious;
+pub mod telemetry;
 pub mod tokens;
 pub mod triggers;

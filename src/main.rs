@@ -104,11 +104,12 @@ fn main() -> anyhow::Result<()> {
             | Command::Ratings(_)
             | Command::Familiarity(_)
     );
-    init_logging(if quiet {
+    let level = if quiet {
         "warn,qdrant_edge=error"
     } else {
         "info,qdrant_edge=error,tokio_cron_scheduler=warn"
-    });
+    };
+    init_logging(level, loaded.config.log_format == "json");
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }
@@ -158,10 +159,16 @@ fn select_onnx_runtime(config: &Config) {
     }
 }
 
-fn init_logging(default: &str) {
+/// Logs to stderr, as text, or (`log_format = "json"`) one JSON object a
+/// line for an operator's log shipper (at the default levels no line
+/// carries a memory's text, a chat line or a token; debug and trace do).
+fn init_logging(default: &str, json: bool) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default.into());
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    match json {
+        true => logs.json().with_current_span(false).init(),
+        false => logs.init(),
+    }
 }

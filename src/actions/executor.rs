@@ -172,6 +172,7 @@ async fn run(
         } => {
             // What it states of this match must be true of it (and of the player).
             if let Some(why) = memory_check::refusal(content, *memory_type, cx.game, &cx.persona.name) {
+                crate::telemetry::memory_refused("untrue_or_not_about_the_player");
                 return Ok(Outcome::skipped(format!("memory refused: {why}")));
             }
             let new = NewMemory {

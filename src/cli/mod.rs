@@ -18,6 +18,7 @@ use kibitz::memory::embed;
 use kibitz::runtime::{Runtime, Stopped};
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {
+    kibitz::telemetry::install();
     let listen = config.listen;
     let runtime = kibitz::server::serve(listen, Runtime::start(config))
         .await

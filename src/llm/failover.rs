@@ -251,6 +251,12 @@ impl Session {
     }
 
     async fn record(&self, e: &Endpoint, req: &ChatRequest, result: &Result<Reply, LlmError>, took: Duration) {
+        match result {
+            Ok(r) => {
+                crate::telemetry::llm_call(self.role, "answered", r.usage.prompt_tokens, r.usage.completion_tokens)
+            }
+            Err(_) => crate::telemetry::llm_call(self.role, "failed", 0, 0),
+        }
         let Some(log) = &self.pool.log else { return };
         let mut record = self.record_of(e, req, took);
         match result {
@@ -283,6 +289,8 @@ struct Unfinished {
     log: Option<Arc<dyn CallLog>>,
     record: Option<CallRecord>,
     started: Instant,
+    role: &'static str,
+    armed: bool,
 }
 
 impl Unfinished {
@@ -296,16 +304,22 @@ impl Unfinished {
             log,
             record,
             started: Instant::now(),
+            role: session.role,
+            armed: true,
         }
     }
 
     fn disarm(&mut self) {
         self.record = None;
+        self.armed = false;
     }
 }
 
 impl Drop for Unfinished {
     fn drop(&mut self) {
+        if self.armed {
+            crate::telemetry::llm_call(self.role, "abandoned", 0, 0);
+        }
         let (Some(log), Some(mut record)) = (self.log.take(), self.record.take()) else {
             return;
         };

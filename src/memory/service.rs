@@ -87,6 +87,16 @@ pub enum SaveOutcome {
     Superseded,
 }
 
+impl SaveOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SaveOutcome::Inserted => "inserted",
+            SaveOutcome::Reinforced => "reinforced",
+            SaveOutcome::Superseded => "superseded",
+        }
+    }
+}
+
 impl Saved {
     pub fn outcome(&self) -> SaveOutcome {
         match (self.reinforced, self.superseded.is_empty()) {
@@ -213,11 +223,13 @@ impl MemoryService {
         if !superseded.is_empty() {
             self.index.set_recallable(superseded.clone(), false).await?;
         }
-        Ok(Saved {
+        let saved = Saved {
             memory: stored,
             reinforced,
             superseded,
-        })
+        };
+        crate::telemetry::memory_saved(saved.outcome().as_str());
+        Ok(saved)
     }
 
     /// The player's current memories nearest to `memory`, with similarity.

@@ -46,19 +46,20 @@ impl Runtime {
         let engine = self.svc.engine.queue_wait();
         let t = &self.svc.timings;
         let (lag, moves, commits) = (t.lag.now(), t.recent_move_p90(), t.recent_commit_p90());
-        let behind = if over(limits.busy_engine_wait_ms, engine) {
-            engine
+        let (budget, behind) = if over(limits.busy_engine_wait_ms, engine) {
+            ("engine_wait", engine)
         } else if over(limits.busy_lag_ms, lag) {
             // A backlog of CPU work drains slower than its lateness shows.
-            (lag * 20).max(Duration::from_secs(1))
+            ("lag", (lag * 20).max(Duration::from_secs(1)))
         } else if over(limits.busy_commit_wait_ms, commits) {
-            (commits * 10).max(Duration::from_secs(1))
+            ("commit_wait", (commits * 10).max(Duration::from_secs(1)))
         } else if over(limits.busy_move_reply_ms, moves) {
-            moves
+            ("move_reply", moves)
         } else {
             return Ok(());
         };
         self.refused_busy.fetch_add(1, Ordering::Relaxed);
+        crate::telemetry::admission_refused(budget);
         Err(RuntimeError::Busy {
             wait_ms: behind.as_millis() as u64,
             retry_after_secs: retry_after(behind),

@@ -350,6 +350,13 @@ impl Runtime {
         self.live.lock().expect("registry lock").len()
     }
 
+    /// The gauges a scrape reads now: live matches and the leases held.
+    pub fn record_gauges(&self) {
+        let live = self.live.lock().expect("registry lock");
+        crate::telemetry::matches_live(live.len());
+        crate::telemetry::leases_held(live.values().filter(|l| l.lease.is_some()).count());
+    }
+
     fn is_live(&self, id: MatchId) -> bool {
         let live = self.live.lock().expect("registry lock");
         live.get(&id).is_some_and(|l| !l.inbox.is_closed())

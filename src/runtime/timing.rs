@@ -87,9 +87,16 @@ impl PhaseTimes {
     pub fn record(&self, phase: Phase, took: Duration) {
         self.phases[phase.index()].record(took);
         match phase {
-            Phase::UserMove => self.pace.record(took, std::time::Instant::now()),
-            Phase::Commit => self.commits.record(took, std::time::Instant::now()),
-            _ => {}
+            Phase::UserMove => {
+                self.pace.record(took, std::time::Instant::now());
+                crate::telemetry::move_answered(took);
+            }
+            Phase::Commit => {
+                self.commits.record(took, std::time::Instant::now());
+                crate::telemetry::commit_waited(took);
+            }
+            Phase::PersonaMove => crate::telemetry::persona_moved(took),
+            Phase::Trigger(kind) => crate::telemetry::trigger_done(kind.as_str(), took),
         }
     }
 

@@ -123,6 +123,7 @@ pub async fn to_holder(State(app): State<AppState>, req: Request, next: Next) ->
                     .retry_after(retry_after_secs)
                     .into_response()
             };
+            crate::telemetry::relayed();
             match is_upgrade(req.headers()) {
                 true => relay_socket(&relay, to, req).await.unwrap_or_else(unreachable),
                 false => relay_http(&relay, to, req).await.unwrap_or_else(unreachable),

@@ -36,6 +36,17 @@ pub enum Limit {
 }
 
 impl Limit {
+    /// Its label in the metrics.
+    fn name(self) -> &'static str {
+        match self {
+            Limit::Command => "command",
+            Limit::MemoryWrite => "memory_write",
+            Limit::Registration => "registration",
+            Limit::RequestByToken => "request_by_token",
+            Limit::RequestByAddress => "request_by_address",
+        }
+    }
+
     fn what(self) -> (&'static str, &'static str) {
         match self {
             Limit::Command => ("messages and requests to the persona", "a minute"),
@@ -136,6 +147,7 @@ impl RateLimits {
         }
         let wait = ((weight.min(depth) - bucket.tokens) / per_second).ceil() as u64;
         let (what, per) = limit.what();
+        crate::telemetry::rate_limited(limit.name());
         let message = format!("too many {what}: at most {depth} {per}; try again in {wait} s");
         Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", message).retry_after(wait))
     }

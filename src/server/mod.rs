@@ -91,6 +91,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(admin::consolidations))
         .routes(routes!(admin::consolidate))
         .routes(routes!(admin::llm_calls))
+        .routes(routes!(routes::metrics::metrics))
         .routes(routes!(matches::create))
         .routes(routes!(matches::get))
         .routes(routes!(matches::pgn))

@@ -132,7 +132,9 @@ pub async fn upgrade(
         .on_upgrade(move |socket| async move {
             // The slot is held for the socket's life.
             let _slot = slot;
-            session(viewer, params.since, socket).await
+            crate::telemetry::websocket_opened();
+            session(viewer, params.since, socket).await;
+            crate::telemetry::websocket_closed();
         }))
 }
 

@@ -364,6 +364,23 @@ impl Server {
         status_json(req.send().await.unwrap()).await
     }
 
+    /// A GET's status, content type and body as text, with a bearer token.
+    pub async fn text_as(&self, path: &str, token: &str) -> (u16, String, String) {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        let kind = r
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap_or_default().to_string())
+            .unwrap_or_default();
+        (r.status().as_u16(), kind, r.text().await.unwrap())
+    }
+
     pub async fn get_as(&self, path: &str, token: &str) -> (u16, Value) {
         self.send_as(reqwest::Method::GET, path, Some(token), None).await
     }

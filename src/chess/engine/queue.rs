@@ -42,6 +42,7 @@ impl QueueClock {
     pub fn taken(&self, queued_at: Instant, now: Instant) {
         let mut r = self.lock();
         r.forget(queued_at);
+        crate::telemetry::engine_waited(now.saturating_duration_since(queued_at));
         let wait = now.saturating_duration_since(queued_at).as_secs_f64();
         let faded = r.faded_secs(now);
         r.smoothed_secs = faded + WEIGHT * (wait - faded);

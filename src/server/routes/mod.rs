@@ -2,6 +2,7 @@ pub mod admin;
 pub mod cards;
 pub mod matches;
 pub mod memories;
+pub mod metrics;
 pub mod personas;
 pub mod players;
 pub mod reflections;
