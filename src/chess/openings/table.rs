@@ -26,16 +26,10 @@ impl OpeningBook {
             aliases: Vec::new(),
         };
         let mut variations: Vec<(String, usize)> = Vec::new();
-        for (i, line) in table.lines().enumerate() {
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let fail = |message: String| BookError { line: i + 1, message };
-            let mut cols = line.split('\t');
-            let (Some(eco), Some(name), Some(moves)) = (cols.next(), cols.next(), cols.next()) else {
-                return Err(fail("expected ECO, name and moves separated by tabs".into()));
-            };
-            let (pos, sans) = play_line(moves).map_err(fail)?;
+        for row in rows(table) {
+            let Row {
+                eco, name, pos, sans, ..
+            } = row?;
             let (family_name, variation) = match name.split_once(": ") {
                 Some((f, v)) => (f, Some(v)),
                 None => (name, None),
@@ -62,22 +56,19 @@ impl OpeningBook {
     /// no new name a sentence is read by, and a position it names already
     /// keeps its name.
     pub fn add_positions(&mut self, table: &str) -> Result<(), BookError> {
-        for (i, line) in table.lines().enumerate() {
-            if line.trim().is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let fail = |message: String| BookError { line: i + 1, message };
-            let mut cols = line.split('\t');
-            let (Some(eco), Some(name), Some(moves)) = (cols.next(), cols.next(), cols.next()) else {
-                return Err(fail("expected ECO, name and moves separated by tabs".into()));
-            };
-            let (pos, _) = play_line(moves).map_err(fail)?;
+        for row in rows(table) {
+            let Row {
+                line, eco, name, pos, ..
+            } = row?;
             let opening = Opening {
                 eco: eco.to_string(),
                 name: name.to_string(),
             };
             if self.family(opening.family()).is_none() {
-                return Err(fail(format!("{} is no family of the book", opening.family())));
+                return Err(BookError {
+                    line,
+                    message: format!("{} is no family of the book", opening.family()),
+                });
             }
             let key = pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
             if !self.by_position.contains_key(&key) {
@@ -123,6 +114,39 @@ impl OpeningBook {
             }
         }
     }
+}
+
+/// One line of a table: its ECO code, its name and the position its moves reach.
+struct Row<'a> {
+    line: usize,
+    eco: &'a str,
+    name: &'a str,
+    pos: Chess,
+    sans: Vec<String>,
+}
+
+/// The table's lines (blank ones and `#` comments skipped), each read or
+/// failed with its line number.
+fn rows(table: &str) -> impl Iterator<Item = Result<Row<'_>, BookError>> {
+    table
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !(line.trim().is_empty() || line.starts_with('#')))
+        .map(|(i, line)| {
+            let fail = |message: String| BookError { line: i + 1, message };
+            let mut cols = line.split('\t');
+            let (Some(eco), Some(name), Some(moves)) = (cols.next(), cols.next(), cols.next()) else {
+                return Err(fail("expected ECO, name and moves separated by tabs".into()));
+            };
+            let (pos, sans) = play_line(moves).map_err(fail)?;
+            Ok(Row {
+                line: i + 1,
+                eco,
+                name,
+                pos,
+                sans,
+            })
+        })
 }
 
 fn play_line(moves: &str) -> Result<(Chess, Vec<String>), String> {
