@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/kibitz/target
 MODELS_DIR ?= models
 
-.PHONY: run test test-sqlite test-postgres test-qdrant test-scale qdrant setup test-setup listener system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
+.PHONY: run test test-sqlite test-postgres test-qdrant test-scale qdrant setup test-setup listener prometheus-parser system models llm puzzles web browser fuzz-tools build build-release lint fmt clean-data help
 
 help:
 	@echo "make run    set up, build (release) and start kibitz on http://127.0.0.1:8080"
@@ -69,7 +69,11 @@ setup: system models web
 
 # What only the tests need: a real LLM server, the puzzle data, a browser,
 # and schemathesis for the API fuzz test.
-test-setup: setup llm puzzles browser fuzz-tools listener
+test-setup: setup llm puzzles browser fuzz-tools listener prometheus-parser
+
+# The pinned Prometheus text parser tests/metrics.rs reads /metrics with.
+prometheus-parser:
+	@scripts/prometheus-parser.sh | sed 's/^/prometheus parser: /'
 
 # The chat listener's weights, trained from corpus/listen/ beside the model
 # (~40 s in a debug build, once per corpus), so no test server trains its own.

@@ -1,6 +1,8 @@
 //! `GET /metrics`: Prometheus's text format for the admin token only,
 //! with the figures of what the server just did (a match, a move, a chat
-//! line remembered) and every line of the exposition well formed.
+//! line remembered), read by Prometheus's own parser (prometheus-client's,
+//! pinned, `scripts/prometheus-parser.sh`), the values moving as a match
+//! is played.
 
 mod common;
 
@@ -49,14 +51,61 @@ async fn metrics_count_what_the_server_did_for_the_admin_only() {
     assert!(text.contains("# HELP kibitz_move_reply_seconds "), "{text}");
     assert!(text.contains("# TYPE kibitz_move_reply_seconds histogram"), "{text}");
 
-    // Every sample line: a metric name, optional labels, a number.
-    for line in text.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
-        let (series, value) = line.rsplit_once(' ').unwrap_or_else(|| panic!("no value: {line}"));
-        assert!(value.parse::<f64>().is_ok() || value == "+Inf", "{line}");
-        let name = series.split('{').next().unwrap();
-        assert!(
-            name.starts_with("kibitz_") && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
-            "{line}"
-        );
-    }
+    let parsed = parse(&text);
+    let moves_before = parsed["kibitz_move_reply_seconds"]["count"].as_f64().unwrap();
+    assert!(moves_before >= 1.0, "{parsed}");
+
+    // The values move as the match goes on.
+    let (status, state) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "d4" }))
+        .await;
+    assert_eq!(status, 200, "{state}");
+    let (_, _, text) = server.text_as("/metrics", ADMIN).await;
+    let parsed = parse(&text);
+    assert_eq!(
+        parsed["kibitz_move_reply_seconds"]["count"].as_f64(),
+        Some(moves_before + 1.0),
+        "{parsed}"
+    );
+    assert_eq!(parsed["kibitz_move_reply_seconds"]["type"], "histogram", "{parsed}");
+    assert_eq!(parsed["kibitz_matches_live"]["type"], "gauge", "{parsed}");
+    assert_eq!(parsed["kibitz_memories_saved"]["type"], "counter", "{parsed}");
+}
+
+/// The exposition read by prometheus-client's parser: each family's type,
+/// and a histogram's count (the parser fails on anything malformed).
+fn parse(text: &str) -> serde_json::Value {
+    let wheel = std::process::Command::new(common::repo().join("scripts/prometheus-parser.sh"))
+        .output()
+        .expect("scripts/prometheus-parser.sh runs (make test-setup fetches the parser)");
+    assert!(wheel.status.success(), "{}", String::from_utf8_lossy(&wheel.stderr));
+    let script = r#"
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+out = {}
+for family in text_string_to_metric_families(sys.stdin.read()):
+    entry = {"type": family.type, "samples": len(family.samples)}
+    for s in family.samples:
+        if s.name.endswith("_count") and not s.labels:
+            entry["count"] = s.value
+    out[family.name] = entry
+print(json.dumps(out))
+"#;
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", script])
+        .env("PYTHONPATH", String::from_utf8_lossy(&wheel.stdout).trim())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "the parser refused it: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
 }
