@@ -123,3 +123,59 @@ async fn scheduled_backups_are_made_and_only_the_newest_kept() {
     let kept = backups();
     assert!(kept.len() <= 2, "pruned to the newest two: {kept:?}");
 }
+
+/// A store an older kibitz wrote (all migrations but the newest): the
+/// backup copies it as it is, and the restore migrates it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_of_an_older_store_is_taken_as_it_is_and_migrated_on_restore() {
+    use sqlx::Connection;
+    let work = tempfile::tempdir().unwrap();
+    let old = work.path().join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    let (url, dir) = match test_postgres() {
+        Some(admin) => (postgres_database(&admin).await, "migrations/postgres"),
+        None => (
+            format!("sqlite://{}?mode=rwc", old.join("kibitz.db").display()),
+            "migrations/sqlite",
+        ),
+    };
+    let mut migrator = sqlx::migrate::Migrator::new(repo().join(dir)).await.unwrap();
+    let latest = migrator.iter().map(|m| m.version).max().unwrap();
+    let older: Vec<_> = migrator.iter().filter(|m| m.version < latest).cloned().collect();
+    let previous = older.iter().map(|m| m.version).max().unwrap();
+    migrator.migrations = older.into();
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+    migrator.run(&mut conn).await.unwrap();
+    let level = |url: String| async move {
+        let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+        let row: (i64,) = sqlx::query_as("SELECT MAX(version) FROM _sqlx_migrations")
+            .fetch_one(&mut conn)
+            .await
+            .unwrap();
+        row.0
+    };
+    assert!(level(url.clone()).await < latest);
+
+    let file = work.path().join("old.tar.gz");
+    let url_plain = url.replace("?mode=rwc", "");
+    let (ok, out, err) = kibitz(
+        &old,
+        &url_plain,
+        &repo().join("personas"),
+        &["backup", "--out", file.to_str().unwrap()],
+    );
+    assert!(ok, "{out}{err}");
+    assert!(out.contains(&format!("at migration {previous}")), "{out}");
+    assert!(
+        level(url.clone()).await < latest,
+        "the backup did not migrate what it copied"
+    );
+
+    let data = work.path().join("restored");
+    let personas = work.path().join("personas");
+    let restored_url = empty_database(&data).await;
+    let (ok, out, err) = kibitz(&data, &restored_url, &personas, &["restore", file.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    assert_eq!(level(restored_url.clone()).await, latest, "migrated on restore");
+}

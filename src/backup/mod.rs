@@ -3,10 +3,10 @@
 //! snapshot) with the persona files and a manifest (version, migration
 //! level, row counts, each file's SHA-256) into one gzipped tar; `restore`
 //! puts one back into an empty data dir (or an empty PostgreSQL database),
-//! checking every file against the manifest first; opening it then
-//! migrates it if it is older and rebuilds the vector index from SQL, and
-//! `check_counts` fails unless every table holds the rows the manifest
-//! counted. The vector index is not in a backup: it is made from SQL.
+//! checking every file against the manifest first and every table's rows
+//! against its counts after; opening it then migrates it if it is older
+//! and rebuilds the vector index from SQL. The vector index is not in a
+//! backup: it is made from SQL.
 
 mod archive;
 mod manifest;
@@ -21,7 +21,7 @@ pub use manifest::{FileEntry, Manifest};
 pub use schedule::{prune, scheduled};
 
 use crate::config::Config;
-use crate::store::{Backend, Db, StoreError};
+use crate::store::{Backend, Db, StoreCopy, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum BackupError {
@@ -73,12 +73,13 @@ pub async fn create(config: &Config, out: &Path) -> Result<Manifest, BackupError
         .map_err(|e| BackupError::io(out, e))?;
     let root = staging.path();
     std::fs::create_dir_all(root.join("sql")).map_err(|e| BackupError::io(root, e))?;
-    let db = Db::connect(&config.database_url).await?;
+    // As it is: a backup does not migrate what it copies.
+    let db = StoreCopy::open(&config.database_url).await?;
     let (store, sql_file, migration, counts) = match db.backend() {
         Backend::Sqlite => {
             db.sqlite_vacuum_into(&root.join(SQLITE_FILE)).await?;
             // Counted in the copy: what the backup holds, not what came since.
-            let copy = Db::connect(&format!("sqlite://{}", root.join(SQLITE_FILE).display())).await?;
+            let copy = StoreCopy::open(&format!("sqlite://{}", root.join(SQLITE_FILE).display())).await?;
             let found = (copy.migration_level().await?, copy.table_counts().await?);
             copy.close().await;
             ("sqlite", SQLITE_FILE, found.0, found.1)
@@ -138,9 +139,9 @@ pub struct Restored {
 }
 
 /// Restores `file` into `config`'s (empty) data dir or PostgreSQL
-/// database and its persona files. Opening the store next (`MemoryOnly`)
-/// migrates an older one and builds the vector index from SQL; then
-/// `check_counts` says whether every row came back.
+/// database and its persona files, and fails unless every table holds the
+/// rows the manifest counted. Opening the store next (`MemoryOnly`)
+/// migrates an older one and builds the vector index from SQL.
 pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupError> {
     refuse_unless_empty(config).await?;
     let staging = tempfile::Builder::new()
@@ -150,6 +151,20 @@ pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupErr
     let root = staging.path();
     archive::unpack(file, root)?;
     let manifest = read_manifest(root)?;
+    let backend = match manifest.store.as_str() {
+        "sqlite" => Backend::Sqlite,
+        _ => Backend::Postgres,
+    };
+    // An older store is migrated when it opens; a newer one this binary
+    // cannot read.
+    if manifest.migration > Db::latest_migration(backend) {
+        return Err(BackupError::Refused(format!(
+            "the backup's store is at migration {}, newer than this kibitz knows ({}): restore it with kibitz {} or later",
+            manifest.migration,
+            Db::latest_migration(backend),
+            manifest.kibitz_version
+        )));
+    }
     let personas = personas_to_write(&manifest, root, &config.personas_dir)?;
     match manifest.store.as_str() {
         "sqlite" if config.database_url.starts_with("sqlite:") => {
@@ -168,6 +183,12 @@ pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupErr
             )));
         }
     }
+    // The store as it came back, before anything opens it (opening migrates
+    // an older one and adds the personas' lore): every row the backup had.
+    let copy = StoreCopy::open(&config.database_url).await?;
+    let counts = copy.table_counts().await;
+    copy.close().await;
+    check_counts(&manifest, &counts?)?;
     std::fs::create_dir_all(&config.personas_dir).map_err(|e| BackupError::io(&config.personas_dir, e))?;
     for entry in &personas {
         let name = entry.path.trim_start_matches(&format!("{PERSONAS}/")).to_string();
@@ -181,7 +202,7 @@ pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupErr
 }
 
 /// Whether the restored store holds every row the backup counted.
-pub fn check_counts(manifest: &Manifest, counts: &[(String, i64)]) -> Result<(), BackupError> {
+fn check_counts(manifest: &Manifest, counts: &[(String, i64)]) -> Result<(), BackupError> {
     let differences = manifest::count_differences(&manifest.counts, counts);
     match differences.is_empty() {
         true => Ok(()),
