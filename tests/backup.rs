@@ -179,3 +179,63 @@ async fn a_backup_of_an_older_store_is_taken_as_it_is_and_migrated_on_restore() 
     assert!(ok, "{out}{err}");
     assert_eq!(level(restored_url.clone()).await, latest, "migrated on restore");
 }
+
+/// The greeting's recall (a moment) is the same on the club and on its
+/// restored copy: the same memories, rebuilt into a new index.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_restored_club_recalls_the_same_memories_for_the_same_moment() {
+    if common::skip_unless_embedded("the_restored_club_recalls_the_same_memories_for_the_same_moment") {
+        return;
+    }
+    let server = Server::start().await;
+    let player = server.new_player("Odile").await;
+    let (m, _) = server.new_match(&player, "pip", "white").await;
+    for line in [
+        "I restore old wooden chess sets",
+        "I always answer 1.e4 with the Caro-Kann",
+    ] {
+        assert_eq!(
+            server
+                .post(&format!("/api/matches/{m}/chat"), json!({ "text": line }))
+                .await
+                .0,
+            200
+        );
+    }
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("club.tar.gz");
+    let (ok, out, err) = server.run_cli(&["backup", "--out", file.to_str().unwrap()]);
+    assert!(ok, "{out}{err}");
+    let data = work.path().join("restored");
+    let url = empty_database(&data).await;
+    let (ok, out, err) = kibitz(
+        &data,
+        &url,
+        &repo().join("personas"),
+        &["restore", file.to_str().unwrap()],
+    );
+    assert!(ok, "{out}{err}");
+    let restored = Server::start_on(&url, &[]).await;
+    restored.know_as(&server);
+
+    let mut recalls = Vec::new();
+    for club in [&server, &restored] {
+        let (m2, _) = club.new_match(&player, "pip", "black").await;
+        let greeted = || async { club.triggers(&m2).await.iter().any(|t| t["trigger"] == "before_match") };
+        assert!(common::eventually(30, greeted).await, "greeted");
+        let mut ids: Vec<String> = club
+            .triggers(&m2)
+            .await
+            .iter()
+            .filter(|t| t["trigger"] == "before_match")
+            .flat_map(|t| t["recalled_ids"].as_array().unwrap().clone())
+            .map(|id| id.as_str().unwrap().to_string())
+            .collect();
+        ids.sort();
+        recalls.push(ids);
+    }
+    assert!(!recalls[0].is_empty(), "the greeting recalled something");
+    assert_eq!(recalls[0], recalls[1], "the same memories on the restored club");
+}

@@ -85,6 +85,19 @@ impl StoreCopy {
         Ok(())
     }
 
+    /// Forgets which nodes served the store and what they held (a restored
+    /// club is served anew: the backed-up club's node would otherwise
+    /// still seem to serve it). The lease history stays.
+    pub async fn forget_nodes(&self) -> StoreResult<()> {
+        for table in ["match_leases", "leader_leases", "nodes"] {
+            let present = self.table_counts().await?.iter().any(|(t, _)| t == table);
+            if present {
+                sqlx::query(&format!("DELETE FROM {table}")).execute(&self.pool).await?;
+            }
+        }
+        Ok(())
+    }
+
     /// Runs `dump` with the id of a PostgreSQL snapshot (`pg_dump
     /// --snapshot`) held open meanwhile, and counts the tables in that very
     /// snapshot: what the dump holds is what the counts say.

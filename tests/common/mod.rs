@@ -124,6 +124,13 @@ impl Server {
         Server::start_in(data, database_url, env, false).await
     }
 
+    /// A server alone on an existing database (a restored one), with a
+    /// data dir of its own.
+    pub async fn start_on(database_url: &str, env: &[(&str, &str)]) -> Server {
+        let data = tempfile::tempdir().unwrap();
+        Server::start_in(data, database_url.to_string(), env, false).await
+    }
+
     /// One node of a cluster on `database_url`, which other nodes share
     /// (its KIBITZ_NODE_URL is its own address).
     pub async fn start_node(database_url: &str, env: &[(&str, &str)]) -> Server {
