@@ -88,10 +88,11 @@ impl StoreCopy {
     /// Forgets which nodes served the store and what they held (a restored
     /// club is served anew: the backed-up club's node would otherwise
     /// still seem to serve it). The lease history stays.
-    pub async fn forget_nodes(&self) -> StoreResult<()> {
+    /// `present`: the store's tables, as `table_counts` found them (an
+    /// older schema may lack these).
+    pub async fn forget_nodes(&self, present: &[(String, i64)]) -> StoreResult<()> {
         for table in ["match_leases", "leader_leases", "nodes"] {
-            let present = self.table_counts().await?.iter().any(|(t, _)| t == table);
-            if present {
+            if present.iter().any(|(t, _)| t == table) {
                 sqlx::query(&format!("DELETE FROM {table}")).execute(&self.pool).await?;
             }
         }
