@@ -41,8 +41,10 @@ function layout(persona) {
   };
   ui.chatInput = el("input", { name: "chat", placeholder: "Say something…", maxlength: 1000, "aria-label": "Chat message" });
   ui.moveInput = el("input", { name: "move", placeholder: "e4, Nf3, O-O", maxlength: 12, "aria-label": "Type a move" });
-  ui.chatForm = el("form", { class: "say" }, ui.chatInput, el("button", { type: "submit" }, "Send"));
-  ui.moveForm = el("form", { class: "type-move" }, ui.moveInput, el("button", { type: "submit" }, "Move"));
+  ui.sendChat = el("button", { type: "submit" }, "Send");
+  ui.sendMove = el("button", { type: "submit" }, "Move");
+  ui.chatForm = el("form", { class: "say" }, ui.chatInput, ui.sendChat);
+  ui.moveForm = el("form", { class: "type-move" }, ui.moveInput, ui.sendMove);
   ui.flip = el("button", { type: "button", class: "flip" }, "Flip board");
   ui.resign = el("button", { type: "button", class: "resign" }, "Resign");
   ui.draw = el("button", { type: "button", class: "draw" }, "Offer draw");
@@ -75,6 +77,7 @@ class Match {
     this.closed = false;
     this.retry = 500;
     this.state = null;
+    this.online = false;
     // Start from the match's own position and side, so nothing animates in from the opening.
     this.cg = Chessground(ui.boardEl, {
       fen: first.fen,
@@ -106,6 +109,7 @@ class Match {
       if (mv) this.move(mv);
       ui.moveInput.value = "";
     };
+    this.connected(false);
   }
 
   connect() {
@@ -115,14 +119,34 @@ class Match {
     const ws = new WebSocket(`${proto}://${location.host}/api/matches/${this.id}/ws?since=${this.lastSeq}`,
       ["kibitz", `bearer.${me().token}`]);
     this.ws = ws;
-    ws.onopen = () => (this.retry = 500);
+    ws.onopen = () => {
+      this.retry = 500;
+      this.connected(true);
+    };
     ws.onmessage = (m) => this.frame(JSON.parse(m.data));
     ws.onclose = () => {
       if (this.closed) return;
+      this.connected(false);
       this.ui.status.textContent = "Connection lost; reconnecting…";
       setTimeout(() => this.connect(), this.retry);
       this.retry = Math.min(this.retry * 2, 8000);
     };
+  }
+
+  /** What is sent goes by the socket: until it is open the buttons wait
+   *  (a click before then would be lost). */
+  connected(on) {
+    this.online = on;
+    const ui = this.ui;
+    for (const b of [ui.sendChat, ui.sendMove, ui.resign, ui.draw, ui.explain, ui.quiet, ui.chatty]) b.disabled = !on;
+    if (this.state) this.turnControls(this.state);
+  }
+
+  /** The controls that need the player's turn (and a connection). */
+  turnControls(s) {
+    const ui = this.ui;
+    ui.hint.disabled = !this.online || !s.your_turn;
+    ui.takeback.disabled = !this.online || !s.your_turn || !s.moves.some((m) => m.side === "user");
   }
 
   close() {
@@ -223,8 +247,7 @@ class Match {
     this.mood(s.emotion);
     ui.quiet.setAttribute("aria-pressed", String(s.talk === "quiet"));
     ui.chatty.setAttribute("aria-pressed", String(s.talk === "chatty"));
-    ui.hint.disabled = !s.your_turn;
-    ui.takeback.disabled = !s.your_turn || !s.moves.some((m) => m.side === "user");
+    this.turnControls(s);
     ui.hint.textContent = s.hints ? `Hint (${s.hints} used)` : "Hint";
     if (s.termination === "abandoned") {
       ui.status.textContent = "This game was left unfinished: no result, and nothing to reflect on.";
