@@ -1,6 +1,7 @@
-//! A backup's manifest: what made it, the migration level and row counts
-//! of its SQL store, and each file with its size and SHA-256, so a restore
-//! can tell a backup whole and the store it gives back complete.
+//! A backup's manifest: what made it, the migration level, row counts and
+//! content digests of its SQL store's tables, and each file with its size
+//! and SHA-256, so a restore can tell a backup whole and the store it
+//! gives back the same, row for row.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -11,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::BackupError;
+use crate::store::TableSummary;
 
 /// The manifest's own format; a restore refuses one it does not know.
 pub const FORMAT: u32 = 1;
@@ -28,6 +30,10 @@ pub struct Manifest {
     pub migration: i64,
     /// Each table's rows in the copy.
     pub counts: BTreeMap<String, i64>,
+    /// Each table's content digest (`TableSummary::digest`); backups made
+    /// before digests were kept have none, and are checked by count.
+    #[serde(default)]
+    pub digests: BTreeMap<String, String>,
     pub files: Vec<FileEntry>,
 }
 
@@ -80,16 +86,29 @@ fn digest(path: &Path) -> std::io::Result<(u64, String)> {
     Ok((bytes, hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()))
 }
 
-/// The differences between the counts a restore got and the manifest's.
-pub fn count_differences(expected: &BTreeMap<String, i64>, got: &[(String, i64)]) -> Vec<String> {
-    let got: BTreeMap<&str, i64> = got.iter().map(|(t, n)| (t.as_str(), *n)).collect();
-    expected
-        .iter()
-        .filter_map(|(table, n)| {
-            let have = got.get(table.as_str()).copied();
-            (have != Some(*n)).then(|| format!("{table}: {} rows, the backup had {n}", have.unwrap_or(-1)))
-        })
-        .collect()
+impl Manifest {
+    /// The tables of a store as the backup found them.
+    pub fn set_tables(&mut self, tables: &[TableSummary]) {
+        self.counts = tables.iter().map(|t| (t.table.clone(), t.rows)).collect();
+        self.digests = tables.iter().map(|t| (t.table.clone(), t.digest.clone())).collect();
+    }
+
+    /// How the tables a restore got differ from the backup's: a count, or
+    /// (with the same count) the rows' contents.
+    pub fn differences(&self, got: &[TableSummary]) -> Vec<String> {
+        let got: BTreeMap<&str, &TableSummary> = got.iter().map(|t| (t.table.as_str(), t)).collect();
+        self.counts
+            .iter()
+            .filter_map(|(table, n)| match got.get(table.as_str()) {
+                None => Some(format!("{table}: missing, the backup had {n} rows")),
+                Some(t) if t.rows != *n => Some(format!("{table}: {} rows, the backup had {n}", t.rows)),
+                Some(t) if self.digests.get(table).is_some_and(|d| *d != t.digest) => Some(format!(
+                    "{table}: {n} rows, but not the backup's (their digest differs)"
+                )),
+                Some(_) => None,
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -108,15 +127,50 @@ mod tests {
         assert!(err.contains("a.txt") && err.contains("SHA-256"), "{err}");
     }
 
+    fn table(table: &str, rows: i64, digest: &str) -> TableSummary {
+        TableSummary {
+            table: table.into(),
+            rows,
+            digest: digest.into(),
+        }
+    }
+
     #[test]
-    fn counts_that_differ_are_named() {
-        let expected: BTreeMap<String, i64> = [("memories".to_string(), 3), ("players".to_string(), 1)].into();
-        let same = vec![("memories".to_string(), 3), ("players".to_string(), 1)];
-        assert!(count_differences(&expected, &same).is_empty());
-        let fewer = vec![("memories".to_string(), 2), ("players".to_string(), 1)];
+    fn tables_that_differ_in_count_or_contents_are_named() {
+        let mut manifest = Manifest {
+            format: FORMAT,
+            kibitz_version: "0".into(),
+            created_at: Utc::now(),
+            store: "sqlite".into(),
+            migration: 1,
+            counts: BTreeMap::new(),
+            digests: BTreeMap::new(),
+            files: vec![],
+        };
+        manifest.set_tables(&[table("memories", 3, "ab"), table("players", 1, "cd")]);
+        assert!(
+            manifest
+                .differences(&[table("memories", 3, "ab"), table("players", 1, "cd")])
+                .is_empty()
+        );
         assert_eq!(
-            count_differences(&expected, &fewer),
+            manifest.differences(&[table("memories", 2, "ab"), table("players", 1, "cd")]),
             ["memories: 2 rows, the backup had 3"]
+        );
+        assert_eq!(
+            manifest.differences(&[table("memories", 3, "ab"), table("players", 1, "ce")]),
+            ["players: 1 rows, but not the backup's (their digest differs)"]
+        );
+        assert_eq!(
+            manifest.differences(&[table("memories", 3, "ab")]),
+            ["players: missing, the backup had 1 rows"]
+        );
+        // A backup without digests is checked by count.
+        manifest.digests.clear();
+        assert!(
+            manifest
+                .differences(&[table("memories", 3, "x"), table("players", 1, "y")])
+                .is_empty()
         );
     }
 }

@@ -1,10 +1,10 @@
 //! Backups a club can trust: `create` copies the SQL store while it serves
 //! (SQLite's `VACUUM INTO`; PostgreSQL's `pg_dump` from an exported
 //! snapshot) with the persona files and a manifest (version, migration
-//! level, row counts, each file's SHA-256) into one gzipped tar; `restore`
-//! puts one back into an empty data dir (or an empty PostgreSQL database),
-//! checking every file against the manifest first and every table's rows
-//! against its counts after; opening it then migrates it if it is older
+//! level, each table's row count and content digest, each file's SHA-256)
+//! into one gzipped tar; `restore` puts one back into an empty data dir (or
+//! an empty PostgreSQL database), checking every file against the manifest
+//! first and every table's rows against its counts and digests after; opening it then migrates it if it is older
 //! and rebuilds the vector index from SQL. The vector index is not in a
 //! backup: it is made from SQL.
 
@@ -75,60 +75,86 @@ pub async fn create(config: &Config, out: &Path) -> Result<Manifest, BackupError
     std::fs::create_dir_all(root.join("sql")).map_err(|e| BackupError::io(root, e))?;
     // As it is: a backup does not migrate what it copies.
     let db = StoreCopy::open(&config.database_url).await?;
-    let (store, sql_file, migration, counts) = match db.backend() {
+    let (store, sql_file, migration, tables) = match db.backend() {
         Backend::Sqlite => {
             db.sqlite_vacuum_into(&root.join(SQLITE_FILE)).await?;
             // Counted in the copy: what the backup holds, not what came since.
             let copy = StoreCopy::open(&format!("sqlite://{}", root.join(SQLITE_FILE).display())).await?;
-            let found = (copy.migration_level().await?, copy.table_counts().await?);
+            let found = (copy.migration_level().await?, copy.table_summaries().await?);
             copy.close().await;
             ("sqlite", SQLITE_FILE, found.0, found.1)
         }
         Backend::Postgres => {
             let url = config.database_url.clone();
             let target = root.join(POSTGRES_FILE);
-            let (dumped, counts) = db
-                .in_postgres_snapshot(async |snapshot| postgres::dump(&url, &snapshot, &target).await)
-                .await?;
+            let snapshot = db.postgres_snapshot().await?;
+            let dumped = postgres::dump(&url, &snapshot.id, &target).await;
+            let tables = snapshot.release().await?;
             dumped?;
-            ("postgres", POSTGRES_FILE, db.migration_level().await?, counts)
+            ("postgres", POSTGRES_FILE, db.migration_level().await?, tables)
         }
     };
     db.close().await;
     let mut files = vec![FileEntry::of(root, sql_file)?];
     files.extend(copy_personas(&config.personas_dir, &root.join(PERSONAS))?);
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         format: manifest::FORMAT,
         kibitz_version: env!("CARGO_PKG_VERSION").to_string(),
         created_at: Utc::now(),
         store: store.to_string(),
         migration,
-        counts: counts.into_iter().collect(),
+        counts: Default::default(),
+        digests: Default::default(),
         files,
     };
+    manifest.set_tables(&tables);
     let json = serde_json::to_vec_pretty(&manifest).expect("a manifest serialises");
     std::fs::write(root.join(manifest::NAME), json).map_err(|e| BackupError::io(root, e))?;
     archive::pack(root, out)?;
     Ok(manifest)
 }
 
-/// Every regular file of the personas folder, copied into `to`.
+/// Every file of the personas folder (the persona files, and the images
+/// of imported cards in their own folders), copied into `to`; hidden
+/// entries (an import's staging) are left out.
 fn copy_personas(from: &Path, to: &Path) -> Result<Vec<FileEntry>, BackupError> {
-    std::fs::create_dir_all(to).map_err(|e| BackupError::io(to, e))?;
-    let mut names: Vec<String> = std::fs::read_dir(from)
-        .map_err(|e| BackupError::io(from, e))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
-    names.sort();
     let root = to.parent().expect("the personas folder is inside the staging folder");
     let mut entries = Vec::new();
-    for name in names {
-        std::fs::copy(from.join(&name), to.join(&name)).map_err(|e| BackupError::io(&from.join(&name), e))?;
-        entries.push(FileEntry::of(root, &format!("{PERSONAS}/{name}"))?);
+    for relative in files_under(from, Path::new(""))? {
+        let (source, target) = (from.join(&relative), to.join(&relative));
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| BackupError::io(dir, e))?;
+        }
+        std::fs::copy(&source, &target).map_err(|e| BackupError::io(&source, e))?;
+        let inside = relative
+            .iter()
+            .map(|p| p.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        entries.push(FileEntry::of(root, &format!("{PERSONAS}/{inside}"))?);
     }
     Ok(entries)
+}
+
+/// The files under `base/relative`, as paths relative to `base`, sorted.
+fn files_under(base: &Path, relative: &Path) -> Result<Vec<PathBuf>, BackupError> {
+    let dir = base.join(relative);
+    let mut found = Vec::new();
+    let mut listed: Vec<_> = std::fs::read_dir(&dir)
+        .map_err(|e| BackupError::io(&dir, e))?
+        .filter_map(|e| e.ok())
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    listed.sort_by_key(|e| e.file_name());
+    for entry in listed {
+        let path = relative.join(entry.file_name());
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => found.extend(files_under(base, &path)?),
+            Ok(t) if t.is_file() => found.push(path),
+            _ => {}
+        }
+    }
+    Ok(found)
 }
 
 /// What a restore put back, before the store is opened.
@@ -140,7 +166,7 @@ pub struct Restored {
 
 /// Restores `file` into `config`'s (empty) data dir or PostgreSQL
 /// database and its persona files, and fails unless every table holds the
-/// rows the manifest counted. Opening the store next (`MemoryOnly`)
+/// rows the manifest summarised. Opening the store next (`MemoryOnly`)
 /// migrates an older one and builds the vector index from SQL.
 pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupError> {
     refuse_unless_empty(config).await?;
@@ -186,33 +212,30 @@ pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupErr
     // The store as it came back, before anything opens it (opening migrates
     // an older one and adds the personas' lore): every row the backup had.
     let copy = StoreCopy::open(&config.database_url).await?;
-    let counted = copy.table_counts().await;
-    let forgotten = match &counted {
-        Ok(counts) => copy.forget_nodes(counts).await,
+    let found = copy.table_summaries().await;
+    let forgotten = match &found {
+        Ok(tables) => copy.forget_nodes(tables).await,
         Err(_) => Ok(()),
     };
     copy.close().await;
-    check_counts(&manifest, &counted?)?;
+    let differences = manifest.differences(&found?);
+    if !differences.is_empty() {
+        return Err(BackupError::Mismatch(differences.join("; ")));
+    }
     forgotten?;
     std::fs::create_dir_all(&config.personas_dir).map_err(|e| BackupError::io(&config.personas_dir, e))?;
     for entry in &personas {
         let name = entry.path.trim_start_matches(&format!("{PERSONAS}/")).to_string();
         let to = config.personas_dir.join(&name);
+        if let Some(dir) = to.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| BackupError::io(dir, e))?;
+        }
         std::fs::copy(root.join(&entry.path), &to).map_err(|e| BackupError::io(&to, e))?;
     }
     Ok(Restored {
         manifest,
         personas_written: personas.len(),
     })
-}
-
-/// Whether the restored store holds every row the backup counted.
-fn check_counts(manifest: &Manifest, counts: &[(String, i64)]) -> Result<(), BackupError> {
-    let differences = manifest::count_differences(&manifest.counts, counts);
-    match differences.is_empty() {
-        true => Ok(()),
-        false => Err(BackupError::Mismatch(differences.join("; "))),
-    }
 }
 
 /// A restore goes into nothing: an empty (or missing) data dir, and for
@@ -248,6 +271,14 @@ fn read_manifest(root: &Path) -> Result<Manifest, BackupError> {
         )));
     }
     for entry in &manifest.files {
+        // A path out of the archive (or, restored, out of the personas
+        // folder) is no backup of ours.
+        let inside = Path::new(&entry.path)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            return Err(BackupError::Damaged(format!("manifest.json names {}", entry.path)));
+        }
         entry.check(root)?;
     }
     Ok(manifest)

@@ -60,7 +60,7 @@ pub async fn restore(config: &Config, args: RestoreArgs) -> anyhow::Result<()> {
     let (_, indexed) = opened.memory.counts().await?;
     opened.marker.release();
     println!(
-        "restore: done in {:.1} s into {}; every table holds the backup's rows; {indexed} memories indexed",
+        "restore: done in {:.1} s into {}; every table holds the backup's rows, row for row; {indexed} memories indexed",
         started.elapsed().as_secs_f64(),
         config.data_dir.display()
     );

@@ -1,11 +1,14 @@
 //! What a backup reads of the store, opened as it is (`StoreCopy`: never
 //! migrated): a consistent copy of a SQLite file (`VACUUM INTO`, safe while
 //! the server writes), a PostgreSQL snapshot that `pg_dump` can be pointed
-//! at, the migration level, and each table's row count, the figures a
-//! restore must give back.
+//! at, the migration level, and each table's rows (their count, and a
+//! digest of their contents), the figures a restore must give back.
 
+use futures_util::TryStreamExt;
+use sha2::{Digest, Sha256};
 use sqlx::any::AnyPoolOptions;
-use sqlx::{Acquire, AnyPool, Row};
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyPool, Row};
 
 use super::{Backend, Db, StoreResult};
 
@@ -37,6 +40,16 @@ pub const TABLES: [&str; 25] = [
     "leader_leases",
     "lease_history",
 ];
+
+/// One table as a backup saw it: its rows, and a digest of their contents
+/// that does not depend on their order (the sum of each row's SHA-256), so
+/// a restore can tell it got every row back as it was.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableSummary {
+    pub table: String,
+    pub rows: i64,
+    pub digest: String,
+}
 
 /// A store opened as it is, for a backup: no migration (a backup copies
 /// what is there, whatever version wrote it), no writer of its own.
@@ -71,9 +84,9 @@ impl StoreCopy {
 
     /// Each table's rows, in `TABLES` order, of the tables it has (an
     /// older store lacks the newer ones).
-    pub async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
+    pub async fn table_summaries(&self) -> StoreResult<Vec<TableSummary>> {
         let mut conn = self.pool.acquire().await?;
-        count_tables(&mut conn, self.backend).await
+        summarise_tables(&mut conn, self.backend).await
     }
 
     /// A consistent copy of a SQLite database at `path`, while it serves.
@@ -88,37 +101,46 @@ impl StoreCopy {
     /// Forgets which nodes served the store and what they held (a restored
     /// club is served anew: the backed-up club's node would otherwise
     /// still seem to serve it). The lease history stays.
-    /// `present`: the store's tables, as `table_counts` found them (an
+    /// `present`: the store's tables, as `table_summaries` found them (an
     /// older schema may lack these).
-    pub async fn forget_nodes(&self, present: &[(String, i64)]) -> StoreResult<()> {
+    pub async fn forget_nodes(&self, present: &[TableSummary]) -> StoreResult<()> {
         for table in ["match_leases", "leader_leases", "nodes"] {
-            if present.iter().any(|(t, _)| t == table) {
+            if present.iter().any(|t| t.table == table) {
                 sqlx::query(&format!("DELETE FROM {table}")).execute(&self.pool).await?;
             }
         }
         Ok(())
     }
 
-    /// Runs `dump` with the id of a PostgreSQL snapshot (`pg_dump
-    /// --snapshot`) held open meanwhile, and counts the tables in that very
-    /// snapshot: what the dump holds is what the counts say.
-    pub async fn in_postgres_snapshot<F, T, E>(&self, dump: F) -> StoreResult<(Result<T, E>, Vec<(String, i64)>)>
-    where
-        F: AsyncFnOnce(String) -> Result<T, E>,
-    {
+    /// A PostgreSQL snapshot held open for `pg_dump --snapshot`, with the
+    /// tables summarised in that very snapshot: what the dump holds is what
+    /// the summaries say.
+    pub async fn postgres_snapshot(&self) -> StoreResult<PostgresSnapshot> {
         let mut conn = self.pool.acquire().await?;
-        let mut tx = conn.begin().await?;
-        sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            .execute(&mut *tx)
+        sqlx::query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            .execute(&mut *conn)
             .await?;
-        let snapshot: String = sqlx::query("SELECT pg_export_snapshot()")
-            .fetch_one(&mut *tx)
+        let id: String = sqlx::query("SELECT pg_export_snapshot()")
+            .fetch_one(&mut *conn)
             .await?
             .try_get(0)?;
-        let counts = count_tables(&mut tx, self.backend).await?;
-        let dumped = dump(snapshot).await;
-        tx.commit().await?;
-        Ok((dumped, counts))
+        let tables = summarise_tables(&mut conn, self.backend).await?;
+        Ok(PostgresSnapshot { conn, id, tables })
+    }
+}
+
+/// An exported PostgreSQL snapshot, open until `release`.
+pub struct PostgresSnapshot {
+    conn: PoolConnection<Any>,
+    /// What `pg_dump --snapshot` is given.
+    pub id: String,
+    pub tables: Vec<TableSummary>,
+}
+
+impl PostgresSnapshot {
+    pub async fn release(mut self) -> StoreResult<Vec<TableSummary>> {
+        sqlx::query("COMMIT").execute(&mut *self.conn).await?;
+        Ok(self.tables)
     }
 }
 
@@ -130,12 +152,6 @@ impl Db {
             Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
         };
         migrator.iter().map(|m| m.version).max().unwrap_or(0)
-    }
-
-    /// Each table's rows, in `TABLES` order.
-    pub async fn table_counts(&self) -> StoreResult<Vec<(String, i64)>> {
-        let mut conn = self.pool().acquire().await?;
-        count_tables(&mut conn, self.backend()).await
     }
 
     /// Whether the database holds no table yet (a PostgreSQL database to
@@ -158,7 +174,20 @@ async fn migration_level(pool: &AnyPool) -> StoreResult<i64> {
     Ok(row.try_get::<Option<i64>, _>(0)?.unwrap_or(0))
 }
 
-async fn count_tables(conn: &mut sqlx::AnyConnection, backend: Backend) -> StoreResult<Vec<(String, i64)>> {
+/// Every table of `TABLES` the store has, summarised (on PostgreSQL a row's
+/// text depends on the session's settings: they are fixed here, on a
+/// connection of the copy's own pool, so two servers write the same).
+async fn summarise_tables(conn: &mut sqlx::AnyConnection, backend: Backend) -> StoreResult<Vec<TableSummary>> {
+    if backend == Backend::Postgres {
+        for fixed in [
+            "SET TimeZone = 'UTC'",
+            "SET DateStyle = 'ISO, YMD'",
+            "SET IntervalStyle = 'postgres'",
+            "SET extra_float_digits = 1",
+        ] {
+            sqlx::query(fixed).execute(&mut *conn).await?;
+        }
+    }
     let listed = match backend {
         Backend::Sqlite => "SELECT name FROM sqlite_master WHERE type = 'table'",
         Backend::Postgres => {
@@ -171,12 +200,83 @@ async fn count_tables(conn: &mut sqlx::AnyConnection, backend: Backend) -> Store
         .iter()
         .map(|row| row.try_get::<String, _>(0))
         .collect::<Result<_, _>>()?;
-    let mut counts = Vec::with_capacity(TABLES.len());
-    for table in TABLES.iter().filter(|t| present.iter().any(|p| p == *t)) {
-        let row = sqlx::query(&format!("SELECT COUNT(*) FROM {table}"))
-            .fetch_one(&mut *conn)
-            .await?;
-        counts.push((table.to_string(), row.try_get::<i64, _>(0)?));
+    // Listed first: an iterator's closure held across an await would not be `Send`.
+    let tables: Vec<&'static str> = TABLES.into_iter().filter(|t| present.iter().any(|p| p == t)).collect();
+    let mut summaries = Vec::with_capacity(tables.len());
+    for table in tables {
+        summaries.push(summarise(conn, backend, table).await?);
     }
-    Ok(counts)
+    Ok(summaries)
+}
+
+/// One table's rows, each read as one text (PostgreSQL's row text;
+/// SQLite's `quote` of each column) and hashed; the digest is the sum.
+async fn summarise(conn: &mut sqlx::AnyConnection, backend: Backend, table: &str) -> StoreResult<TableSummary> {
+    let query = match backend {
+        Backend::Postgres => format!("SELECT CAST(t AS TEXT) FROM {table} t"),
+        Backend::Sqlite => {
+            let columns: Vec<String> = sqlx::query(&format!("SELECT name FROM pragma_table_info('{table}')"))
+                .fetch_all(&mut *conn)
+                .await?
+                .iter()
+                .map(|row| row.try_get::<String, _>(0))
+                .collect::<Result<_, _>>()?;
+            let quoted: Vec<String> = columns.iter().map(|c| format!("quote(\"{c}\")")).collect();
+            format!("SELECT {} FROM {table}", quoted.join(" || ',' || "))
+        }
+    };
+    let (mut rows, mut sum) = (0i64, 0u128);
+    let mut stream = sqlx::query(&query).fetch(&mut *conn);
+    while let Some(row) = stream.try_next().await? {
+        let text: String = row.try_get(0)?;
+        let hash = Sha256::digest(text.as_bytes());
+        sum = sum.wrapping_add(u128::from_be_bytes(hash[..16].try_into().expect("16 bytes")));
+        rows += 1;
+    }
+    Ok(TableSummary {
+        table: table.to_string(),
+        rows,
+        digest: format!("{sum:032x}"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn store_with(dir: &std::path::Path, name: &str, rows: &[(i64, &str)]) -> StoreCopy {
+        let url = format!("sqlite://{}?mode=rwc", dir.join(name).display());
+        let copy = StoreCopy::open(&url).await.unwrap();
+        sqlx::query("CREATE TABLE players (id INTEGER PRIMARY KEY, name TEXT, rating REAL)")
+            .execute(&copy.pool)
+            .await
+            .unwrap();
+        for (id, player) in rows {
+            sqlx::query("INSERT INTO players VALUES (?, ?, 1500.5)")
+                .bind(*id)
+                .bind(*player)
+                .execute(&copy.pool)
+                .await
+                .unwrap();
+        }
+        copy
+    }
+
+    #[tokio::test]
+    async fn the_digest_sees_one_changed_cell_and_not_the_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = store_with(dir.path(), "a.db", &[(1, "Ann"), (2, "Bea")]).await;
+        let b = store_with(dir.path(), "b.db", &[(2, "Bea"), (1, "Ann")]).await;
+        let c = store_with(dir.path(), "c.db", &[(1, "Ann"), (2, "Bee")]).await;
+        let (a, b, c) = (
+            a.table_summaries().await.unwrap(),
+            b.table_summaries().await.unwrap(),
+            c.table_summaries().await.unwrap(),
+        );
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].table.as_str(), a[0].rows), ("players", 2));
+        assert_eq!(a, b, "the same rows, written in another order");
+        assert_eq!(a[0].rows, c[0].rows);
+        assert_ne!(a[0].digest, c[0].digest, "one name differs");
+    }
 }

@@ -31,7 +31,7 @@ use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
-pub use backup::{StoreCopy, TABLES};
+pub use backup::{StoreCopy, TABLES, TableSummary};
 pub use consolidation::ConsolidationRow;
 pub use controls::{MatchNote, NoteKind};
 pub use erasure::{Erased, Erasure, NET_MIN_CHARS};

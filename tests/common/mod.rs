@@ -455,7 +455,7 @@ impl Server {
             .expect("websocket connects")
     }
 
-    /// Runs `kibitz ARGS` on this server's data dir; (success, stdout, stderr).
+    /// Runs `kibitz ARGS` on this server's data dir and personas; (success, stdout, stderr).
     pub fn run_cli(&self, args: &[&str]) -> (bool, String, String) {
         let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
             .args(args)
@@ -463,6 +463,8 @@ impl Server {
             .env("KIBITZ_DATABASE_URL", &self.database_url)
             .env("KIBITZ_MODELS_DIR", repo().join("models"))
             .env("KIBITZ_PERSONAS_DIR", repo().join("personas"))
+            // The server's own personas folder, if it was given one.
+            .envs(self.env.iter().filter(|(k, _)| k == "KIBITZ_PERSONAS_DIR").cloned())
             .env("KIBITZ_LISTEN", "127.0.0.1:0")
             .env("RUST_LOG", "error")
             .env_remove("RUST_BACKTRACE")
