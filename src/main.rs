@@ -168,7 +168,7 @@ fn init_logging(default: &str, json: bool) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
     match json {
-        true => logs.json().with_current_span(false).init(),
+        true => logs.json().with_current_span(true).with_span_list(false).init(),
         false => logs.init(),
     }
 }

@@ -65,6 +65,10 @@ fn describe() {
     );
     describe_counter!("kibitz_llm_calls_total", "Language-model calls by role and outcome.");
     describe_counter!(
+        "kibitz_model_words_total",
+        "Triggers whose words were asked of the language model, by how they came: on_time, late (the scripted voice spoke), dropped (a newer trigger, or a board the player left), failed."
+    );
+    describe_counter!(
         "kibitz_llm_tokens_total",
         "Language-model tokens by kind (prompt, completion)."
     );
@@ -119,6 +123,10 @@ pub fn llm_call(role: &'static str, outcome: &'static str, prompt_tokens: u64, c
     counter!("kibitz_llm_calls_total", "role" => role, "outcome" => outcome).increment(1);
     counter!("kibitz_llm_tokens_total", "kind" => "prompt").increment(prompt_tokens);
     counter!("kibitz_llm_tokens_total", "kind" => "completion").increment(completion_tokens);
+}
+
+pub fn model_words(outcome: &'static str) {
+    counter!("kibitz_model_words_total", "outcome" => outcome).increment(1);
 }
 
 pub fn memory_saved(outcome: &'static str) {

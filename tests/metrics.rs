@@ -2,11 +2,14 @@
 //! with the figures of what the server just did (a match, a move, a chat
 //! line remembered), read by Prometheus's own parser (prometheus-client's,
 //! pinned, `scripts/prometheus-parser.sh`), the values moving as a match
-//! is played.
+//! is played; and the JSON logs an operator ships.
 
 mod common;
 
+use std::time::Duration;
+
 use common::Server;
+use common::fake_llm::{Behaviour, FakeLlm};
 use serde_json::json;
 
 const ADMIN: &str = "admin-token-for-the-metrics-test";
@@ -70,6 +73,74 @@ async fn metrics_count_what_the_server_did_for_the_admin_only() {
     assert_eq!(parsed["kibitz_move_reply_seconds"]["type"], "histogram", "{parsed}");
     assert_eq!(parsed["kibitz_matches_live"]["type"], "gauge", "{parsed}");
     assert_eq!(parsed["kibitz_memories_saved"]["type"], "counter", "{parsed}");
+}
+
+/// The words asked of a model, by how they came: a greeting on time, a
+/// chat reply past its deadline (the scripted voice spoke instead).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_words_are_counted_on_time_and_late() {
+    let said = json!({"thinking": "greet", "actions": [
+        {"action": "send_message", "content": "Welcome back to the board.", "tone": "warm"}, {"action": "stop"}]});
+    let fake = FakeLlm::openai(vec![Behaviour::SlowWhen {
+        needle: "harbour pilot".into(),
+        wait: Duration::from_secs(4),
+        answer: said.to_string(),
+    }])
+    .await;
+    let server = Server::start_with(&[
+        ("KIBITZ_ADMIN_TOKEN", ADMIN),
+        ("KIBITZ_LLM_URL", &fake.url),
+        ("KIBITZ_LLM_CHAT_DEADLINE_MS", "1000"),
+    ])
+    .await;
+    let player = server.new_player("Noor").await;
+    let (m, _) = server.new_match(&player, "pip", "white").await;
+    let outcome = |text: &str, o: &str| sample(text, &format!("kibitz_model_words_total{{outcome=\"{o}\"}}"));
+    let greeted = || async { outcome(&server.text_as("/metrics", ADMIN).await.2, "on_time").is_some() };
+    assert!(
+        common::eventually(30, greeted).await,
+        "the greeting's words came on time"
+    );
+    let chat = json!({ "text": "I work as a harbour pilot on the night tides" });
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    let late = || async { outcome(&server.text_as("/metrics", ADMIN).await.2, "late").is_some() };
+    assert!(common::eventually(30, late).await, "the chat reply was late");
+    let (_, _, text) = server.text_as("/metrics", ADMIN).await;
+    assert_eq!(parse(&text)["kibitz_model_words"]["type"], "counter", "{text}");
+}
+
+/// `log_format = "json"`: one JSON object a line; what a match logs
+/// names the match and the player (its `span`), never what was said.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_logs_name_the_match_and_its_player_and_not_what_was_said() {
+    let server = Server::start_capturing_log(&[("KIBITZ_LOG_FORMAT", "json"), ("RUST_LOG", "info")]).await;
+    let player = server.new_player("Oona").await;
+    let (m, _) = server.new_match(&player, "pip", "white").await;
+    let secret = "I keep bees behind the old lighthouse";
+    assert_eq!(
+        server
+            .post(&format!("/api/matches/{m}/chat"), json!({ "text": secret }))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+    let named = || async {
+        server.log_text().lines().any(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .is_ok_and(|v| v["span"]["match_id"] == m.as_str() && v["span"]["player_id"] == player.as_str())
+        })
+    };
+    assert!(common::eventually(30, named).await, "{}", server.log_text());
+    let log = server.log_text();
+    for line in log.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(v["timestamp"].is_string() && v["level"].is_string(), "{line}");
+    }
+    assert!(
+        !log.contains("lighthouse") && !log.contains(&server.token(&player)),
+        "{log}"
+    );
 }
 
 /// The exposition read by prometheus-client's parser: each family's type,

@@ -171,9 +171,9 @@ async fn run(
             metadata,
         } => {
             // What it states of this match must be true of it (and of the player).
-            if let Some(why) = memory_check::refusal(content, *memory_type, cx.game, &cx.persona.name) {
-                crate::telemetry::memory_refused("untrue_or_not_about_the_player");
-                return Ok(Outcome::skipped(format!("memory refused: {why}")));
+            if let Some(refused) = memory_check::refusal(content, *memory_type, cx.game, &cx.persona.name) {
+                crate::telemetry::memory_refused(refused.check.as_str());
+                return Ok(Outcome::skipped(format!("memory refused: {refused}")));
             }
             let new = NewMemory {
                 player_id: cx.player_id,
@@ -197,7 +197,10 @@ async fn run(
                     };
                     events.push(emitter.emit(data, DomainWrite::Nothing).await?);
                 }
-                Err(e) => return Ok(Outcome::skipped(format!("memory not saved: {e}"))),
+                Err(e) => {
+                    crate::telemetry::memory_refused("not_saved");
+                    return Ok(Outcome::skipped(format!("memory not saved: {e}")));
+                }
             }
         }
         Action::Stop => {}

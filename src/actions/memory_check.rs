@@ -11,7 +11,7 @@ use crate::memory::MemoryType;
 use crate::triggers::GameContext;
 
 /// Why `content` may not be kept as a memory of this match, if it may not.
-pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str) -> Option<String> {
+pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str) -> Option<Refusal> {
     // A quote is someone's words, not a claim of the memory's own.
     let text = blank_quotes(content);
     let words = words(&text);
@@ -19,7 +19,7 @@ pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str
     // "Ann won the county championship" is no claim about this match.
     let of_this_match = has(&["game", "match", "me", "us", "against", "i"]) && !counts_games(&words, &ctx.player_name);
     if let Some(why) = result_claim(&words, ctx).filter(|_| of_this_match) {
-        return Some(why);
+        return Some(Refusal::new(Check::Result, why));
     }
     if let Some(san) = san_tokens(&text)
         .into_iter()
@@ -31,15 +31,21 @@ pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str
         })
         .filter(|_| !has(PAST) && !has(TASTES))
     {
-        return Some(format!("{san} was not played in this game"));
+        return Some(Refusal::new(Check::Move, format!("{san} was not played in this game")));
     }
-    if let Some(why) = history_claim(&text, &words, ctx).or_else(|| opening_claim(&text, &words, ctx)) {
-        return Some(why);
+    if let Some(why) = history_claim(&text, &words, ctx) {
+        return Some(Refusal::new(Check::Record, why));
+    }
+    if let Some(why) = opening_claim(&text, &words, ctx) {
+        return Some(Refusal::new(Check::Opening, why));
     }
     // A birthday may be any day; a match's record is dated today.
     let a_record = matches!(kind, MemoryType::GameContext | MemoryType::Streak);
     if let Some(day) = named_day(&text).filter(|d| a_record && *d != ctx.now.date_naive()) {
-        return Some(format!("it is dated {day}, but this match is today"));
+        return Some(Refusal::new(
+            Check::Date,
+            format!("it is dated {day}, but this match is today"),
+        ));
     }
     let about_player = matches!(
         kind,
@@ -49,17 +55,74 @@ pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str
         let name = ctx.player_name.to_lowercase();
         let names_player = text.to_lowercase().contains(&name) || has(&["they", "their", "them", "player"]);
         if !names_player {
-            return Some(format!("a memory of {} must be about them", ctx.player_name));
+            let why = format!("a memory of {} must be about them", ctx.player_name);
+            return Some(Refusal::new(Check::NotAboutThePlayer, why));
         }
         if SITUATION.iter().any(|s| text.to_lowercase().contains(s)) {
-            return Some("it restates the situation, it tells nothing of the player".into());
+            let why = "it restates the situation, it tells nothing of the player";
+            return Some(Refusal::new(Check::Situation, why.into()));
         }
         let about_persona = text.to_lowercase().starts_with(&persona.to_lowercase()) || has(&["i", "me", "my"]);
         if about_persona && !text.to_lowercase().starts_with(&name) {
-            return Some(format!("it describes {persona}, not {}", ctx.player_name));
+            let why = format!("it describes {persona}, not {}", ctx.player_name);
+            return Some(Refusal::new(Check::AboutThePersona, why));
         }
     }
     None
+}
+
+/// Which check refused a memory (a metric's reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// It states a result this match does not have.
+    Result,
+    /// It names a move not played.
+    Move,
+    /// It states a record (a streak, a score) the games do not show.
+    Record,
+    /// It names an opening this game was not.
+    Opening,
+    /// A match record dated another day.
+    Date,
+    NotAboutThePlayer,
+    /// It restates the situation.
+    Situation,
+    /// It describes the persona.
+    AboutThePersona,
+}
+
+impl Check {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Check::Result => "wrong_result",
+            Check::Move => "move_not_played",
+            Check::Record => "wrong_record",
+            Check::Opening => "wrong_opening",
+            Check::Date => "wrong_date",
+            Check::NotAboutThePlayer => "not_about_the_player",
+            Check::Situation => "restates_the_situation",
+            Check::AboutThePersona => "about_the_persona",
+        }
+    }
+}
+
+/// A memory refused: by which check, and why in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    pub check: Check,
+    pub why: String,
+}
+
+impl Refusal {
+    fn new(check: Check, why: String) -> Refusal {
+        Refusal { check, why }
+    }
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
 }
 
 /// Words that place a claim in an earlier game.
@@ -292,36 +355,56 @@ mod tests {
     }
 
     fn refused(content: &str, kind: MemoryType, ctx: &GameContext) -> Option<String> {
-        refusal(content, kind, ctx, "Pip")
+        refusal(content, kind, ctx, "Pip").map(|r| r.why)
     }
 
     #[test]
     fn what_a_model_wrote_of_the_moment_is_refused() {
         let ctx = test_context(&["e4", "e5", "Nf3"], &[]);
         let cases = [
-            ("The game ends in a draw.", MemoryType::GameContext, "still on"),
+            (
+                "The game ends in a draw.",
+                MemoryType::GameContext,
+                "still on",
+                Check::Result,
+            ),
             (
                 "Ann, a member of a chess club, playing a game of chess against Ann a",
                 MemoryType::PlayerObservation,
                 "restates",
+                Check::Situation,
             ),
             (
                 "Ann played Qh5 early.",
                 MemoryType::PlayerBehavior,
                 "Qh5 was not played",
+                Check::Move,
             ),
-            ("On 3 March 2021, Ann played White.", MemoryType::GameContext, "dated"),
-            ("I love a sharp gambit.", MemoryType::PlayerBehavior, "about them"),
+            (
+                "On 3 March 2021, Ann played White.",
+                MemoryType::GameContext,
+                "dated",
+                Check::Date,
+            ),
+            (
+                "I love a sharp gambit.",
+                MemoryType::PlayerBehavior,
+                "about them",
+                Check::NotAboutThePlayer,
+            ),
             (
                 "Pip thinks Ann is tricky.",
                 MemoryType::PlayerObservation,
                 "describes Pip",
+                Check::AboutThePersona,
             ),
         ];
-        for (content, kind, why) in cases {
-            let refused = refused(content, kind, &ctx);
+        for (content, kind, why, check) in cases {
+            let refused = refusal(content, kind, &ctx, "Pip");
             assert!(
-                refused.as_deref().is_some_and(|r| r.contains(why)),
+                refused
+                    .as_ref()
+                    .is_some_and(|r| r.why.contains(why) && r.check == check),
                 "{content}: {refused:?}"
             );
         }

@@ -4,6 +4,7 @@
 
 use shakmaty::Color;
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tracing::Instrument;
 
 use super::actor::{Command, MatchActor, Seating};
 use super::{Live, Outcome, Runtime, RuntimeError};
@@ -52,7 +53,7 @@ impl Runtime {
         let player = self.player(row.player_id).await?;
         let (inbox, rx) = mpsc::channel(64);
         let (events, _) = broadcast::channel(256);
-        let owner = row.player_id;
+        let (owner, row_persona) = (row.player_id, row.persona_id.clone());
         let seating = Seating {
             game,
             odds,
@@ -85,11 +86,17 @@ impl Runtime {
             );
         }
         let (runtime, alive) = (self.clone(), self.actors.subscribe());
-        tokio::spawn(async move {
-            actor.run(rx).await;
-            runtime.ended(id, lease).await;
-            drop(alive);
-        });
+        // Every line the match logs names it and its player (a JSON log's
+        // `span` object), and the tasks it starts inherit the span.
+        let span = tracing::info_span!("match", match_id = %id, player_id = %owner, persona = %row_persona);
+        tokio::spawn(
+            async move {
+                actor.run(rx).await;
+                runtime.ended(id, lease).await;
+                drop(alive);
+            }
+            .instrument(span),
+        );
         Ok((inbox, Some(begun)))
     }
 }

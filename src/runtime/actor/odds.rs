@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use shakmaty::Color;
+use tracing::Instrument;
 
 use super::{Command, MatchActor};
 use crate::chess::engine::Score;
@@ -66,14 +67,17 @@ impl MatchActor {
             return;
         };
         let (fen, nodes) = (fen_after.to_string(), self.svc.config.eval_deep_nodes);
-        tokio::spawn(async move {
-            match analyst.evaluate(&fen, nodes).await {
-                Ok(score) => {
-                    let _ = inbox.send(Command::DeepScore { ply, fen, score }).await;
+        tokio::spawn(
+            async move {
+                match analyst.evaluate(&fen, nodes).await {
+                    Ok(score) => {
+                        let _ = inbox.send(Command::DeepScore { ply, fen, score }).await;
+                    }
+                    Err(e) => tracing::debug!("deeper evaluation failed: {e}"),
                 }
-                Err(e) => tracing::debug!("deeper evaluation failed: {e}"),
             }
-        });
+            .in_current_span(),
+        );
     }
 
     /// Replaces ply `ply`'s odds with the deeper verdict, if the odds before

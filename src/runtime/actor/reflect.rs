@@ -4,6 +4,7 @@
 
 use serde_json::json;
 use shakmaty::{Color, Position};
+use tracing::Instrument;
 
 use super::MatchActor;
 use crate::chess::{GameEnd, openings};
@@ -52,19 +53,22 @@ impl MatchActor {
         };
         let sampling = self.svc.config.llm.main;
         let session = pool.session(Some(id.to_string()), "reflection", sampling);
-        tokio::spawn(async move {
-            let Some(summary) = reflection::retell(session.as_ref(), &persona, &written, sampling).await else {
-                return;
-            };
-            let retold = reflection::Reflection {
-                summary,
-                written_by: session.describe(),
-                ..written
-            };
-            if let Err(e) = db.save_reflection(id, &retold).await {
-                tracing::warn!(match_id = %id, "retold reflection not saved: {e}");
+        tokio::spawn(
+            async move {
+                let Some(summary) = reflection::retell(session.as_ref(), &persona, &written, sampling).await else {
+                    return;
+                };
+                let retold = reflection::Reflection {
+                    summary,
+                    written_by: session.describe(),
+                    ..written
+                };
+                if let Err(e) = db.save_reflection(id, &retold).await {
+                    tracing::warn!(match_id = %id, "retold reflection not saved: {e}");
+                }
             }
-        });
+            .in_current_span(),
+        );
         Ok(())
     }
 

@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use tracing::Instrument;
+
 use super::MatchActor;
 use super::odds::KnownScores;
 use crate::chess::GameEnd;
@@ -130,11 +132,14 @@ impl MatchActor {
         self.stop_talking();
         // Tidy this player's memories now, off the match's critical path.
         let (memory, player) = (self.svc.memory.clone(), self.player.id);
-        tokio::spawn(async move {
-            if let Err(e) = memory.consolidate(Scope::Player(player), "after_match").await {
-                tracing::warn!("memory consolidation after the match failed: {e}");
+        tokio::spawn(
+            async move {
+                if let Err(e) = memory.consolidate(Scope::Player(player), "after_match").await {
+                    tracing::warn!("memory consolidation after the match failed: {e}");
+                }
             }
-        });
+            .in_current_span(),
+        );
         Ok(())
     }
 

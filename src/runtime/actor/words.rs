@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
+use tracing::Instrument;
 
 use super::{Command, Events, MatchActor};
 use crate::actions::Decision;
@@ -42,8 +43,33 @@ pub struct Words {
     took: Duration,
     /// How the words came, when not from the model in time.
     note: Option<String>,
+    came: Came,
     /// The player's moves when the trigger fired.
     user_moves: usize,
+}
+
+/// How a trigger's words from the model came (the metric's outcome).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Came {
+    /// Within the deadline, and spoken.
+    OnTime,
+    /// Past the deadline: the scripted voice spoke instead.
+    Late,
+    /// Called off by a newer trigger, or about a board the player left.
+    Dropped,
+    /// The brain failed.
+    Failed,
+}
+
+impl Came {
+    fn as_str(self) -> &'static str {
+        match self {
+            Came::OnTime => "on_time",
+            Came::Late => "late",
+            Came::Dropped => "dropped",
+            Came::Failed => "failed",
+        }
+    }
 }
 
 /// Everything a composing task owns.
@@ -76,25 +102,25 @@ impl Job {
             draft: Some(draft_events(self.drafts.clone(), self.prepared.trigger.kind)),
         };
         let brain = &self.pipeline.brain;
-        let (decision, note) = tokio::select! {
+        let (decision, note, came) = tokio::select! {
             decided = tokio::time::timeout(self.deadline, brain.decide(input.clone())) => match decided {
-                Ok(Ok(d)) => (d, None),
-                Ok(Err(e)) => (Decision::default(), Some(format!("the brain failed: {e}"))),
+                Ok(Ok(d)) => (d, None, Came::OnTime),
+                Ok(Err(e)) => (Decision::default(), Some(format!("the brain failed: {e}")), Came::Failed),
                 Err(_) => {
                     // The model's answer, if it ever comes, is dropped with its call.
                     let scripted = ScriptedBrain.decide(BrainInput { llm: None, draft: None, ..input }).await;
                     let secs = self.deadline.as_secs_f64();
                     let why = format!("late: the model took over {secs:.1} s, the scripted voice spoke");
-                    (scripted.unwrap_or_default(), Some(why))
+                    (scripted.unwrap_or_default(), Some(why), Came::Late)
                 }
             },
             _ = cancelled => match about_the_board(self.prepared.trigger.kind) {
-                true => (Decision::default(), Some("dropped: a newer trigger took the model".to_string())),
+                true => (Decision::default(), Some("dropped: a newer trigger took the model".to_string()), Came::Dropped),
                 // A greeting is still owed: the scripted voice gives it.
                 false => {
                     let scripted = ScriptedBrain.decide(BrainInput { llm: None, draft: None, ..input }).await;
                     let why = "cut short: a newer trigger took the model, the scripted voice spoke";
-                    (scripted.unwrap_or_default(), Some(why.to_string()))
+                    (scripted.unwrap_or_default(), Some(why.to_string()), Came::Dropped)
                 }
             },
         };
@@ -104,6 +130,7 @@ impl Job {
             decision,
             took: started.elapsed(),
             note,
+            came,
             user_moves: self.user_moves,
         }
     }
@@ -177,11 +204,14 @@ impl MatchActor {
             cancel,
             words,
         });
-        tokio::spawn(async move {
-            if done.send(job.compose(cancelled).await).is_ok() {
-                let _ = inbox.send(Command::WordsReady).await;
+        tokio::spawn(
+            async move {
+                if done.send(job.compose(cancelled).await).is_ok() {
+                    let _ = inbox.send(Command::WordsReady).await;
+                }
             }
-        });
+            .in_current_span(),
+        );
         Ok(())
     }
 
@@ -227,6 +257,7 @@ impl MatchActor {
         {
             words.decision = Decision::default();
             words.note = Some("dropped: the player moved on before the words were ready".into());
+            words.came = Came::Dropped;
         }
         let mut announced = Vec::new();
         self.speak(words, &mut announced).await
@@ -239,8 +270,10 @@ impl MatchActor {
             decision,
             took,
             note,
+            came,
             ..
         } = words;
+        crate::telemetry::model_words(came.as_str());
         let (pipeline, kind) = (self.svc.pipeline.clone(), prepared.trigger.kind);
         let outcome = pipeline
             .speak(prepared, decision, took, &ctx, self.side(), note.as_deref())
