@@ -65,6 +65,9 @@ section! {
         /// embedded index in `vectors_dir`.
         #[serde(serialize_with = "redact::opt_url")]
         pub qdrant_url: Option<String> = None, env("KIBITZ_QDRANT_URL").url();
+        /// The Qdrant server's REST address, for snapshots (`kibitz backup --qdrant-snapshot`).
+        #[serde(serialize_with = "redact::opt_url")]
+        pub qdrant_rest_url: Option<String> = None, env("KIBITZ_QDRANT_REST_URL").url().shown("qdrant_url's host, the port before");
         /// The Qdrant server's collection.
         pub qdrant_collection: String = "kibitz_memories".into(), env("KIBITZ_QDRANT_COLLECTION");
         /// The Qdrant server's API key, if it needs one. Never printed.

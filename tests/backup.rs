@@ -13,6 +13,16 @@ use serde_json::{Value, json};
 
 /// The binary on a data dir, database and personas folder of our choosing.
 fn kibitz(data: &Path, database_url: &str, personas: &Path, args: &[&str]) -> (bool, String, String) {
+    kibitz_with(data, database_url, personas, &[], args)
+}
+
+fn kibitz_with(
+    data: &Path,
+    database_url: &str,
+    personas: &Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (bool, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kibitz"))
         .args(args)
         .env("KIBITZ_DATA_DIR", data)
@@ -21,6 +31,7 @@ fn kibitz(data: &Path, database_url: &str, personas: &Path, args: &[&str]) -> (b
         .env("KIBITZ_PERSONAS_DIR", personas)
         .env("RUST_LOG", "error")
         .env_remove("ORT_DYLIB_PATH")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let text = |b: Vec<u8>| String::from_utf8_lossy(&b).to_string();
@@ -357,4 +368,55 @@ async fn the_restored_club_recalls_the_same_memories_for_the_same_moment() {
     }
     assert!(!recalls[0].is_empty(), "the greeting recalled something");
     assert_eq!(recalls[0], recalls[1], "the same memories on the restored club");
+}
+
+/// With a Qdrant server (`make test-qdrant`): `--qdrant-snapshot` puts the
+/// collection in the backup, and the restore makes a new collection of it,
+/// so opening the restored club embeds nothing again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_qdrant_snapshot_brings_the_index_back_without_embedding_again() {
+    let Some(qdrant) = common::test_qdrant() else {
+        eprintln!("skipped: KIBITZ_TEST_QDRANT names no Qdrant server (make test-qdrant)");
+        return;
+    };
+    let server = Server::start().await;
+    let player = server.new_player("Pia").await;
+    let (m, _) = server.new_match(&player, "pip", "white").await;
+    let chat = json!({ "text": "I restore old wooden chess sets" });
+    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    let remembered = || async { !server.memories(&player).await.is_empty() };
+    assert!(common::eventually(30, remembered).await, "something remembered");
+
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("club.tar.gz");
+    let personas = repo().join("personas");
+    let club = [
+        ("KIBITZ_QDRANT_URL", qdrant.as_str()),
+        ("KIBITZ_QDRANT_COLLECTION", server.qdrant_collection()),
+    ];
+    let args = ["backup", "--qdrant-snapshot", "--out", file.to_str().unwrap()];
+    let (ok, out, err) = kibitz_with(server.data_path(), &server.database_url, &personas, &club, &args);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("a snapshot of the Qdrant collection"), "{out}");
+
+    // Into a new collection; the club's own is refused (it has points).
+    let data = work.path().join("restored");
+    let url = empty_database(&data).await;
+    let restore = ["restore", file.to_str().unwrap()];
+    let (ok, _, err) = kibitz_with(&data, &url, &work.path().join("p"), &club, &restore);
+    assert!(!ok && err.contains("already has"), "{err}");
+    let collection = format!("kibitz_restored_{}", std::process::id());
+    let target = [
+        ("KIBITZ_QDRANT_URL", qdrant.as_str()),
+        ("KIBITZ_QDRANT_COLLECTION", collection.as_str()),
+        ("RUST_LOG", "info"),
+    ];
+    let (ok, out, err) = kibitz_with(&data, &url, &work.path().join("p"), &target, &restore);
+    common::drop_collection(&qdrant, &collection);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("was made from the backup's snapshot"), "{out}");
+    assert!(
+        !err.contains("memories embedded") && !err.contains("embedding memories") && !err.contains("disagrees"),
+        "nothing embedded again: {err}"
+    );
 }

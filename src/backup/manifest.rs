@@ -35,6 +35,17 @@ pub struct Manifest {
     #[serde(default)]
     pub digests: BTreeMap<String, String>,
     pub files: Vec<FileEntry>,
+    /// A snapshot of the Qdrant collection, when one was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qdrant: Option<QdrantSnapshot>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QdrantSnapshot {
+    /// The collection it was taken of.
+    pub collection: String,
+    /// Its file in the archive (also in `files`).
+    pub path: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -146,6 +157,7 @@ mod tests {
             counts: BTreeMap::new(),
             digests: BTreeMap::new(),
             files: vec![],
+            qdrant: None,
         };
         manifest.set_tables(&[table("memories", 3, "ab"), table("players", 1, "cd")]);
         assert!(

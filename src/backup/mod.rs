@@ -6,21 +6,26 @@
 //! an empty PostgreSQL database), checking every file against the manifest
 //! first and every table's rows against its counts and digests after; opening it then migrates it if it is older
 //! and rebuilds the vector index from SQL. The vector index is not in a
-//! backup: it is made from SQL.
+//! backup (it is made from SQL) unless a Qdrant snapshot is asked for:
+//! then the restore uploads it, and the index comes back without
+//! embedding every memory again.
 
 mod archive;
 mod manifest;
 mod postgres;
+mod qdrant;
 mod schedule;
 
 use std::path::{Path, PathBuf};
 
 use chrono::Utc;
 
-pub use manifest::{FileEntry, Manifest};
+pub use manifest::{FileEntry, Manifest, QdrantSnapshot};
+use qdrant::QdrantRest;
 pub use schedule::{prune, scheduled};
 
 use crate::config::Config;
+use crate::memory::ModelRecord;
 use crate::store::{Backend, Db, StoreCopy, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +59,7 @@ impl BackupError {
 const SQLITE_FILE: &str = "sql/kibitz.db";
 const POSTGRES_FILE: &str = "sql/kibitz.pgdump";
 const PERSONAS: &str = "personas";
+const QDRANT_FILE: &str = "qdrant/collection.snapshot";
 
 /// A default name for a backup made now: `kibitz-backup-20261127T093000Z.tar.gz`.
 pub fn default_name() -> String {
@@ -61,8 +67,13 @@ pub fn default_name() -> String {
 }
 
 /// Writes a backup of `config`'s store and persona files to `out`, while
-/// a server may be serving them.
-pub async fn create(config: &Config, out: &Path) -> Result<Manifest, BackupError> {
+/// a server may be serving them; `qdrant_snapshot`: with the Qdrant
+/// server's collection too.
+pub async fn create(config: &Config, out: &Path, qdrant_snapshot: bool) -> Result<Manifest, BackupError> {
+    let qdrant = match qdrant_snapshot {
+        true => Some(QdrantRest::of(config)?),
+        false => None,
+    };
     let staging = tempfile::Builder::new()
         .prefix(".kibitz-backup-")
         .tempdir_in(
@@ -97,6 +108,20 @@ pub async fn create(config: &Config, out: &Path) -> Result<Manifest, BackupError
     db.close().await;
     let mut files = vec![FileEntry::of(root, sql_file)?];
     files.extend(copy_personas(&config.personas_dir, &root.join(PERSONAS))?);
+    // After the SQL copy: a memory written between the two is missing from
+    // the copy's rows, and the restore's check of the index removes it.
+    let snapshot = match &qdrant {
+        Some(q) => {
+            std::fs::create_dir_all(root.join("qdrant")).map_err(|e| BackupError::io(root, e))?;
+            q.snapshot_into(&root.join(QDRANT_FILE)).await?;
+            files.push(FileEntry::of(root, QDRANT_FILE)?);
+            Some(QdrantSnapshot {
+                collection: q.collection.clone(),
+                path: QDRANT_FILE.into(),
+            })
+        }
+        None => None,
+    };
     let mut manifest = Manifest {
         format: manifest::FORMAT,
         kibitz_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -106,6 +131,7 @@ pub async fn create(config: &Config, out: &Path) -> Result<Manifest, BackupError
         counts: Default::default(),
         digests: Default::default(),
         files,
+        qdrant: snapshot,
     };
     manifest.set_tables(&tables);
     let json = serde_json::to_vec_pretty(&manifest).expect("a manifest serialises");
@@ -162,6 +188,8 @@ fn files_under(base: &Path, relative: &Path) -> Result<Vec<PathBuf>, BackupError
 pub struct Restored {
     pub manifest: Manifest,
     pub personas_written: usize,
+    /// The Qdrant collection made from the backup's snapshot, if any.
+    pub qdrant_collection: Option<String>,
 }
 
 /// Restores `file` into `config`'s (empty) data dir or PostgreSQL
@@ -223,6 +251,7 @@ pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupErr
         return Err(BackupError::Mismatch(differences.join("; ")));
     }
     forgotten?;
+    let qdrant_collection = restore_qdrant(config, &manifest, root).await?;
     std::fs::create_dir_all(&config.personas_dir).map_err(|e| BackupError::io(&config.personas_dir, e))?;
     for entry in &personas {
         let name = entry.path.trim_start_matches(&format!("{PERSONAS}/")).to_string();
@@ -235,7 +264,33 @@ pub async fn restore(config: &Config, file: &Path) -> Result<Restored, BackupErr
     Ok(Restored {
         manifest,
         personas_written: personas.len(),
+        qdrant_collection,
     })
+}
+
+/// The backup's Qdrant snapshot uploaded into the configured (empty)
+/// collection, with the record of the model that made its vectors (so
+/// opening the store does not embed them again); None without one.
+async fn restore_qdrant(config: &Config, manifest: &Manifest, root: &Path) -> Result<Option<String>, BackupError> {
+    let (Some(snapshot), Some(_)) = (&manifest.qdrant, &config.qdrant_url) else {
+        return Ok(None);
+    };
+    let qdrant = QdrantRest::of(config)?;
+    qdrant.upload(&root.join(&snapshot.path)).await?;
+    if !manifest.counts.contains_key("settings") {
+        // Too old a store to hold the record: opening it embeds them again.
+        return Ok(Some(qdrant.collection));
+    }
+    let copy = StoreCopy::open(&config.database_url).await?;
+    let recorded = copy
+        .copy_setting(
+            &ModelRecord::collection_key(&snapshot.collection),
+            &ModelRecord::collection_key(&qdrant.collection),
+        )
+        .await;
+    copy.close().await;
+    recorded?;
+    Ok(Some(qdrant.collection))
 }
 
 /// A restore goes into nothing: an empty (or missing) data dir, and for
@@ -254,6 +309,17 @@ async fn refuse_unless_empty(config: &Config) -> Result<(), BackupError> {
         return Err(BackupError::Refused(
             "the PostgreSQL database already has tables (restore into a new, empty database)".into(),
         ));
+    }
+    // Checking the index against the restored rows would delete another
+    // club's points.
+    if config.qdrant_url.is_some() {
+        let qdrant = QdrantRest::of(config)?;
+        if let Some(points) = qdrant.points().await?.filter(|n| *n > 0) {
+            return Err(BackupError::Refused(format!(
+                "the Qdrant collection {} already has {points} points (restore into a new collection: qdrant_collection)",
+                qdrant.collection
+            )));
+        }
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ pub async fn scheduled(config: &Config) -> Result<(PathBuf, Vec<PathBuf>), Backu
     let dir = &config.backup.dir;
     std::fs::create_dir_all(dir).map_err(|e| BackupError::io(dir, e))?;
     let out = dir.join(default_name());
-    create(config, &out).await?;
+    create(config, &out, config.backup.qdrant_snapshot).await?;
     let pruned = prune(dir, config.backup.keep)?;
     Ok((out, pruned))
 }

@@ -15,6 +15,11 @@ pub struct BackupArgs {
     /// `<backup.dir>/kibitz-backup-<UTC time>.tar.gz`.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// With a Qdrant server: put a snapshot of its collection in too, so a
+    /// restore brings the index back without embedding every memory again
+    /// (default: `backup.qdrant_snapshot`).
+    #[arg(long)]
+    qdrant_snapshot: bool,
 }
 
 #[derive(clap::Args)]
@@ -35,7 +40,8 @@ pub async fn backup(config: &Config, args: BackupArgs) -> anyhow::Result<()> {
     anyhow::ensure!(!out.exists(), "{} exists already: name another file", out.display());
     let started = std::time::Instant::now();
     eprintln!("backup: copying the {} store ...", store_name(config));
-    let manifest = backup::create(config, &out).await?;
+    let with_qdrant = args.qdrant_snapshot || config.backup.qdrant_snapshot;
+    let manifest = backup::create(config, &out, with_qdrant).await?;
     let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
     println!(
         "backup: {} ({:.1} MB, {:.1} s)",
@@ -64,6 +70,9 @@ pub async fn restore(config: &Config, args: RestoreArgs) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64(),
         config.data_dir.display()
     );
+    if let Some(collection) = &restored.qdrant_collection {
+        println!("  the Qdrant collection {collection} was made from the backup's snapshot");
+    }
     print_manifest(&restored.manifest);
     Ok(())
 }
@@ -90,6 +99,9 @@ fn print_manifest(m: &Manifest) {
         .collect();
     println!("  {}", counts.join(", "));
     println!("  {} file(s), each with its SHA-256 in manifest.json", m.files.len());
+    if let Some(q) = &m.qdrant {
+        println!("  a snapshot of the Qdrant collection {}", q.collection);
+    }
 }
 
 fn store_name(config: &Config) -> &'static str {

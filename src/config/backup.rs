@@ -14,6 +14,8 @@ section! {
         pub dir: PathBuf = PathBuf::new(), env("KIBITZ_BACKUP_DIR").shown("<data_dir>/backups");
         /// How many of the newest are kept; older ones are deleted after each new one.
         pub keep: usize = 7, env("KIBITZ_BACKUP_KEEP");
+        /// With a Qdrant server: a snapshot of its collection goes in too (a large index then comes back without embedding every memory again).
+        pub qdrant_snapshot: bool = false, env("KIBITZ_BACKUP_QDRANT_SNAPSHOT");
     }
 }
 

@@ -92,6 +92,7 @@ impl Config {
     fn work_out(&mut self) {
         for text in [
             &mut self.qdrant_url,
+            &mut self.qdrant_rest_url,
             &mut self.qdrant_api_key,
             &mut self.admin_token,
             &mut self.llm.url,

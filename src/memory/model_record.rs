@@ -18,7 +18,12 @@ pub enum ModelRecord {
 impl ModelRecord {
     /// The record for a Qdrant collection.
     pub fn for_collection(collection: &str) -> ModelRecord {
-        ModelRecord::Sql(format!("index-model:qdrant:{collection}"))
+        ModelRecord::Sql(Self::collection_key(collection))
+    }
+
+    /// The setting that records what made a Qdrant collection's vectors.
+    pub fn collection_key(collection: &str) -> String {
+        format!("index-model:qdrant:{collection}")
     }
 
     pub(super) async fn read(&self, db: &Db) -> Result<Option<String>, MemoryError> {

@@ -112,6 +112,19 @@ impl StoreCopy {
         Ok(())
     }
 
+    /// Sets the setting `to` to the value of `from`, if the store has it.
+    pub async fn copy_setting(&self, from: &str, to: &str) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO settings (key, value) SELECT $2, value FROM settings WHERE key = $1 \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        )
+        .bind(from)
+        .bind(to)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     /// A PostgreSQL snapshot held open for `pg_dump --snapshot`, with the
     /// tables summarised in that very snapshot: what the dump holds is what
     /// the summaries say.

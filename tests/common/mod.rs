@@ -480,6 +480,11 @@ impl Server {
         self.child.as_ref().map(Child::id)
     }
 
+    /// Its collection on the suite's Qdrant server, when there is one.
+    pub fn qdrant_collection(&self) -> &str {
+        &self.qdrant_collection
+    }
+
     pub fn data_path(&self) -> &Path {
         self.data.path()
     }
