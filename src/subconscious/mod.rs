@@ -28,21 +28,32 @@ use crate::memory::embed::QueryLimits;
 use crate::memory::vector::{BoardFilter, SearchFilter};
 use crate::memory::{MemoryError, MemoryService, Recalled, Search, recall_entries};
 use crate::store::RecallEntry;
-use crate::triggers::{GameContext, Trigger};
+use crate::triggers::{GameContext, Trigger, TriggerKind};
 
 /// Per-match memory of what was handed over, when, and why.
 #[derive(Debug, Default)]
 pub struct RecallState {
-    given: HashMap<MemoryId, (DateTime<Utc>, String)>,
+    given: HashMap<MemoryId, Given>,
+}
+
+/// A memory handed over: when, why, and at how many moves of the game.
+#[derive(Debug)]
+struct Given {
+    at: DateTime<Utc>,
+    why: String,
+    moves: usize,
 }
 
 impl RecallState {
     /// Whether this memory was handed over lately for this very reason: a
     /// memory comes back within the time-to-live only for a new reason (the
     /// greeting's "your openings as White", then "your Italian Game" on the
-    /// board), never twice for the same one.
-    fn given_for(&self, id: MemoryId, why: &str) -> bool {
-        self.given.get(&id).is_some_and(|(_, reason)| reason == why)
+    /// board), never twice for the same one. The persona's answer to a move
+    /// is a moment of its own: what the move brought (at the same count of
+    /// moves) may come again before the persona's reply.
+    fn given_for(&self, id: MemoryId, why: &str, kind: TriggerKind, moves: usize) -> bool {
+        let answering = |g: &Given| kind == TriggerKind::BeforeAgentMove && g.moves == moves;
+        self.given.get(&id).is_some_and(|g| g.why == why && !answering(g))
     }
 
     /// Whether this memory was handed over lately at all.
@@ -97,7 +108,13 @@ impl Subconscious {
         match llm::choose(&session, persona, &situation).await {
             Ok(Some(chosen)) => {
                 let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
-                Ok(hand_over(chosen, state, &format!("subconscious: {summary}"), now))
+                Ok(hand_over(
+                    chosen,
+                    state,
+                    &format!("subconscious: {summary}"),
+                    now,
+                    ctx.move_count,
+                ))
             }
             Ok(None) => self.recall(trigger, ctx, state).await,
             Err(e) => {
@@ -121,7 +138,7 @@ impl Subconscious {
         now: DateTime<Utc>,
     ) -> SearchFilter {
         let given_ttl = Duration::seconds(self.config.given_ttl_secs as i64);
-        state.given.retain(|_, (at, _)| now - *at < given_ttl);
+        state.given.retain(|_, g| now - g.at < given_ttl);
         let created_since = now - Duration::seconds(self.config.created_ttl_secs as i64);
         let asked = trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::AsksMemory));
         SearchFilter {
@@ -232,8 +249,10 @@ impl Subconscious {
         let lore = |r: &Recalled| r.memory.player_id.is_none();
         // A key the player says brings its line back even so: they asked.
         let asked = |r: &Recalled| r.why.starts_with(fuse::BY_KEY);
-        let told =
-            |r: &Recalled| state.given_for(r.memory.id, &r.why) || (lore(r) && !asked(r) && state.given(r.memory.id));
+        let told = |r: &Recalled| {
+            state.given_for(r.memory.id, &r.why, trigger.kind, ctx.move_count)
+                || (lore(r) && !asked(r) && state.given(r.memory.id))
+        };
         chosen.retain(|r| !told(r));
         use crate::triggers::TriggerKind::{AfterMatch, BeforeMatch};
         let by_subject = matches!(trigger.kind, BeforeMatch | AfterMatch);
@@ -242,7 +261,7 @@ impl Subconscious {
         }
         let chosen = fuse::choose(chosen, &self.config, by_subject);
         let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
-        Ok(hand_over(chosen, state, &situation.summary(), now))
+        Ok(hand_over(chosen, state, &situation.summary(), now, ctx.move_count))
     }
 
     /// The texts to search by meaning; a chat line's own words only while
@@ -303,9 +322,14 @@ pub struct Recall {
 }
 
 /// Marks memories as given and says why each one came.
-fn hand_over(found: Vec<Recalled>, state: &mut RecallState, query: &str, now: DateTime<Utc>) -> Recall {
+fn hand_over(found: Vec<Recalled>, state: &mut RecallState, query: &str, now: DateTime<Utc>, moves: usize) -> Recall {
     for r in &found {
-        state.given.insert(r.memory.id, (now, r.why.clone()));
+        let given = Given {
+            at: now,
+            why: r.why.clone(),
+            moves,
+        };
+        state.given.insert(r.memory.id, given);
     }
     Recall {
         log: recall_entries(&found, query),

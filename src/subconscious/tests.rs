@@ -174,3 +174,25 @@ fn a_returning_player_is_met_with_their_usual_openings() {
         first.cues
     );
 }
+
+#[test]
+fn a_memory_given_for_a_move_may_come_again_for_the_answer_and_not_later() {
+    let mut state = RecallState::default();
+    let id = MemoryId::new();
+    let why = "the endgame".to_string();
+    state.given.insert(
+        id,
+        Given {
+            at: Utc::now(),
+            why: why.clone(),
+            moves: 40,
+        },
+    );
+    // The persona's answer to the move that brought it.
+    assert!(!state.given_for(id, &why, TriggerKind::BeforeAgentMove, 40));
+    // The same reason at the same move, for anything else, or a move later.
+    assert!(state.given_for(id, &why, TriggerKind::OnUserInput, 40));
+    assert!(state.given_for(id, &why, TriggerKind::BeforeAgentMove, 42));
+    // Another reason is always a new moment.
+    assert!(!state.given_for(id, "your bishop", TriggerKind::OnUserMove, 40));
+}
