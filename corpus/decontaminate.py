@@ -8,6 +8,11 @@ halves of each set stay unseen by the trained readers. Run from the
 repository root after adding lines:
 
     python3 corpus/decontaminate.py corpus/lines/*.jsonl
+
+A file of player profiles (`corpus/recall/`: one player a line, with
+`memories` and labelled chat `lines`) is cleaned inside each profile: a
+chat line or a memory near a held-out text is dropped, and a dropped
+memory's key leaves the labels that named it.
 """
 import difflib
 import glob
@@ -47,9 +52,41 @@ def near(text, held):
     return False
 
 
+def clean_profile(row, seen, dropped):
+    """A profile with its near-held-out memories and chat lines dropped."""
+    gone = set()
+    memories = []
+    for m in row["memories"]:
+        if near(m["content"], held):
+            gone.add(m["key"])
+            dropped.append(m["content"])
+        else:
+            memories.append(m)
+    lines = []
+    for line in row["lines"]:
+        key = line["text"].strip().lower()
+        if key in seen or near(line["text"], held):
+            dropped.append(line["text"])
+            continue
+        seen.add(key)
+        lines.append(dict(line, relevant=[k for k in line["relevant"] if k not in gone]))
+    return dict(row, memories=memories, lines=lines)
+
+
 held = [(t.strip().lower(), words(t)) for t in held_texts()]
 seen = set()
 for path in sys.argv[1:]:
+    rows = [json.loads(line) for line in open(path) if line.strip()]
+    if rows and "memories" in rows[0] and "lines" in rows[0]:
+        dropped = []
+        cleaned = [clean_profile(row, seen, dropped) for row in rows]
+        with open(path, "w") as f:
+            f.write("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in cleaned))
+        kept = sum(len(r["lines"]) + len(r["memories"]) for r in cleaned)
+        print(f"{path}: {kept} lines and memories kept, {len(dropped)} dropped")
+        for text in dropped:
+            print(f"  dropped: {text}")
+        continue
     keep, dropped = [], []
     for line in open(path):
         if not line.strip():
