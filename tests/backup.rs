@@ -140,13 +140,9 @@ async fn a_backup_made_in_the_middle_of_live_matches_restores_every_row() {
         };
         assert!(common::eventually(30, answered).await, "pip answered {mv}");
     }
-    let chat = json!({ "text": "I restore old wooden chess sets" });
-    assert_eq!(server.post(&format!("/api/matches/{live}/chat"), chat).await.0, 200);
+    server.say(&live, "I restore old wooden chess sets").await;
     let (done, _) = server.new_match(&player, "margot", "black").await;
-    assert_eq!(
-        server.post(&format!("/api/matches/{done}/resign"), json!({})).await.0,
-        200
-    );
+    server.resign(&done).await;
     let remembered = || async { !server.memories(&player).await.is_empty() };
     assert!(common::eventually(30, remembered).await, "something remembered");
     let first = server.memories(&player).await[0]["id"].as_str().unwrap().to_string();
@@ -324,15 +320,9 @@ async fn the_restored_club_recalls_the_same_memories_for_the_same_moment() {
         "I restore old wooden chess sets",
         "I always answer 1.e4 with the Caro-Kann",
     ] {
-        assert_eq!(
-            server
-                .post(&format!("/api/matches/{m}/chat"), json!({ "text": line }))
-                .await
-                .0,
-            200
-        );
+        server.say(&m, line).await;
     }
-    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+    server.resign(&m).await;
 
     let work = tempfile::tempdir().unwrap();
     let file = work.path().join("club.tar.gz");
@@ -382,8 +372,7 @@ async fn a_qdrant_snapshot_brings_the_index_back_without_embedding_again() {
     let server = Server::start().await;
     let player = server.new_player("Pia").await;
     let (m, _) = server.new_match(&player, "pip", "white").await;
-    let chat = json!({ "text": "I restore old wooden chess sets" });
-    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    server.say(&m, "I restore old wooden chess sets").await;
     let remembered = || async { !server.memories(&player).await.is_empty() };
     assert!(common::eventually(30, remembered).await, "something remembered");
 

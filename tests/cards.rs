@@ -387,13 +387,7 @@ async fn memories_come_back_from_an_export_through_the_write_policy() {
         "I learned chess from my grandmother in Riga",
         "I love the Italian game, it's my favourite opening",
     ] {
-        assert_eq!(
-            server
-                .post(&format!("/api/matches/{m}/chat"), json!({ "text": line }))
-                .await
-                .0,
-            200
-        );
+        server.say(&m, line).await;
     }
     let export = server
         .get_as(&format!("/api/players/{ann}/memories/export"), &server.token(&ann))

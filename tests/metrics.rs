@@ -29,8 +29,7 @@ async fn metrics_count_what_the_server_did_for_the_admin_only() {
         .post(&format!("/api/matches/{m}/moves"), json!({ "move": "e4" }))
         .await;
     assert_eq!(status, 200, "{state}");
-    let chat = json!({ "text": "I teach the cello at a music school" });
-    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    server.say(&m, "I teach the cello at a music school").await;
 
     let (status, _, _) = server.text_as("/metrics", &server.token(&player)).await;
     assert_eq!(status, 403, "a player may not read the metrics");
@@ -101,8 +100,7 @@ async fn the_model_words_are_counted_on_time_and_late() {
         common::eventually(30, greeted).await,
         "the greeting's words came on time"
     );
-    let chat = json!({ "text": "I work as a harbour pilot on the night tides" });
-    assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
+    server.say(&m, "I work as a harbour pilot on the night tides").await;
     let late = || async { outcome(&server.text_as("/metrics", ADMIN).await.2, "late").is_some() };
     assert!(common::eventually(30, late).await, "the chat reply was late");
     let (_, _, text) = server.text_as("/metrics", ADMIN).await;
@@ -117,14 +115,8 @@ async fn json_logs_name_the_match_and_its_player_and_not_what_was_said() {
     let player = server.new_player("Oona").await;
     let (m, _) = server.new_match(&player, "pip", "white").await;
     let secret = "I keep bees behind the old lighthouse";
-    assert_eq!(
-        server
-            .post(&format!("/api/matches/{m}/chat"), json!({ "text": secret }))
-            .await
-            .0,
-        200
-    );
-    assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+    server.say(&m, secret).await;
+    server.resign(&m).await;
     let named = || async {
         server.log_text().lines().any(|l| {
             serde_json::from_str::<serde_json::Value>(l)

@@ -213,10 +213,8 @@ async fn summarise_tables(conn: &mut sqlx::AnyConnection, backend: Backend) -> S
         .iter()
         .map(|row| row.try_get::<String, _>(0))
         .collect::<Result<_, _>>()?;
-    // Listed first: an iterator's closure held across an await would not be `Send`.
-    let tables: Vec<&'static str> = TABLES.into_iter().filter(|t| present.iter().any(|p| p == t)).collect();
-    let mut summaries = Vec::with_capacity(tables.len());
-    for table in tables {
+    let mut summaries = Vec::with_capacity(TABLES.len());
+    for table in TABLES.into_iter().filter(|t| present.iter().any(|p| p == t)) {
         summaries.push(summarise(conn, backend, table).await?);
     }
     Ok(summaries)

@@ -353,6 +353,20 @@ impl Server {
         self.owners.lock().unwrap().extend(other.owners.lock().unwrap().clone());
     }
 
+    /// The player's chat line in match `m`, taken (200).
+    pub async fn say(&self, m: &str, text: &str) {
+        let (status, body) = self
+            .post(&format!("/api/matches/{m}/chat"), json!({ "text": text }))
+            .await;
+        assert_eq!(status, 200, "chat {text:?}: {body}");
+    }
+
+    /// The player resigns match `m` (200).
+    pub async fn resign(&self, m: &str) {
+        let (status, body) = self.post(&format!("/api/matches/{m}/resign"), json!({})).await;
+        assert_eq!(status, 200, "resign: {body}");
+    }
+
     /// A request with a bearer token (None: without Authorization).
     pub async fn send_as(
         &self,
