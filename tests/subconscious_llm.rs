@@ -111,7 +111,7 @@ async fn the_model_searches_by_concept_and_hands_over_only_what_it_saw() {
     let model = ScriptedModel::new()
         .then_call("search_memories", &search)
         .then_call("provide", &provide);
-    let subconscious = Subconscious::new(memory, RecallConfig::default());
+    let subconscious = Subconscious::new(memory, RecallConfig::default(), Default::default());
     let sampling = RoleConfig {
         temperature: 0.0,
         max_tokens: 200,

@@ -12,6 +12,7 @@ pub mod memory;
 mod policy;
 pub mod prompt;
 pub mod recall;
+pub mod relevance;
 pub(crate) mod stats;
 pub mod subjects;
 mod synthetic;

@@ -120,7 +120,7 @@ async fn bench_size(config: &Config, size: usize, fires: usize) -> anyhow::Resul
     let pipeline = Pipeline {
         db: db.clone(),
         memory: memory.clone(),
-        subconscious: Subconscious::new(memory.clone(), config.recall.clone()),
+        subconscious: Subconscious::new(memory.clone(), config.recall.clone(), Default::default()),
         listener: Default::default(),
         brain: Arc::new(ScriptedBrain),
         sampling: config.llm.main,

@@ -96,6 +96,11 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-chat.json")]
         json: PathBuf,
     },
+    /// The recall relevance model, fitted on one half of its corpus and scored on the other.
+    Relevance {
+        #[arg(long, default_value = "bench/last-relevance.json")]
+        json: PathBuf,
+    },
     /// Memories' subjects read from their meaning, on labelled memories in other people's words.
     Subjects {
         /// Labelled memories (text, subject, style).
@@ -146,6 +151,7 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
             bench::llm::run(config.clone(), url, plan, &json).await
         }
         BenchWhat::Chat { set, verbose, json } => bench::chat::run(config, &set, &json, verbose).await,
+        BenchWhat::Relevance { json } => bench::relevance::run(config, &json).await,
         BenchWhat::Subjects { set, verbose, json } => bench::subjects::run(config, &set, &json, verbose).await,
         BenchWhat::Prompt { tokenizer_url, json } => bench::prompt::run(config, tokenizer_url.as_deref(), &json).await,
         BenchWhat::Memory {

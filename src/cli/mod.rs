@@ -38,28 +38,32 @@ async fn stop(runtime: &Runtime) {
 }
 
 /// Checks the model files, then loads the learned readers' weights (the
-/// chat listener, the memory subjects and concepts), training them if the model or the
+/// chat listener, the memory subjects and concepts, recall's relevance), training them if the model or the
 /// corpus changed (setup runs this, so
 /// a server starts with them).
+fn say_trained(what: &str, trained: bool, config: &Config, started: std::time::Instant) {
+    let done = if trained { "trained" } else { "up to date" };
+    println!(
+        "models: {what} {done} (in {}, {:.1} s)",
+        config.models_dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+}
+
 pub async fn models(config: &Config) -> anyhow::Result<()> {
     embed::check_models(&config.models_dir)?;
     println!("models: all files present in {}", config.models_dir.display());
     let embedder = embed::Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
     let started = std::time::Instant::now();
-    let (_, trained) = kibitz::listen::load_or_train(&embedder, &config.models_dir).await?;
-    let done = if trained { "trained" } else { "up to date" };
-    println!(
-        "models: chat listener {done} (in {}, {:.1} s)",
-        config.models_dir.display(),
-        started.elapsed().as_secs_f64()
-    );
+    let (listener, trained) = kibitz::listen::load_or_train(&embedder, &config.models_dir).await?;
+    say_trained("chat listener", trained, config, started);
     let started = std::time::Instant::now();
-    let (_, trained) = kibitz::memory::reading::Readers::load_or_train(&embedder, &config.models_dir).await?;
-    let done = if trained { "trained" } else { "up to date" };
-    println!(
-        "models: memory subjects and concepts {done} (in {}, {:.1} s)",
-        config.models_dir.display(),
-        started.elapsed().as_secs_f64()
-    );
+    let (readers, trained) = kibitz::memory::reading::Readers::load_or_train(&embedder, &config.models_dir).await?;
+    say_trained("memory subjects and concepts", trained, config, started);
+    let started = std::time::Instant::now();
+    let (_, trained) =
+        kibitz::subconscious::relevance::load_or_train(&embedder, &listener, Some(&readers), &config.models_dir)
+            .await?;
+    say_trained("recall relevance", trained, config, started);
     Ok(())
 }

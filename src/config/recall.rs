@@ -71,5 +71,20 @@ section! {
         pub worded_min_similarity: f32 = 0.2, NONE;
         /// What shared words add to the ranking, at most twice this.
         pub word_weight: f32 = 0.1, NONE;
+        /// A chat line brings the player's memories the relevance model
+        /// (`subconscious::relevance`, fitted on `corpus/recall/`) gives at
+        /// least this probability of being what the line is about; the
+        /// thresholds above serve only until it is loaded, and for lore.
+        /// 0.15 with `relevance_of_best` 0.5 was best on both halves of the
+        /// corpus, each scored by a model fitted on the other (`kibitz
+        /// bench relevance`): precision@3 0.70 and 0.66, recall@3 0.84 and
+        /// 0.74, against 0.50 and 0.45 at 0.73 and 0.65 by similarity alone.
+        pub relevance_min: f32 = 0.15, NONE;
+        /// ... and at least this share of the likeliest memory's probability:
+        /// what the line is plainly about leaves out what it only may be.
+        pub relevance_of_best: f32 = 0.5, NONE;
+        /// Whether chat lines recall by the relevance model at all (false:
+        /// by the similarity thresholds above, to compare the two).
+        pub learned_relevance: bool = true, NONE;
     }
 }

@@ -173,6 +173,51 @@ pub async fn load_or_train(
     Ok((model, true))
 }
 
+/// A classifier over numbers of its own (not a text's embedding): the
+/// saved weights if they carry `key` (what made them: the corpus, the
+/// features, the models those read), else fitted now on what `examples`
+/// gives (one row of features for each labelled example) and saved.
+/// Returns whether it fitted.
+pub async fn load_or_fit<F>(
+    name: &str,
+    cache: &Path,
+    key: [u8; 32],
+    heads: Heads,
+    examples: F,
+) -> Result<(Linear, bool), LearnError>
+where
+    F: std::future::Future<Output = Result<(Vec<Labelled>, Vec<Vec<f32>>), LearnError>>,
+{
+    if let Some(rows) = pinned::load(cache, &key, heads.outputs()) {
+        let dim = rows[0].len().saturating_sub(SLOTS + 1);
+        if dim > 0 {
+            return Ok((Linear { rows, dim, heads, key }, false));
+        }
+    }
+    let (corpus, rows) = examples.await?;
+    if corpus.is_empty() {
+        return Err(LearnError::Corpus {
+            at: name.to_string(),
+            reason: "no labelled examples to learn from".to_string(),
+        });
+    }
+    let mut model = tokio::task::spawn_blocking(move || train(&corpus, &rows, heads))
+        .await
+        .map_err(|e| LearnError::Training(e.to_string()))?;
+    model.key = key;
+    if let Err(e) = pinned::save(cache, &key, &model.rows) {
+        tracing::warn!("cannot save the {name} weights to {}: {e}", cache.display());
+    }
+    Ok((model, true))
+}
+
+/// The key for weights fitted by this trainer on what `texts` describe.
+pub fn key_of(model_digest: &[u8; 32], texts: Vec<String>) -> [u8; 32] {
+    let mut all = vec![train::VERSION.to_string()];
+    all.extend(texts);
+    pinned::key(model_digest, &all)
+}
+
 /// The key the saved weights must carry: this model, this corpus, this trainer.
 fn key(model_digest: &[u8; 32], classifier: &Classifier<'_>, corpus: &[Labelled]) -> [u8; 32] {
     let mut texts = vec![format!(

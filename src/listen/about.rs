@@ -71,6 +71,11 @@ pub struct Touch {
 pub struct About(Linear);
 
 impl About {
+    /// What the weights are (`Linear::version`).
+    pub fn version(&self) -> String {
+        self.0.version()
+    }
+
     /// The kinds the line is likely enough about, likeliest first.
     pub fn read(&self, text: &str, vector: &[f32]) -> Vec<Touch> {
         let mut touches: Vec<Touch> = KINDS

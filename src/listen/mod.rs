@@ -61,6 +61,11 @@ pub struct Heard {
 }
 
 impl Heard {
+    /// Every intent heard in the line: the main one, then the others by rank.
+    pub fn intents(&self) -> Vec<Intent> {
+        std::iter::once(self.intent).chain(self.also.iter().copied()).collect()
+    }
+
     /// What a reply answers: a question or request the line makes
     /// ("Hi! Do you remember me?" is a greeting whose question is answered),
     /// the one ranked first (`Intent::rank`); else the line's main intent
@@ -109,6 +114,12 @@ pub async fn load_or_train(
 }
 
 impl Listener {
+    /// What reads a line's kinds (`About::version`), once loaded: what
+    /// a model fitted on its readings was fitted on.
+    pub fn about_version(&self) -> Option<String> {
+        self.about.as_ref().map(about::About::version)
+    }
+
     /// The learned model's reading of a line, once its weights are loaded.
     pub fn reading(&self, line: &str, vector: &[f32]) -> Option<Reading> {
         Some(self.learned.as_ref()?.read(line, vector))

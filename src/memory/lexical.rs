@@ -57,12 +57,35 @@ pub fn query(text: &str) -> Sparse {
     }
 }
 
+/// How much of a memory's words a query shares: the sum of the memory's
+/// term weights on the terms both hold (BM25 without the collection's
+/// document frequencies, so a line and a memory score the same wherever
+/// they are read: in a store of millions or a corpus of ten).
+pub fn overlap(query: &Sparse, document: &Sparse) -> f32 {
+    document
+        .indices
+        .iter()
+        .zip(&document.values)
+        .filter(|(i, _)| query.indices.contains(i))
+        .map(|(_, w)| w)
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn shared(a: &Sparse, b: &Sparse) -> usize {
         a.indices.iter().filter(|i| b.indices.contains(i)).count()
+    }
+
+    #[test]
+    fn overlap_weighs_the_memorys_shared_words_only() {
+        let memory = document("Works night shifts at the bakery on Brick Lane");
+        let shared = overlap(&query("another long shift at the bakery"), &memory);
+        let one = overlap(&query("a long shift"), &memory);
+        assert!(shared > one && one > 0.0, "{shared} {one}");
+        assert_eq!(overlap(&query("is it raining there"), &memory), 0.0);
     }
 
     #[test]

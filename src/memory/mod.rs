@@ -22,7 +22,7 @@ mod search;
 mod service;
 pub mod strength;
 pub mod subject;
-mod tagging;
+pub mod tagging;
 pub mod vector;
 pub mod watched;
 

@@ -77,6 +77,28 @@ impl MemoryService {
         Ok(found)
     }
 
+    /// Measures the similarity to `text` of the memories found by words
+    /// alone (`search_words` leaves it 0): one read of their vectors, and
+    /// the text's own from the embedder's memo (it was just searched by).
+    pub async fn measure_similarity(&self, text: &str, found: &mut [Recalled]) -> Result<(), MemoryError> {
+        let unmeasured: Vec<MemoryId> = found
+            .iter()
+            .filter(|r| r.similarity == 0.0)
+            .map(|r| r.memory.id)
+            .collect();
+        if unmeasured.is_empty() {
+            return Ok(());
+        }
+        let query = self.embedder().embed_one(text).await?;
+        let vectors = self.index().vectors(unmeasured).await?;
+        for r in found.iter_mut() {
+            if let Some(v) = vectors.get(&r.memory.id) {
+                r.similarity = super::embed::cosine(&query, v);
+            }
+        }
+        Ok(())
+    }
+
     /// One SQL read for every search's hits; each memory once, at its best score.
     async fn merge(&self, searches: Vec<(Vec<Hit>, bool)>) -> Result<Vec<Recalled>, MemoryError> {
         // Searches find the same memories: each row is read once.

@@ -159,7 +159,8 @@ impl MemoryService {
         Ok(trained)
     }
 
-    pub(super) fn readers(&self) -> Option<&super::reading::Readers> {
+    /// The learned readers of a memory's meaning, once loaded.
+    pub fn readers(&self) -> Option<&super::reading::Readers> {
         self.readers.get()
     }
 

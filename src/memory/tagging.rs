@@ -4,7 +4,7 @@
 
 use super::MemoryError;
 use super::model::{CreatedBy, Memory};
-use super::reading::{Meaning, known_subject};
+use super::reading::{Meaning, Readers, known_subject};
 use super::service::MemoryService;
 use super::vector::IndexedMemory;
 
@@ -31,21 +31,28 @@ impl MemoryService {
     /// Tags `memory` by its words, type and board, then by its meaning
     /// (`vector`, the memory's embedding).
     pub(super) fn tag(&self, memory: &mut Memory, vector: &[f32]) {
-        memory.retag();
-        if memory.created_by == CreatedBy::PersonaLore {
-            return;
+        tag(self.readers(), memory, vector);
+    }
+}
+
+/// Tags `memory` by its words, type and board, then by what the learned
+/// `readers` (when trained) read in its meaning (`vector`, its embedding):
+/// the one tagging for the store and for the corpora trained beside it.
+pub fn tag(readers: Option<&Readers>, memory: &mut Memory, vector: &[f32]) {
+    memory.retag();
+    if memory.created_by == CreatedBy::PersonaLore {
+        return;
+    }
+    let read = Meaning {
+        readers,
+        known: known_subject(memory.memory_type),
+    };
+    for tag in read.tags(&memory.content, vector) {
+        if !memory.tags.contains(&tag) {
+            memory.tags.push(tag);
         }
-        let read = Meaning {
-            readers: self.readers(),
-            known: known_subject(memory.memory_type),
-        };
-        for tag in read.tags(&memory.content, vector) {
-            if !memory.tags.contains(&tag) {
-                memory.tags.push(tag);
-            }
-        }
-        if read.is_record(&memory.content, vector) {
-            memory.tags.retain(|t| t != "draw");
-        }
+    }
+    if read.is_record(&memory.content, vector) {
+        memory.tags.retain(|t| t != "draw");
     }
 }

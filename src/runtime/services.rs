@@ -24,6 +24,7 @@ use crate::memory::{MemoryError, MemoryService, ModelRecord, Reconciled};
 use crate::moves::Workshop;
 use crate::personas::{self, Persona, PersonaError, Roster};
 use crate::store::{Backend, Db, StoreError};
+use crate::subconscious::relevance::{self, SharedRelevance};
 use crate::subconscious::{Subconscious, situation};
 use crate::triggers::Pipeline;
 
@@ -108,7 +109,8 @@ impl Services {
         let memory = open_memory(&config, db.clone(), &personas, (unclean, &marker)).await?;
         pin_situations(&memory, &config.models_dir);
         let listener = listen::SharedListener::default();
-        load_listener(&memory, &config.models_dir, &listener);
+        let relevance = SharedRelevance::default();
+        load_listener(&memory, &config.models_dir, (&listener, &relevance));
         let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
         let analyst = match config.eval_deep_nodes {
             0 => None,
@@ -139,7 +141,7 @@ impl Services {
         let pipeline = Pipeline {
             db: db.clone(),
             memory: memory.clone(),
-            subconscious: Subconscious::new(memory.clone(), config.recall.clone()),
+            subconscious: Subconscious::new(memory.clone(), config.recall.clone(), relevance),
             listener,
             brain: match &llm {
                 Some(_) => Arc::new(LlmAgent::new()),
@@ -213,19 +215,38 @@ impl MemoryOnly {
 
 /// Loads the listener's learned weights from beside the model, or trains
 /// them in the background when the model or the corpus changed; chat lines
-/// are read by rules alone until then.
-fn load_listener(memory: &MemoryService, models_dir: &Path, listener: &listen::SharedListener) {
-    let (memory, models_dir, listener) = (memory.clone(), models_dir.to_path_buf(), listener.clone());
+/// are read by rules alone until then. Then recall's relevance model, which
+/// is fitted on what the listener reads: chat lines recall by similarity
+/// thresholds until it is there.
+fn load_listener(
+    memory: &MemoryService,
+    models_dir: &Path,
+    (listener, relevance): (&listen::SharedListener, &SharedRelevance),
+) {
+    let (memory, models_dir) = (memory.clone(), models_dir.to_path_buf());
+    let (listener, relevance) = (listener.clone(), relevance.clone());
     tokio::spawn(async move {
         let started = std::time::Instant::now();
-        match listen::load_or_train(memory.embedder(), &models_dir).await {
+        let learned = match listen::load_or_train(memory.embedder(), &models_dir).await {
             Ok((learned, trained)) => {
                 if trained {
                     tracing::info!("chat listener trained in {:?}", started.elapsed());
                 }
-                let _ = listener.set(learned);
+                learned
             }
-            Err(e) => tracing::warn!("chat intents by rules only: {e}"),
+            Err(e) => return tracing::warn!("chat intents by rules only: {e}"),
+        };
+        let _ = listener.set(learned);
+        let Some(learned) = listener.get() else { return };
+        let started = std::time::Instant::now();
+        match relevance::load_or_train(memory.embedder(), learned, memory.readers(), &models_dir).await {
+            Ok((model, trained)) => {
+                if trained {
+                    tracing::info!("recall relevance fitted in {:?}", started.elapsed());
+                }
+                let _ = relevance.set(model);
+            }
+            Err(e) => tracing::warn!("chat recall by similarity thresholds: {e}"),
         }
     });
 }

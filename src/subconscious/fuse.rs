@@ -12,12 +12,14 @@ use chrono::{DateTime, Utc};
 
 use super::board::Phase;
 use super::names;
+use super::relevance::{Candidate, Line, Relevance};
 use super::situation::Situation;
 use crate::chess::{notation, openings};
 use crate::config::{MemoryConfig, RecallConfig};
 use crate::ids::MemoryId;
+use crate::listen::Intent;
 use crate::memory::strength::{self, LiveBoard};
-use crate::memory::{Recalled, dated};
+use crate::memory::{Recalled, dated, lexical};
 
 /// Why a memory came when no cue and no board brought it: its meaning.
 pub const BY_MEANING: &str = "it came to mind";
@@ -31,6 +33,8 @@ pub struct Evidence<'a> {
     pub board: &'a LiveBoard,
     /// BM25 of the chat line's words over each memory's words.
     pub words: &'a HashMap<MemoryId, f32>,
+    /// The relevance model, for a chat line searched by its own words.
+    pub relevance: Option<&'a Relevance>,
 }
 
 /// The candidates with evidence, scored and sorted best first, each with
@@ -71,6 +75,19 @@ pub fn rank(
         .map(|r| r.memory.id)
         .collect();
     let told = nearest_told(&found, situation, recall.told_min_similarity);
+    // With the model, a chat line brings the player's memories it says the
+    // line is about, and a question about what the persona remembers the
+    // memories its cues name; the thresholds serve lore alone.
+    let learned = evidence
+        .relevance
+        .map(|model| learned_relevance(model, &found, situation))
+        .unwrap_or_default();
+    let asks_memory = situation.intent == Some(Intent::AsksMemory);
+    let likeliest = learned.values().copied().fold(0.0, f32::max);
+    let relevant = |p: f32| p >= recall.relevance_min && p >= recall.relevance_of_best * likeliest;
+    // A line about one of the player's own memories brings theirs, not the
+    // persona's stories: lore comes then by its key or a cue the line names.
+    let theirs = learned.values().any(|p| relevant(*p));
     // A name the line shares with a memory ("Ada slept four hours").
     // (Read once, and only for a chat line: not on every move's recall.)
     let telling = match situation.chat {
@@ -102,13 +119,23 @@ pub fn rank(
         let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
         let close = r.similarity >= min_similarity || (situation.chat.is_some() && standout == Some(r.memory.id));
         let meant = close && r.similarity >= recall.min_score;
-        let evidence =
-            keyed(r).is_some() || told.contains(&r.memory.id) || named(r).is_some() || name_shared(r).is_some();
+        let certain = keyed(r).is_some() || named(r).is_some() || name_shared(r).is_some();
+        if let Some(p) = learned.get(&r.memory.id) {
+            return relevant(*p) || (asks_memory && cues >= recall.tag_gate) || placed || certain;
+        }
+        if theirs && r.memory.player_id.is_none() {
+            return certain || cues >= recall.tag_gate;
+        }
+        let evidence = certain || told.contains(&r.memory.id);
         cues >= recall.tag_gate || placed || worded || meant || evidence
     });
     for r in &mut found {
         let worded = (words(r) / recall.word_min_score).min(2.0) * recall.word_weight;
-        r.score = situation.tag_score(&r.memory.tags) + r.similarity + worded;
+        r.score = match learned.get(&r.memory.id) {
+            Some(p) if asks_memory => situation.tag_score(&r.memory.tags) + p,
+            Some(p) => *p,
+            None => situation.tag_score(&r.memory.tags) + r.similarity + worded,
+        };
         r.why = match situation.best_match(&r.memory.tags) {
             Some(cue) => cue.reason.clone(),
             None if situation.chat.is_some() => BY_WORDS.to_string(),
@@ -145,6 +172,37 @@ pub fn rank(
         );
     }
     found
+}
+
+/// The relevance model's probability that each of the player's memories
+/// among `found` is what the chat line is about.
+fn learned_relevance(model: &Relevance, found: &[Recalled], situation: &Situation) -> HashMap<MemoryId, f32> {
+    let Some(line) = situation.chat.as_deref() else {
+        return HashMap::new();
+    };
+    let mine: Vec<&Recalled> = found.iter().filter(|r| r.memory.player_id.is_some()).collect();
+    let words = lexical::query(line);
+    let candidates: Vec<Candidate<'_>> = mine
+        .iter()
+        .map(|r| Candidate {
+            similarity: r.similarity,
+            overlap: lexical::overlap(&words, &lexical::document(&r.memory.content)),
+            tags: &r.memory.tags,
+            memory_type: r.memory.memory_type,
+        })
+        .collect();
+    let read = Line {
+        about: &situation.about,
+        intents: &situation.intents,
+        words: line.split_whitespace().count(),
+    };
+    let mut learned = HashMap::with_capacity(mine.len());
+    for (i, r) in mine.iter().enumerate() {
+        let p = model.p(&read, &candidates, i);
+        tracing::debug!(p, similarity = r.similarity, "relevance: {}", r.memory.content);
+        learned.insert(r.memory.id, p);
+    }
+    learned
 }
 
 /// What naming the move just played (or a name the line and the memory

@@ -15,6 +15,7 @@ mod fuse;
 mod llm;
 mod names;
 pub mod plans;
+pub mod relevance;
 pub mod situation;
 
 pub use fuse::BY_KEY;
@@ -66,11 +67,22 @@ impl RecallState {
 pub struct Subconscious {
     memory: MemoryService,
     config: RecallConfig,
+    relevance: relevance::SharedRelevance,
 }
 
 impl Subconscious {
-    pub fn new(memory: MemoryService, config: RecallConfig) -> Subconscious {
-        Subconscious { memory, config }
+    pub fn new(memory: MemoryService, config: RecallConfig, relevance: relevance::SharedRelevance) -> Subconscious {
+        Subconscious {
+            memory,
+            config,
+            relevance,
+        }
+    }
+
+    /// Whether chat lines recall by the relevance model yet (it loads, or
+    /// is fitted, in the background at start).
+    pub fn learned(&self) -> bool {
+        self.relevance.get().is_some()
     }
 
     /// With a language model, its choice (falling back to the heuristic if
@@ -161,13 +173,25 @@ impl Subconscious {
         let situation = Situation::read(trigger, ctx);
         tracing::debug!(trigger = trigger.kind.as_str(), about = ?situation.about, "situation: {}", situation.summary());
         let queries = self.queries(&situation);
+        // A chat line searched by its own words (not a stand-in the model
+        // could afford) is read by the relevance model, which weighs each
+        // of the player's nearest memories against the others: all of them
+        // come, however far.
+        let learned = match (&situation.chat, self.relevance.get()) {
+            (Some(text), Some(model)) if self.config.learned_relevance && queries[0] == *text => Some(model),
+            _ => None,
+        };
+        let floor = match learned {
+            Some(_) => f32::MIN,
+            None => self.meaning_floor(&situation),
+        };
         let board = ctx.live_board();
         let wide = self.config.candidates.max(self.config.limit);
         let mut searches: Vec<(String, Search)> = queries
             .iter()
             .map(|q| {
                 let by_meaning = Search {
-                    min_score: self.meaning_floor(&situation),
+                    min_score: floor,
                     ..search(filter.clone(), wide)
                 };
                 (q.clone(), by_meaning)
@@ -238,10 +262,15 @@ impl Subconscious {
                 }
             }
         }
+        // The relevance model reads each candidate's nearness to the line.
+        if let (Some(text), Some(_)) = (&situation.chat, learned) {
+            self.memory.measure_similarity(text, &mut found).await?;
+        }
         let evidence = fuse::Evidence {
             situation: &situation,
             board: &board,
             words: &words,
+            relevance: learned,
         };
         let mut chosen = fuse::rank(found, &evidence, now, &self.config, self.memory.config());
         // The persona's lore is told once in a while, not again for each new

@@ -225,9 +225,14 @@ fn position_after(moves: &str) -> anyhow::Result<PositionTag> {
 
 async fn wait_for_vocabulary(runtime: &Runtime) -> anyhow::Result<()> {
     let started = Instant::now();
-    while runtime.services().memory.embedding_stats().pinned == 0 {
+    let ready = |s: &kibitz::runtime::Services| {
+        s.memory.embedding_stats().pinned > 0
+            && s.pipeline.listener.get().is_some()
+            && s.pipeline.subconscious.learned()
+    };
+    while !ready(runtime.services()) {
         if started.elapsed() > Duration::from_secs(600) {
-            bail!("the situation vocabulary was not embedded within 600 s");
+            bail!("the situation vocabulary, the listener or recall's relevance model was not ready within 600 s");
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

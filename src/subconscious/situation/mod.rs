@@ -109,6 +109,8 @@ pub struct Situation {
     pub chat: Option<String>,
     /// What the chat line is for, as the listener heard it.
     pub intent: Option<crate::listen::Intent>,
+    /// Every intent the listener heard in the line.
+    pub intents: Vec<crate::listen::Intent>,
     /// Whether the line tells of the player's life, or of their tastes in
     /// chess: a memory of either kind may be what it is about (the rules'
     /// reading, when the learned one, `about`, is not there).
@@ -170,6 +172,7 @@ impl Situation {
             end: ctx.end.as_ref().map(|e| (e.termination, e.user_won)),
             chat,
             intent: trigger.heard.as_ref().map(|h| h.to_answer()),
+            intents: trigger.heard.as_ref().map(|h| h.intents()).unwrap_or_default(),
             tells: Tells {
                 life: trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::SelfDisclosure)),
                 tastes: trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::Preference)),

@@ -1,0 +1,94 @@
+//! `kibitz bench relevance`: how well the recall relevance model picks the
+//! memories a chat line is about, fitted on one half of the corpus
+//! (`corpus/recall/`) and scored on the other, both ways round, beside
+//! the nearest-by-meaning baseline. Scored as the recall bench scores a
+//! chat moment: the best three above the threshold, precision@3 and
+//! recall@3. Prints the figures at several thresholds; never asserts.
+
+use std::time::Instant;
+
+use anyhow::Context;
+use serde_json::json;
+
+use kibitz::config::Config;
+use kibitz::memory::embed::Embedder;
+use kibitz::memory::reading::Readers;
+use kibitz::subconscious::relevance::{Relevance, corpus};
+
+/// Thresholds on the model's probability.
+const THRESHOLDS: [f32; 9] = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6];
+/// Shares of the line's best probability a memory must also reach.
+const RATIOS: [f32; 4] = [0.0, 0.3, 0.5, 0.7];
+/// Thresholds on bare similarity, for the baseline.
+const SIMILARITIES: [f32; 5] = [0.2, 0.25, 0.3, 0.35, 0.4];
+const K: usize = 3;
+
+pub async fn run(config: &Config, json_out: &std::path::Path) -> anyhow::Result<()> {
+    let embedder = Embedder::load_with_threads(&config.models_dir, config.embed_threads)?;
+    let (listener, _) = kibitz::listen::load_or_train(&embedder, &config.models_dir).await?;
+    let (readers, _) = Readers::load_or_train(&embedder, &config.models_dir).await?;
+    let started = Instant::now();
+    let mut halves = Vec::new();
+    for file in corpus::FILES {
+        let players = corpus::players(&[file])?;
+        let pairs = corpus::examples(&embedder, &listener, Some(&readers), &players)
+            .await
+            .with_context(|| format!("reading {}", file.0))?;
+        halves.push((file.0, pairs));
+    }
+    eprintln!("relevance: corpus read in {:.1} s", started.elapsed().as_secs_f64());
+    let mut report = Vec::new();
+    for (fit_on, scored_on) in [(0, 1), (1, 0)] {
+        let model = Relevance::fit(&halves[fit_on].1);
+        let test = &halves[scored_on].1;
+        println!("fitted on {}, scored on {}", halves[fit_on].0, halves[scored_on].0);
+        println!("{:>32} {:>6} {:>6}", "", "P@3", "R@3");
+        for t in THRESHOLDS {
+            for ratio in RATIOS {
+                let (p, r) = score(test, |line, i| model_p(&model, line, i), (t, ratio));
+                println!("{:>32} {p:>6.2} {r:>6.2}", format!("model p >= {t}, >= {ratio} x best"));
+                report.push(json!({"fit": halves[fit_on].0, "scored": halves[scored_on].0, "by": "model", "threshold": t, "of_best": ratio, "precision_at_3": p, "recall_at_3": r}));
+            }
+        }
+        for t in SIMILARITIES {
+            let (p, r) = score(test, |line, i| line.features[i][0], (t, 0.0));
+            println!("{:>32} {p:>6.2} {r:>6.2}", format!("similarity >= {t}"));
+            report.push(json!({"fit": halves[fit_on].0, "scored": halves[scored_on].0, "by": "similarity", "threshold": t, "precision_at_3": p, "recall_at_3": r}));
+        }
+    }
+    super::write_figures(json_out, &json!({ "relevance": report }))
+}
+
+fn model_p(model: &Relevance, line: &corpus::LinePairs, i: usize) -> f32 {
+    model.p_of(&line.features[i])
+}
+
+/// Precision@3 and recall@3 over the lines, each line's memories taken
+/// best first by `score` while at least `threshold` and `of_best` times
+/// the best.
+fn score(
+    lines: &[corpus::LinePairs],
+    score: impl Fn(&corpus::LinePairs, usize) -> f32,
+    (threshold, of_best): (f32, f32),
+) -> (f64, f64) {
+    let (mut precision, mut recall) = (Vec::new(), Vec::new());
+    for line in lines {
+        let mut ranked: Vec<(usize, f32)> = (0..line.relevant.len()).map(|i| (i, score(line, i))).collect();
+        let best = ranked.iter().map(|(_, s)| *s).fold(f32::MIN, f32::max);
+        ranked.retain(|(_, s)| *s >= threshold && *s >= of_best * best);
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        ranked.truncate(K);
+        let found = ranked.iter().filter(|(i, _)| line.relevant[*i]).count();
+        let wanted = line.relevant.iter().filter(|r| **r).count();
+        if !ranked.is_empty() {
+            precision.push(found as f64 / ranked.len() as f64);
+        } else if wanted > 0 {
+            precision.push(0.0);
+        }
+        if wanted > 0 {
+            recall.push(found as f64 / wanted.min(K) as f64);
+        }
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    (mean(&precision), mean(&recall))
+}
