@@ -11,6 +11,7 @@ pub mod agent;
 pub mod backup;
 pub mod chess;
 pub mod config;
+pub mod embed;
 pub mod events;
 pub mod familiarity;
 pub mod ids;

@@ -9,7 +9,7 @@ mod bench;
 mod cli;
 
 use kibitz::config::Config;
-use kibitz::memory::embed;
+use kibitz::embed;
 
 #[derive(Parser)]
 #[command(

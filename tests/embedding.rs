@@ -3,7 +3,7 @@
 
 mod common;
 
-use kibitz::memory::embed::{self, Embedder, QueryLimits};
+use kibitz::embed::{self, Embedder, QueryLimits};
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

@@ -154,7 +154,7 @@ async fn a_failed_index_write_is_noted_for_the_next_start() {
     let store = Watched::new(Arc::new(EdgeStore::open(dir.path()).unwrap()), missed.clone());
     let point = |text: &str| {
         let memory = Memory::new("pip", MemoryType::PersonalNote, text, CreatedBy::MainAgent);
-        IndexedMemory::new(&memory, vec![0.1; kibitz::memory::embed::DIMENSIONS])
+        IndexedMemory::new(&memory, vec![0.1; kibitz::embed::DIMENSIONS])
     };
     store.upsert(vec![point("keeps bees")]).await.unwrap();
     assert_eq!(store.count().await.unwrap(), 1);

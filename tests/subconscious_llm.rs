@@ -15,7 +15,7 @@ use kibitz::config::{MemoryConfig, RecallConfig, RoleConfig};
 use kibitz::ids::{MatchId, PlayerId};
 use kibitz::llm::{Role, ScriptedModel};
 use kibitz::memory::edge::EdgeStore;
-use kibitz::memory::embed::Embedder;
+use kibitz::embed::Embedder;
 use kibitz::memory::{CreatedBy, MemoryService, MemoryType, NewMemory};
 use kibitz::store::Db;
 use kibitz::subconscious::{RecallState, Subconscious};
@@ -30,7 +30,7 @@ async fn memory_service(dir: &std::path::Path) -> (MemoryService, PlayerId) {
     let models = common::repo().join("models");
     // As `kibitz` does at start-up: fastembed loads ONNX Runtime from here.
     // SAFETY: the only test of this binary, set before any thread reads it.
-    unsafe { std::env::set_var("ORT_DYLIB_PATH", kibitz::memory::embed::ort_library(&models)) };
+    unsafe { std::env::set_var("ORT_DYLIB_PATH", kibitz::embed::ort_library(&models)) };
     let embedder = Embedder::load_with_threads(&models, 1).expect("models provisioned by `make models`");
     (MemoryService::new(db, embedder, index, MemoryConfig::default()), player)
 }

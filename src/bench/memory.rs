@@ -18,7 +18,7 @@ use super::write_figures;
 use kibitz::config::Config;
 use kibitz::ids::{MemoryId, PlayerId};
 use kibitz::memory::edge::EdgeStore;
-use kibitz::memory::embed::Embedder;
+use kibitz::embed::Embedder;
 use kibitz::memory::vector::{IndexedMemory, SearchFilter, VectorStore};
 
 /// What `kibitz bench memory` measures, and where it writes.

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use kibitz::config::MemoryConfig;
 use kibitz::ids::{MatchId, PlayerId};
-use kibitz::memory::embed::{Embedder, cosine};
+use kibitz::embed::{Embedder, cosine};
 use kibitz::memory::policy::{Verdict, judge};
 use kibitz::memory::{CreatedBy, Memory, MemoryType};
 

@@ -11,7 +11,7 @@ use anyhow::Context;
 use serde_json::json;
 
 use kibitz::config::Config;
-use kibitz::memory::embed::Embedder;
+use kibitz::embed::Embedder;
 use kibitz::memory::reading::Readers;
 use kibitz::subconscious::relevance::{Relevance, corpus};
 

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use kibitz::config::Config;
-use kibitz::memory::embed::Embedder;
+use kibitz::embed::Embedder;
 use kibitz::memory::reading::{Meaning, Readers};
 use kibitz::memory::subject::{LIKELY, Subject};
 

@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 
 use kibitz::ids::{MemoryId, PlayerId};
 use kibitz::memory::MemoryType;
-use kibitz::memory::embed::DIMENSIONS;
+use kibitz::embed::DIMENSIONS;
 use kibitz::memory::vector::IndexedMemory;
 
 /// A stored point with no SQL row behind it, for filling an index.

@@ -28,7 +28,7 @@ use kibitz::config::Config;
 use kibitz::events::Emitter;
 use kibitz::ids::{MatchId, PlayerId};
 use kibitz::memory::edge::EdgeStore;
-use kibitz::memory::embed::Embedder;
+use kibitz::embed::Embedder;
 use kibitz::memory::vector::{IndexedMemory, VectorStore};
 use kibitz::memory::{CreatedBy, MemoryService, MemoryType, NewMemory};
 use kibitz::personas::{self, Persona};

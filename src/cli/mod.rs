@@ -14,7 +14,7 @@ pub mod selfplay;
 use anyhow::Context;
 
 use kibitz::config::Config;
-use kibitz::memory::embed;
+use kibitz::embed;
 use kibitz::runtime::{Runtime, Stopped};
 
 pub async fn serve(config: Config) -> anyhow::Result<()> {

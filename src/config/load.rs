@@ -116,7 +116,7 @@ impl Config {
             self.backup.dir = self.data_dir.join("backups");
         }
         if self.embed_threads == 0 {
-            self.embed_threads = crate::memory::embed::default_threads();
+            self.embed_threads = crate::embed::default_threads();
         }
         if self.ws_ping_secs.is_nan() || self.ws_ping_secs <= 0.0 {
             self.ws_ping_secs = 30.0;

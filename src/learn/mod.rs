@@ -14,8 +14,8 @@ mod train;
 
 use std::path::Path;
 
-use crate::memory::embed::{EmbedError, Embedder};
-use crate::memory::pinned;
+use crate::embed::{EmbedError, Embedder};
+use crate::embed::pinned;
 
 pub use corpus::read_lines;
 use features::{SLOTS, ngrams};

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
-use crate::memory::embed::Embedder;
+use crate::embed::Embedder;
 
 /// One kind a line can be about: its label in the corpus and the memory
 /// tag it selects (`memory::subject`, `memory::concepts`).

@@ -101,7 +101,7 @@ pub struct Listener {
 /// `models_dir`, or trained there when the model or a corpus changed.
 /// Returns whether any trained.
 pub async fn load_or_train(
-    embedder: &crate::memory::embed::Embedder,
+    embedder: &crate::embed::Embedder,
     models_dir: &std::path::Path,
 ) -> Result<(Listener, bool), crate::learn::LearnError> {
     let (learned, fresh) = learned::load_or_train(embedder, &learned::cache_path(models_dir)).await?;

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::concepts::CONCEPTS;
 use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
-use crate::memory::embed::Embedder;
+use crate::embed::Embedder;
 
 /// The trained reader of concepts.
 #[derive(Debug, Clone, PartialEq)]

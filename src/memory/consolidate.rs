@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use super::Memory;
-use super::embed::cosine;
+use crate::embed::cosine;
 use super::policy::{self, Verdict};
 use super::service::{MemoryError, MemoryService};
 use super::strength;

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::concept_reader::{self, ConceptReader};
-use super::embed::Embedder;
+use crate::embed::Embedder;
 use super::memory_type::MemoryType;
 use super::subject::{self, LIKELY, Subject, Subjects};
 use crate::learn::LearnError;

@@ -93,7 +93,7 @@ impl MemoryService {
         let vectors = self.index().vectors(unmeasured).await?;
         for r in found.iter_mut() {
             if let Some(v) = vectors.get(&r.memory.id) {
-                r.similarity = super::embed::cosine(&query, v);
+                r.similarity = crate::embed::cosine(&query, v);
             }
         }
         Ok(())

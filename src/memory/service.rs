@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::embed::{EmbedError, Embedder};
+use crate::embed::{EmbedError, Embedder};
 use super::model::{CreatedBy, Memory, MemoryType, PositionTag, Recalled};
 use super::policy::{self, Verdict};
 use super::strength;
@@ -128,7 +128,7 @@ impl MemoryService {
         self.embedder.busy()
     }
 
-    pub fn embedding_stats(&self) -> crate::memory::embed::EmbedStats {
+    pub fn embedding_stats(&self) -> crate::embed::EmbedStats {
         self.embedder.stats()
     }
 

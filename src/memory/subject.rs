@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
-use crate::memory::embed::Embedder;
+use crate::embed::Embedder;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Subject {

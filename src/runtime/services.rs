@@ -16,7 +16,7 @@ use crate::listen;
 use crate::llm::LlmPool;
 use crate::memory::Scope;
 use crate::memory::edge::EdgeStore;
-use crate::memory::embed::{EmbedError, Embedder};
+use crate::embed::{EmbedError, Embedder};
 use crate::memory::qdrant::QdrantStore;
 use crate::memory::vector::{VectorError, VectorStore};
 use crate::memory::watched::Watched;

@@ -25,7 +25,7 @@ use crate::config::{RecallConfig, RoleConfig};
 use crate::ids::MemoryId;
 use crate::listen::Intent;
 use crate::llm::ChatModel;
-use crate::memory::embed::QueryLimits;
+use crate::embed::QueryLimits;
 use crate::memory::vector::{BoardFilter, SearchFilter};
 use crate::memory::{MemoryError, MemoryService, Recalled, Search, recall_entries};
 use crate::store::RecallEntry;

@@ -20,7 +20,7 @@ use serde_json::json;
 use super::stats::quantile;
 use kibitz::config::Config;
 use kibitz::listen::Intent;
-use kibitz::memory::embed::Embedder;
+use kibitz::embed::Embedder;
 use live::Played;
 
 /// The player's name in the set's facts.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::learn::{self, Classifier, Heads, LearnError, Linear};
 use crate::listen::Intent;
-use crate::memory::embed::Embedder;
+use crate::embed::Embedder;
 
 pub use corpus::corpus;
 

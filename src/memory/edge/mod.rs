@@ -27,7 +27,7 @@ use qdrant_edge::{
 };
 use serde_json::json;
 
-use super::embed::DIMENSIONS;
+use crate::embed::DIMENSIONS;
 use super::lexical::{Sparse, TEXT_VECTOR};
 use super::vector::{FieldKind, Hit, INDEXED_FIELDS, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::ids::MemoryId;

@@ -12,7 +12,7 @@ use crate::config::Config;
 use crate::ids::PlayerId;
 use crate::memory::MemoryService;
 use crate::memory::Scope;
-use crate::memory::embed::EmbedStats;
+use crate::embed::EmbedStats;
 use crate::runtime::PhaseStats;
 use crate::runtime::Runtime;
 use crate::server::auth::Caller;

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::features::{Candidate, Line, features};
 use crate::learn::LearnError;
 use crate::listen::Listener;
-use crate::memory::embed::{Embedder, cosine};
+use crate::embed::{Embedder, cosine};
 use crate::memory::model::CreatedBy;
 use crate::memory::reading::Readers;
 use crate::memory::{Memory, MemoryType, lexical, tagging};

@@ -19,7 +19,7 @@ pub use features::{COUNT, Candidate, Line, features};
 
 use crate::learn::{self, Heads, Labelled, LearnError, Linear};
 use crate::listen::Listener;
-use crate::memory::embed::Embedder;
+use crate::embed::Embedder;
 use crate::memory::reading::Readers;
 
 /// Bumped whenever `features` or the labels change meaning.

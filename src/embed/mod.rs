@@ -2,7 +2,11 @@
 //! arithmetic: `scripts/quantize-model.py`) through fastembed and ONNX
 //! Runtime loaded from the models dir. Mean pooling, L2-normalised, 384-d.
 //! Inference is CPU work, so it runs on the model's own thread
-//! (`model_thread.rs`), never on the reactor.
+//! (`model_thread.rs`), never on the reactor. Knows nothing of memories:
+//! the memory service, the learned readers and the listener all stand on it.
+
+mod model_thread;
+pub(crate) mod pinned;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,8 +18,7 @@ use fastembed::{
 };
 use sha2::{Digest, Sha256};
 
-use super::model_thread::{ModelFailed, ModelThread, RunCounters};
-use super::pinned;
+use model_thread::{ModelFailed, ModelThread, RunCounters};
 
 pub const DIMENSIONS: usize = 384;
 pub const ORT_LIBRARY: &str = "onnxruntime/libonnxruntime.so.1.31.1";
