@@ -30,3 +30,4 @@ pub mod subconscious;
 pub mod telemetry;
 pub mod tokens;
 pub mod triggers;
+pub mod turn;

@@ -34,7 +34,8 @@ use kibitz::memory::{CreatedBy, MemoryService, MemoryType, NewMemory};
 use kibitz::personas::{self, Persona};
 use kibitz::store::{Db, NewMatch};
 use kibitz::subconscious::{RecallState, Subconscious};
-use kibitz::triggers::{ContextParts, GameContext, MatchHistory, MatchSide, Pipeline, Trigger, TriggerKind};
+use kibitz::triggers::{ContextParts, GameContext, MatchHistory, Trigger, TriggerKind};
+use kibitz::turn::{MatchSide, Pipeline};
 
 const PLAYERS: usize = 1000;
 const WARM_UP: usize = 20;

@@ -26,7 +26,7 @@ use crate::personas::{self, Persona, PersonaError, Roster};
 use crate::store::{Backend, Db, StoreError};
 use crate::subconscious::relevance::{self, SharedRelevance};
 use crate::subconscious::{Subconscious, situation};
-use crate::triggers::Pipeline;
+use crate::turn::Pipeline;
 
 use super::marker::RunMarker;
 use super::{Leases, PhaseTimes};

@@ -2,7 +2,6 @@
 //! context every agent sees when it fires.
 
 mod context;
-mod pipeline;
 mod talk;
 
 use serde::Serialize;
@@ -12,7 +11,6 @@ pub use context::test_context;
 pub use context::{
     Adapted, ContextParts, EndFact, GameContext, LastGame, MatchHistory, MoveFact, SAID_KEPT, Standing, UsualOpening,
 };
-pub use pipeline::{MatchSide, Phases, Pipeline, Prepared, TriggerOutcome};
 pub use talk::TalkMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]

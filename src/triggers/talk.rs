@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::TriggerKind;
-use crate::actions::{Action, Decision};
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -45,15 +44,6 @@ impl TalkMode {
         }
     }
 
-    /// The decision without its messages where this mode keeps the persona
-    /// quiet (its mood and memories stay).
-    pub fn hold_back(self, kind: TriggerKind, mut decision: Decision) -> Decision {
-        if !self.may_speak(kind) {
-            decision.actions.retain(|a| !matches!(a, Action::SendMessage { .. }));
-        }
-        decision
-    }
-
     /// What the player asked, for the model.
     pub fn describe(self) -> Option<&'static str> {
         match self {
@@ -80,24 +70,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn quiet_holds_back_all_but_answers() {
-        let decision = Decision {
-            thinking: None,
-            actions: vec![Action::say("Hi!", "playful"), Action::feel("excited"), Action::Stop],
-        };
-        for kind in [
-            TriggerKind::BeforeMatch,
-            TriggerKind::OnUserMove,
-            TriggerKind::BeforeAgentMove,
-            TriggerKind::IdleWait,
-            TriggerKind::AfterMatch,
-        ] {
-            let held = TalkMode::Quiet.hold_back(kind, decision.clone());
-            assert_eq!(held.actions, [Action::feel("excited"), Action::Stop], "{kind:?}");
-            assert_eq!(TalkMode::Normal.hold_back(kind, decision.clone()), decision);
-        }
-        let answered = TalkMode::Quiet.hold_back(TriggerKind::OnUserInput, decision.clone());
-        assert_eq!(answered, decision);
+    fn quiet_speaks_only_to_answer_and_chatty_on_every_move() {
+        assert!(!TalkMode::Quiet.may_speak(TriggerKind::OnUserMove));
+        assert!(TalkMode::Quiet.may_speak(TriggerKind::OnUserInput));
+        assert!(TalkMode::Normal.may_speak(TriggerKind::IdleWait));
         assert_eq!((TalkMode::Chatty.chattiness(4), TalkMode::Quiet.chattiness(4)), (1, 4));
         assert_eq!(TalkMode::parse("quiet"), Some(TalkMode::Quiet));
         assert_eq!(TalkMode::parse("loud"), None);

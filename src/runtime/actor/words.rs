@@ -23,7 +23,8 @@ use crate::llm::{ChatModel, Session, TextSink};
 use crate::personas::Persona;
 use crate::runtime::error::RuntimeError;
 use crate::runtime::timing::Phase;
-use crate::triggers::{GameContext, MatchSide, MoveFact, Pipeline, Prepared, Trigger, TriggerKind, TriggerOutcome};
+use crate::triggers::{GameContext, MoveFact, Trigger, TriggerKind};
+use crate::turn::{MatchSide, Pipeline, Prepared, TriggerOutcome};
 
 /// Words being composed for the match: how to call them off, and where
 /// they come (`Command::WordsReady` says when).

@@ -1,6 +1,10 @@
-//! One trigger, end to end: announce it, let the subconscious recall, let
-//! the brain decide, execute the actions, and log it all with timings.
-//! Failures of recall or of the brain are logged and the game goes on.
+//! One turn of the persona's mind, end to end: announce the trigger, let
+//! the subconscious recall, let the brain decide, hold back what the
+//! player's talk mode keeps quiet, execute the actions, and log it all with
+//! timings. Failures of recall or of the brain are logged and the game goes
+//! on. It stands above everything it orchestrates: `triggers/` is the
+//! vocabulary (what fired, in what game), the subconscious, the brain and
+//! the actions each speak it, and none of them knows this module.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -8,7 +12,6 @@ use std::time::Instant;
 use chrono::Utc;
 use serde_json::json;
 
-use super::{GameContext, Trigger, UserInput};
 use crate::actions::{self, Decision, ExecContext};
 use crate::agent::{Brain, BrainInput};
 use crate::config::RoleConfig;
@@ -21,6 +24,7 @@ use crate::memory::Recalled;
 use crate::personas::Persona;
 use crate::store::{Db, DomainWrite, RecallEntry, StoreError, Trace, TriggerLogEntry};
 use crate::subconscious::{Recall, RecallState, Subconscious};
+use crate::triggers::{GameContext, TalkMode, Trigger, TriggerKind, UserInput};
 
 #[derive(Clone)]
 pub struct Pipeline {
@@ -216,7 +220,7 @@ impl Pipeline {
             position: ctx.position_tag(),
         };
         // The player asked for quiet: only their words are answered.
-        let decision = ctx.talk.hold_back(trigger.kind, decision);
+        let decision = hold_back(ctx.talk, trigger.kind, decision);
         let executed = actions::execute(decision, &cx, side.emitter, &mut events).await?;
         phases.actions = lap.elapsed();
         let lap = Instant::now();
@@ -298,4 +302,40 @@ fn turn_traces(recalled: &[Recalled], events: &[MatchEvent], turn: (i64, i64), w
         }
     }
     traces
+}
+
+/// The decision without its messages where the talk mode keeps the persona
+/// quiet (its mood and memories stay).
+fn hold_back(talk: TalkMode, kind: TriggerKind, mut decision: Decision) -> Decision {
+    if !talk.may_speak(kind) {
+        decision.actions.retain(|a| !matches!(a, actions::Action::SendMessage { .. }));
+    }
+    decision
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::Action;
+
+    #[test]
+    fn quiet_holds_back_all_but_answers() {
+        let decision = Decision {
+            thinking: None,
+            actions: vec![Action::say("Hi!", "playful"), Action::feel("excited"), Action::Stop],
+        };
+        for kind in [
+            TriggerKind::BeforeMatch,
+            TriggerKind::OnUserMove,
+            TriggerKind::BeforeAgentMove,
+            TriggerKind::IdleWait,
+            TriggerKind::AfterMatch,
+        ] {
+            let held = hold_back(TalkMode::Quiet, kind, decision.clone());
+            assert_eq!(held.actions, [Action::feel("excited"), Action::Stop], "{kind:?}");
+            assert_eq!(hold_back(TalkMode::Normal, kind, decision.clone()), decision);
+        }
+        let answered = hold_back(TalkMode::Quiet, TriggerKind::OnUserInput, decision.clone());
+        assert_eq!(answered, decision);
+    }
 }
