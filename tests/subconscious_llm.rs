@@ -12,10 +12,10 @@ use serde_json::json;
 
 use kibitz::chess::Game;
 use kibitz::config::{MemoryConfig, RecallConfig, RoleConfig};
+use kibitz::embed::Embedder;
 use kibitz::ids::{MatchId, PlayerId};
 use kibitz::llm::{Role, ScriptedModel};
 use kibitz::memory::edge::EdgeStore;
-use kibitz::embed::Embedder;
 use kibitz::memory::{CreatedBy, MemoryService, MemoryType, NewMemory};
 use kibitz::store::Db;
 use kibitz::subconscious::{RecallState, Subconscious};

@@ -16,9 +16,9 @@ use super::stats::percentile;
 use super::synthetic::{random_unit, synthetic_point};
 use super::write_figures;
 use kibitz::config::Config;
+use kibitz::embed::Embedder;
 use kibitz::ids::{MemoryId, PlayerId};
 use kibitz::memory::edge::EdgeStore;
-use kibitz::embed::Embedder;
 use kibitz::memory::vector::{IndexedMemory, SearchFilter, VectorStore};
 
 /// What `kibitz bench memory` measures, and where it writes.

@@ -9,8 +9,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use kibitz::config::MemoryConfig;
-use kibitz::ids::{MatchId, PlayerId};
 use kibitz::embed::{Embedder, cosine};
+use kibitz::ids::{MatchId, PlayerId};
 use kibitz::memory::policy::{Verdict, judge};
 use kibitz::memory::{CreatedBy, Memory, MemoryType};
 

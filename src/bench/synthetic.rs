@@ -5,9 +5,9 @@ use chrono::Utc;
 use rand::Rng;
 use rand::rngs::StdRng;
 
+use kibitz::embed::DIMENSIONS;
 use kibitz::ids::{MemoryId, PlayerId};
 use kibitz::memory::MemoryType;
-use kibitz::embed::DIMENSIONS;
 use kibitz::memory::vector::IndexedMemory;
 
 /// A stored point with no SQL row behind it, for filling an index.

@@ -14,8 +14,8 @@ mod train;
 
 use std::path::Path;
 
-use crate::embed::{EmbedError, Embedder};
 use crate::embed::pinned;
+use crate::embed::{EmbedError, Embedder};
 
 pub use corpus::read_lines;
 use features::{SLOTS, ngrams};

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
 use crate::embed::Embedder;
+use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
 
 /// One kind a line can be about: its label in the corpus and the memory
 /// tag it selects (`memory::subject`, `memory::concepts`).

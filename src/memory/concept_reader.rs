@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use super::concepts::CONCEPTS;
-use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
 use crate::embed::Embedder;
+use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
 
 /// The trained reader of concepts.
 #[derive(Debug, Clone, PartialEq)]

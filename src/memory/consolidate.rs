@@ -9,10 +9,10 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 
 use super::Memory;
-use crate::embed::cosine;
 use super::policy::{self, Verdict};
 use super::service::{MemoryError, MemoryService};
 use super::strength;
+use crate::embed::cosine;
 use crate::ids::{MemoryId, PlayerId};
 use crate::store::{ConsolidationRow, MemoryQuery};
 

@@ -16,9 +16,9 @@ use qdrant_client::qdrant::{
 use qdrant_client::{Payload, Qdrant};
 use serde_json::json;
 
-use crate::embed::DIMENSIONS;
 use super::lexical::{Sparse, TEXT_VECTOR};
 use super::vector::{FieldKind, Hit, INDEXED_FIELDS, IndexedMemory, SearchFilter, VectorError, VectorStore};
+use crate::embed::DIMENSIONS;
 use crate::ids::MemoryId;
 
 pub struct QdrantStore {

@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use super::concept_reader::{self, ConceptReader};
-use crate::embed::Embedder;
 use super::memory_type::MemoryType;
 use super::subject::{self, LIKELY, Subject, Subjects};
+use crate::embed::Embedder;
 use crate::learn::LearnError;
 
 /// The learned readers of a memory's meaning: what it is about as a

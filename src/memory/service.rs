@@ -6,17 +6,19 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use crate::embed::{EmbedError, Embedder};
 use super::model::{CreatedBy, Memory, MemoryType, PositionTag, Recalled};
 use super::policy::{self, Verdict};
 use super::strength;
 use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::config::MemoryConfig;
+use crate::embed::{EmbedError, Embedder};
 use crate::ids::{MatchId, MemoryId, PlayerId};
 use crate::personas::Persona;
 use crate::store::{Db, StoreError};
 
 pub const MAX_CONTENT_CHARS: usize = 500;
+// A persona's lore lines become memories: none may be longer than a memory.
+const _: () = assert!(crate::personas::MAX_LORE_CHARS <= MAX_CONTENT_CHARS);
 
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
 use crate::embed::Embedder;
+use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Subject {

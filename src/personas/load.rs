@@ -30,7 +30,8 @@ const PLACEHOLDERS: [&str; 10] = [
 /// A persona imported with a thousand lines of lore fits.
 const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_BIOGRAPHY_CHARS: usize = 16_000;
-const MAX_LORE_CHARS: usize = crate::memory::MAX_CONTENT_CHARS;
+/// A lore line is kept as a memory: `memory` holds it to its own limit.
+pub const MAX_LORE_CHARS: usize = 500;
 const IMAGE_EXTENSIONS: [&str; 5] = ["png", "jpg", "jpeg", "gif", "webp"];
 
 /// Where a persona's images live: `<dir>/<id>.assets/`.

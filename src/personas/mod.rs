@@ -9,7 +9,7 @@ mod roster;
 
 pub use install::{InstallError, Installed, Prepared, install, prepare, read_files, to_toml};
 pub(crate) use load::validate;
-pub use load::{PersonaError, assets_dir, load_dir, load_file};
+pub use load::{MAX_LORE_CHARS, PersonaError, assets_dir, load_dir, load_file};
 pub use roster::Roster;
 
 /// The personas shipped in the repository, for tests. Read at run time: `cargo test` sets
@@ -21,6 +21,6 @@ pub(crate) fn shipped_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(repo).join("personas")
 }
 pub use model::{
-    BrainKind, CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm, StageEvent, StageLines,
-    TakebackPolicy, said_from,
+    AgentKind, BrainKind, CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm, StageEvent,
+    StageLines, TakebackPolicy, said_from,
 };

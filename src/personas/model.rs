@@ -263,6 +263,43 @@ pub enum BrainKind {
     Pipeline(String),
 }
 
+/// One agent of a move pipeline (`moves::pipeline`), as a persona names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentKind {
+    /// Proposes a strategy and a key move from its own side.
+    Player,
+    /// Reviews the proposal from the opponent's side and rates it.
+    Enemy,
+    /// Turns the surviving strategy into one concrete move.
+    Planner,
+    /// Reads the analysis and prints one UCI move; no tools.
+    Mover,
+}
+
+impl AgentKind {
+    pub fn parse(word: &str) -> Option<AgentKind> {
+        match word {
+            "p" | "player" => Some(AgentKind::Player),
+            "e" | "enemy" => Some(AgentKind::Enemy),
+            "pl" | "planner" => Some(AgentKind::Planner),
+            "m" | "mover" => Some(AgentKind::Mover),
+            _ => None,
+        }
+    }
+
+    /// A pipeline's agents from `p+e+pl+m` (or full names joined by `+`).
+    pub fn parse_all(spec: &str) -> Result<Vec<AgentKind>, String> {
+        let agents = spec
+            .split('+')
+            .map(|w| AgentKind::parse(w.trim()).ok_or_else(|| format!("unknown agent {w:?} (p, e, pl, m)")))
+            .collect::<Result<Vec<_>, _>>()?;
+        if agents.is_empty() {
+            return Err("a pipeline needs at least one agent".into());
+        }
+        Ok(agents)
+    }
+}
+
 impl TryFrom<String> for BrainKind {
     type Error = String;
 
@@ -272,7 +309,7 @@ impl TryFrom<String> for BrainKind {
             ("llm", None) => Ok(BrainKind::Llm),
             ("pipeline", agents) => {
                 let agents = agents.unwrap_or("p+e+pl+m").to_string();
-                crate::moves::PipelineConfig::parse(&agents)?;
+                AgentKind::parse_all(&agents)?;
                 Ok(BrainKind::Pipeline(agents))
             }
             _ => Err(format!("unknown brain {s:?}: engine, llm or pipeline:<p+e+pl+m>")),

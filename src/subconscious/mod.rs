@@ -22,10 +22,10 @@ pub use fuse::BY_KEY;
 pub use situation::{Cue, Situation};
 
 use crate::config::{RecallConfig, RoleConfig};
+use crate::embed::QueryLimits;
 use crate::ids::MemoryId;
 use crate::listen::Intent;
 use crate::llm::ChatModel;
-use crate::embed::QueryLimits;
 use crate::memory::vector::{BoardFilter, SearchFilter};
 use crate::memory::{MemoryError, MemoryService, Recalled, Search, recall_entries};
 use crate::store::RecallEntry;

@@ -308,7 +308,9 @@ fn turn_traces(recalled: &[Recalled], events: &[MatchEvent], turn: (i64, i64), w
 /// quiet (its mood and memories stay).
 fn hold_back(talk: TalkMode, kind: TriggerKind, mut decision: Decision) -> Decision {
     if !talk.may_speak(kind) {
-        decision.actions.retain(|a| !matches!(a, actions::Action::SendMessage { .. }));
+        decision
+            .actions
+            .retain(|a| !matches!(a, actions::Action::SendMessage { .. }));
     }
     decision
 }

@@ -19,8 +19,8 @@ use serde_json::json;
 
 use super::stats::quantile;
 use kibitz::config::Config;
-use kibitz::listen::Intent;
 use kibitz::embed::Embedder;
+use kibitz::listen::Intent;
 use live::Played;
 
 /// The player's name in the set's facts.

@@ -7,9 +7,9 @@ mod corpus;
 
 use std::path::{Path, PathBuf};
 
+use crate::embed::Embedder;
 use crate::learn::{self, Classifier, Heads, LearnError, Linear};
 use crate::listen::Intent;
-use crate::embed::Embedder;
 
 pub use corpus::corpus;
 

@@ -27,9 +27,9 @@ use qdrant_edge::{
 };
 use serde_json::json;
 
-use crate::embed::DIMENSIONS;
 use super::lexical::{Sparse, TEXT_VECTOR};
 use super::vector::{FieldKind, Hit, INDEXED_FIELDS, IndexedMemory, SearchFilter, VectorError, VectorStore};
+use crate::embed::DIMENSIONS;
 use crate::ids::MemoryId;
 
 mod convert;

@@ -9,63 +9,41 @@ use shakmaty::{Chess, Color, Position};
 use crate::chess::tools::{ToolCall as BoardCall, analyze_board};
 use crate::llm::{ChatModel, ChatRequest, LlmError, Message, Tool, ToolCall, Usage};
 use crate::moves::prompt::side_word;
+pub use crate::personas::AgentKind;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AgentKind {
-    /// Proposes a strategy and a key move from its own side.
-    Player,
-    /// Reviews the proposal from the opponent's side and rates it.
-    Enemy,
-    /// Turns the surviving strategy into one concrete move.
-    Planner,
-    /// Reads the analysis and prints one UCI move; no tools.
-    Mover,
+/// Whether the agent works the board tools (the mover only prints a move).
+pub fn uses_tools(kind: AgentKind) -> bool {
+    kind != AgentKind::Mover
 }
 
-impl AgentKind {
-    pub fn parse(word: &str) -> Option<AgentKind> {
-        match word {
-            "p" | "player" => Some(AgentKind::Player),
-            "e" | "enemy" => Some(AgentKind::Enemy),
-            "pl" | "planner" => Some(AgentKind::Planner),
-            "m" | "mover" => Some(AgentKind::Mover),
-            _ => None,
-        }
-    }
-
-    pub fn uses_tools(self) -> bool {
-        self != AgentKind::Mover
-    }
-
-    fn role_prompt(self, side: Color) -> String {
-        let me = side_word(side);
-        let them = side_word(!side);
-        let rules = "CHECKMATE OVERRIDE (highest priority): never choose a move after which the opponent can \
-                     deliver checkmate; eval and compare show it. Never move a piece that is the sole defender \
-                     of a valuable piece without a reason.";
-        match self {
-            AgentKind::Player => format!(
-                "You play {me}. Assume the opponent is 2700+ Elo: no wishful thinking; if a line depends on \
-                 the opponent making a mistake, reject it. Use the analyze_board tool. {rules}\n\
-                 Answer in this format:\nSTRATEGY: <1-2 sentence plan>\nWIN_CONDITION: <concrete goal>\n\
-                 KEY_MOVE: <UCI move that starts the strategy>\nREASONING: <why this is safe>"
-            ),
-            AgentKind::Enemy => format!(
-                "You play {them} and review {me}'s proposed strategy. Try to destroy it: find the weakness \
-                 and the concrete punishment. The analyze_board tool answers from {them}'s side.\n\
-                 Answer in this format:\nWEAKNESS: <vulnerability, or \"none found\">\n\
-                 PUNISHMENT: <concrete move sequence>\n\
-                 RATING: <brilliant|good|interesting|dubious|mistake|blunder>"
-            ),
-            AgentKind::Planner => format!(
-                "You play {me}. Find the single best concrete move that advances the strategy you are given. \
-                 Check sole defenders, compare candidates, verify with eval. {rules}\n\
-                 Answer with MOVE: <uci> and one line of why."
-            ),
-            AgentKind::Mover => {
-                "Read the analysis and output the recommended move as one UCI move (e.g. e2e4), nothing else."
-                    .to_string()
-            }
+/// The agent's role, as its system prompt.
+fn role_prompt(kind: AgentKind, side: Color) -> String {
+    let me = side_word(side);
+    let them = side_word(!side);
+    let rules = "CHECKMATE OVERRIDE (highest priority): never choose a move after which the opponent can \
+                 deliver checkmate; eval and compare show it. Never move a piece that is the sole defender \
+                 of a valuable piece without a reason.";
+    match kind {
+        AgentKind::Player => format!(
+            "You play {me}. Assume the opponent is 2700+ Elo: no wishful thinking; if a line depends on \
+             the opponent making a mistake, reject it. Use the analyze_board tool. {rules}\n\
+             Answer in this format:\nSTRATEGY: <1-2 sentence plan>\nWIN_CONDITION: <concrete goal>\n\
+             KEY_MOVE: <UCI move that starts the strategy>\nREASONING: <why this is safe>"
+        ),
+        AgentKind::Enemy => format!(
+            "You play {them} and review {me}'s proposed strategy. Try to destroy it: find the weakness \
+             and the concrete punishment. The analyze_board tool answers from {them}'s side.\n\
+             Answer in this format:\nWEAKNESS: <vulnerability, or \"none found\">\n\
+             PUNISHMENT: <concrete move sequence>\n\
+             RATING: <brilliant|good|interesting|dubious|mistake|blunder>"
+        ),
+        AgentKind::Planner => format!(
+            "You play {me}. Find the single best concrete move that advances the strategy you are given. \
+             Check sole defenders, compare candidates, verify with eval. {rules}\n\
+             Answer with MOVE: <uci> and one line of why."
+        ),
+        AgentKind::Mover => {
+            "Read the analysis and output the recommended move as one UCI move (e.g. e2e4), nothing else.".to_string()
         }
     }
 }
@@ -127,7 +105,7 @@ pub struct AgentRun<'a> {
 impl AgentRun<'_> {
     pub async fn run(self) -> Result<AgentOutput, LlmError> {
         let mut messages = vec![
-            Message::system(self.kind.role_prompt(self.side)),
+            Message::system(role_prompt(self.kind, self.side)),
             Message::user(self.brief.clone()),
         ];
         let mut out = AgentOutput {
@@ -135,13 +113,13 @@ impl AgentRun<'_> {
             usage: Usage::default(),
             tool_calls: 0,
         };
-        if self.kind.uses_tools() {
+        if uses_tools(self.kind) {
             self.push_call(&mut messages, r#"{"action":"deep_analysis"}"#, "call_first");
         }
         loop {
             let budget_left = out.tool_calls < self.max_tool_calls;
             let mut req = ChatRequest::new(messages.clone(), self.temperature, self.max_tokens);
-            if self.kind.uses_tools() && budget_left {
+            if uses_tools(self.kind) && budget_left {
                 req.tools = vec![analyze_board_tool()];
             }
             let reply = self.model.chat(&req).await?;

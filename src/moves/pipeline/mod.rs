@@ -35,15 +35,8 @@ pub struct PipelineConfig {
 impl PipelineConfig {
     /// Parses `p+e+pl+m` (or full names joined by `+`).
     pub fn parse(spec: &str) -> Result<Self, String> {
-        let agents = spec
-            .split('+')
-            .map(|w| AgentKind::parse(w.trim()).ok_or_else(|| format!("unknown agent {w:?} (p, e, pl, m)")))
-            .collect::<Result<Vec<_>, _>>()?;
-        if agents.is_empty() {
-            return Err("a pipeline needs at least one agent".into());
-        }
         Ok(PipelineConfig {
-            agents,
+            agents: AgentKind::parse_all(spec)?,
             ..PipelineConfig::default()
         })
     }

@@ -250,7 +250,7 @@ fn lore(data: &CardData, name: &str, notes: &mut Vec<String>) -> Result<Vec<Lore
         if content.is_empty() {
             continue;
         }
-        let pieces = text::pieces(&content, crate::memory::MAX_CONTENT_CHARS);
+        let pieces = text::pieces(&content, crate::personas::MAX_LORE_CHARS);
         if pieces.len() > MAX_PIECES_PER_ENTRY {
             return Err(CardError::field(
                 format!("{field}.content"),

@@ -9,10 +9,10 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 
 use crate::config::Config;
+use crate::embed::EmbedStats;
 use crate::ids::PlayerId;
 use crate::memory::MemoryService;
 use crate::memory::Scope;
-use crate::embed::EmbedStats;
 use crate::runtime::PhaseStats;
 use crate::runtime::Runtime;
 use crate::server::auth::Caller;

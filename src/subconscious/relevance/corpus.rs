@@ -8,9 +8,9 @@
 use serde::Deserialize;
 
 use super::features::{Candidate, Line, features};
+use crate::embed::{Embedder, cosine};
 use crate::learn::LearnError;
 use crate::listen::Listener;
-use crate::embed::{Embedder, cosine};
 use crate::memory::model::CreatedBy;
 use crate::memory::reading::Readers;
 use crate::memory::{Memory, MemoryType, lexical, tagging};

@@ -17,9 +17,9 @@ use std::sync::{Arc, OnceLock};
 
 pub use features::{COUNT, Candidate, Line, features};
 
+use crate::embed::Embedder;
 use crate::learn::{self, Heads, Labelled, LearnError, Linear};
 use crate::listen::Listener;
-use crate::embed::Embedder;
 use crate::memory::reading::Readers;
 
 /// Bumped whenever `features` or the labels change meaning.
@@ -143,7 +143,11 @@ mod tests {
         let examples: Vec<corpus::LinePairs> = (0..40)
             .map(|n| {
                 let wobble = (n % 7) as f32 * 0.02;
-                line(&[0.45 + wobble, 0.30, 0.20, 0.35 - wobble], &[true, true, false, false], 0)
+                line(
+                    &[0.45 + wobble, 0.30, 0.20, 0.35 - wobble],
+                    &[true, true, false, false],
+                    0,
+                )
             })
             .collect();
         let model = Relevance::fit(&examples);
