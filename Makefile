@@ -117,6 +117,7 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --all-targets -- -D warnings
 	python3 scripts/module-cycles.py
+	python3 scripts/module-cycles.py --folders
 	python3 scripts/boundaries.py
 
 fmt:

@@ -8,10 +8,8 @@ use std::sync::{Arc, Mutex};
 use chrono::{Duration, Utc};
 use kibitz::events::Emitter;
 use kibitz::ids::MatchId;
-use kibitz::memory::{CreatedBy, Memory, MemoryType, PositionTag, Reinforcement};
-use kibitz::store::{
-    ConsolidationRow, Db, DomainWrite, Erasure, MemoryQuery, NewEvent, NewMatch, StoreError, TriggerLogEntry,
-};
+use kibitz::memory::{ConsolidationRow, CreatedBy, Memory, MemoryQuery, MemoryType, PositionTag, Reinforcement};
+use kibitz::store::{Db, DomainWrite, Erasure, NewEvent, NewMatch, StoreError, TriggerLogEntry};
 
 async fn check_contract(db: &Db) {
     let pat = db.create_player("Pat", "hash-pat").await.unwrap();

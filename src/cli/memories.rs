@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use kibitz::config::Config;
 use kibitz::ids::{MemoryId, PlayerId};
+use kibitz::memory::MemoryQuery;
 use kibitz::memory::{Memory, MemoryType, Scope};
 use kibitz::runtime::MemoryOnly;
-use kibitz::store::{Db, MemoryQuery, Player};
+use kibitz::store::{Db, Player};
 
 #[derive(clap::Args)]
 #[command(args_conflicts_with_subcommands = true)]

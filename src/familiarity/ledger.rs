@@ -3,10 +3,11 @@
 //! it is read), and every history made anew from the record (`kibitz
 //! familiarity rebuild`). Both run the same replay.
 
+use super::EndedGame;
 use super::{Entry, Together, replay};
 use crate::ids::PlayerId;
 use crate::listen::{Intent, Listener};
-use crate::store::{Db, EndedGame, StoreResult};
+use crate::store::{Db, StoreResult};
 
 /// What a rebuild found and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

@@ -10,6 +10,7 @@
 //! the points after each game as its history), so it can be made anew.
 
 pub mod ledger;
+mod rows;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -270,3 +271,4 @@ pub fn absence_words(days: i64) -> String {
 
 #[cfg(test)]
 mod tests;
+pub use rows::EndedGame;

@@ -12,9 +12,9 @@ use super::Memory;
 use super::policy::{self, Verdict};
 use super::service::{MemoryError, MemoryService};
 use super::strength;
+use super::{ConsolidationRow, MemoryQuery};
 use crate::embed::cosine;
 use crate::ids::{MemoryId, PlayerId};
-use crate::store::{ConsolidationRow, MemoryQuery};
 
 /// Whose memories a run looks at.
 #[derive(Debug, Clone, Copy)]

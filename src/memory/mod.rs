@@ -4,6 +4,7 @@
 mod concept_reader;
 pub mod concepts;
 mod consolidate;
+mod consolidation_rows;
 pub mod dated;
 pub mod edge;
 mod import;
@@ -15,6 +16,7 @@ pub mod policy;
 pub mod qdrant;
 pub mod reading;
 mod review;
+mod rows;
 mod search;
 mod service;
 pub mod strength;
@@ -24,10 +26,12 @@ pub mod vector;
 pub mod watched;
 
 pub use consolidate::Scope;
+pub use consolidation_rows::ConsolidationRow;
 pub use import::{ImportError, ImportReport, MAX_IMPORT_BYTES, ReadImport};
 pub use model::{
     CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Recalled, Reinforcement, clipped, key_tag, key_tags_in,
 };
 pub use model_record::ModelRecord;
 pub use review::recall_entries;
+pub use rows::MemoryQuery;
 pub use service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory, Reconciled, SaveOutcome, Saved, Search};

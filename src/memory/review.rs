@@ -1,12 +1,13 @@
 //! What a player may do with what is remembered about them: look, search,
 //! see provenance, correct, pin, forbid, and erase.
 
+use super::MemoryQuery;
 use super::model::{Memory, RecallRecord, Recalled, clipped};
 use super::service::{MAX_CONTENT_CHARS, MemoryError, MemoryService};
 use super::vector::SearchFilter;
 use crate::ids::{MemoryId, PlayerId};
 use crate::store::scrub::Forms;
-use crate::store::{Erasure, MemoryQuery, MemoryVersion, RecallEntry};
+use crate::store::{Erasure, MemoryVersion, RecallEntry};
 
 impl MemoryService {
     pub async fn get(&self, id: MemoryId) -> Result<Option<Memory>, MemoryError> {

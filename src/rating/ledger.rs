@@ -3,10 +3,11 @@
 //! history made anew from the games (`kibitz ratings rebuild`). Both run
 //! the same replay, so a rebuild finds what the live updates wrote.
 
+use super::FinishedGame;
 use super::{Entry, RatedGame, replay, score};
 use crate::chess::Game;
 use crate::ids::PlayerId;
-use crate::store::{Db, FinishedGame, StoreResult};
+use crate::store::{Db, StoreResult};
 
 /// What a rebuild found and did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

@@ -13,6 +13,7 @@ pub mod glicko2;
 pub mod ledger;
 pub mod pairing;
 pub mod progress;
+mod rows;
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
@@ -147,3 +148,4 @@ pub fn figure(rating: f64) -> String {
 
 #[cfg(test)]
 mod tests;
+pub use rows::FinishedGame;

@@ -7,6 +7,7 @@
 
 mod llm;
 pub mod moments;
+mod rows;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -77,25 +78,6 @@ pub struct HeadToHead {
     pub player_losses: u32,
     pub draws: u32,
     pub streak: Option<String>,
-}
-
-impl Reflection {
-    /// Erasure: drops what was learned from `memory_id` and passes each
-    /// free-text field through `scrub` (None: nothing of it to forget).
-    /// Typed fields are left whole. True if anything changed.
-    pub fn forget(&mut self, memory_id: &str, scrub: impl Fn(&str) -> Option<String>) -> bool {
-        let before = self.learned.len();
-        self.learned.retain(|l| l.memory_id != memory_id);
-        let mut changed = self.learned.len() != before;
-        let texts = std::iter::once(&mut self.summary).chain(self.learned.iter_mut().map(|l| &mut l.content));
-        for text in texts {
-            if let Some(clean) = scrub(text) {
-                *text = clean;
-                changed = true;
-            }
-        }
-        changed
-    }
 }
 
 /// What the reflection is made from.

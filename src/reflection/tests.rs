@@ -173,7 +173,9 @@ fn the_reflection_states_the_rating_change_or_why_there_was_none() {
 
 #[test]
 fn forgetting_a_memory_keeps_the_reflection_readable() {
-    let mut r: Reflection = serde_json::from_value(serde_json::json!({
+    // The store erases in the stored JSON (`store::forget_in_reflection`):
+    // what it leaves must still read back as a reflection.
+    let mut body = serde_json::json!({
         "summary": "Sam plays 1. e4; 2 things learned.", "written_by": "scripted", "result": "1-0",
         "termination": "checkmate", "outcome": "loss", "moves": 20, "opening": null, "key_moments": [],
         "learned": [
@@ -182,15 +184,19 @@ fn forgetting_a_memory_keeps_the_reflection_readable() {
         ],
         "mood": "calm", "created_at": "2026-11-22T10:20:30Z",
         "head_to_head": { "played": 2, "player_wins": 1, "player_losses": 1, "draws": 0, "streak": null }
-    }))
-    .unwrap();
+    });
     let forms = crate::store::scrub::Forms::new(["2"]);
-    assert!(r.forget("a", |t| forms.scrub_text(t)));
+    let scrub = |t: &str| forms.scrub_text(t);
+    assert!(crate::store::forget_in_reflection(&mut body, "a", scrub));
+    assert!(
+        !crate::store::forget_in_reflection(&mut body, "a", scrub),
+        "nothing left to forget"
+    );
+    let r: Reflection = serde_json::from_value(body).unwrap();
     assert_eq!(r.learned.len(), 1);
     assert_eq!(r.learned[0].content, "Sam opened 1. e4 [forgotten]");
     assert_eq!(r.summary, "Sam plays 1. e4; [forgotten] things learned.");
-    assert!(!r.forget("a", |t| forms.scrub_text(t)), "nothing left to forget");
-    // Typed fields untouched, so it still reads back.
-    let back: Reflection = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
-    assert_eq!((back.moves, back.head_to_head.played), (20, 2));
+    // Typed fields untouched.
+    assert_eq!((r.moves, r.head_to_head.played), (20, 2));
+    assert_eq!(r.created_at.to_rfc3339(), "2026-11-22T10:20:30+00:00");
 }

@@ -7,7 +7,8 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::ids::{MatchId, PlayerId};
-use crate::store::{ConsolidationRow, LlmCallRow, MatchRow, MemoryVersion, Player};
+use crate::memory::ConsolidationRow;
+use crate::store::{LlmCallRow, MatchRow, MemoryVersion, Player};
 
 /// A player of the club.
 #[derive(Debug, Serialize, ToSchema)]

@@ -16,8 +16,8 @@ use sqlx::AnyPool;
 use tokio::sync::{mpsc, oneshot};
 
 use super::controls::NoteKind;
-use super::memories::{RecallEntry, recall_statements};
 use super::provenance::{Trace, trace_statements};
+use super::recall_log::{RecallEntry, recall_statements};
 use super::script::Script;
 use super::{Arg, Backend, Db, StoreError, StoreResult, ts};
 use crate::chess::odds::MoveOdds;

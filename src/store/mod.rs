@@ -3,21 +3,17 @@
 //! pushed to anyone.
 
 mod backup;
-mod consolidation;
 mod controls;
 mod erasure;
-mod familiarity;
 mod invites;
 mod journal;
 mod leases;
 mod llm_calls;
 mod matches;
-mod memories;
 mod persona_cards;
 mod players;
 mod provenance;
-mod ratings;
-mod reflections;
+mod recall_log;
 mod script;
 pub mod scrub;
 mod settings;
@@ -32,19 +28,17 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
 use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use backup::{StoreCopy, TABLES, TableSummary};
-pub use consolidation::ConsolidationRow;
 pub use controls::{MatchNote, NoteKind};
-pub use erasure::{Erased, Erasure, NET_MIN_CHARS};
-pub use familiarity::EndedGame;
+pub use erasure::{Erased, Erasure, NET_MIN_CHARS, forget_in_reflection};
 pub use journal::{DomainWrite, NewEvent, OnCommit, Queued, TriggerLogEntry};
 pub use leases::{Claim, Holder, LeaseChange, NodeRun, PeerNode};
 pub use llm_calls::LlmCallRow;
 pub use matches::{MatchRow, MoveRow, NewMatch};
-pub use memories::{MemoryQuery, RecallEntry};
 pub use persona_cards::StoredCard;
 pub use players::Player;
 pub use provenance::{MemoryVersion, Trace};
-pub use ratings::FinishedGame;
+pub use recall_log::RecallEntry;
+pub(crate) use recall_log::tags_json;
 pub use timeline::{EmotionRow, EventRow, MessageRow, TriggerRow};
 
 #[derive(Debug, thiserror::Error)]

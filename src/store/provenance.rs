@@ -70,7 +70,7 @@ impl Db {
         sqlx::query("UPDATE memories SET content = $1, updated_at = $2, tags = $3 WHERE id = $4")
             .bind(content)
             .bind(&now)
-            .bind(super::memories::tags_json(tags))
+            .bind(super::tags_json(tags))
             .bind(id.to_string())
             .execute(&mut *tx)
             .await?;

@@ -5,8 +5,8 @@
 
 use super::Subconscious;
 use crate::familiarity::Stage;
+use crate::memory::MemoryQuery;
 use crate::memory::{Memory, MemoryError, MemoryType, Recalled};
-use crate::store::MemoryQuery;
 use crate::triggers::{GameContext, Trigger, TriggerKind};
 
 /// Why a callback came, as the persona says it ("That reminds me, ...").

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::ids::{MatchId, MemoryId};
+use crate::memory::MemoryQuery;
 use crate::memory::vector::VectorError;
 use crate::memory::{CreatedBy, Memory, MemoryError, MemoryService, MemoryType, RecallRecord, Recalled};
 use crate::runtime::Runtime;
@@ -20,7 +21,6 @@ use crate::server::extract::{ApiBytes, ApiJson, ApiQuery};
 use crate::server::forward::Relay;
 use crate::server::limits::{Limit, RateLimits};
 use crate::server::views::{self, MemoryVersionView};
-use crate::store::MemoryQuery;
 
 impl From<MemoryError> for ApiError {
     fn from(e: MemoryError) -> ApiError {

@@ -1,11 +1,14 @@
+//! The memories' rows in SQL: each memory one row (its tags, reinforcements
+//! and board as columns), read back into `Memory`. The store gives the
+//! connection and its helpers; the memory module owns what its rows mean.
+
 use chrono::{DateTime, Utc};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use super::script::Script;
-use super::{Arg, Db, Numbered, StoreError, StoreResult, flag, parse_id, parse_ts, ts};
+use super::model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Reinforcement};
 use crate::ids::{MatchId, MemoryId, PlayerId};
-use crate::memory::model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Reinforcement};
+use crate::store::{Db, Numbered, StoreError, StoreResult, flag, parse_id, parse_ts, tags_json, ts};
 
 const COLUMNS: &str = "id, player_id, persona_id, memory_type, content, related_match_id, created_by, metadata, \
                        created_at, importance, pinned, never_recall, recall_count, last_recalled_at, updated_at, \
@@ -27,14 +30,14 @@ pub struct MemoryQuery {
 
 impl Db {
     pub async fn insert_memory(&self, m: &Memory) -> StoreResult<()> {
-        let mut conn = self.pool.acquire().await?;
+        let mut conn = self.pool().acquire().await?;
         insert_memory(&mut conn, m).await
     }
 
     pub async fn memory(&self, id: MemoryId) -> StoreResult<Option<Memory>> {
         let row = sqlx::query(&format!("SELECT {COLUMNS} FROM memories WHERE id = $1"))
             .bind(id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.pool())
             .await?;
         row.map(|r| memory_from_row(&r)).transpose()
     }
@@ -42,7 +45,7 @@ impl Db {
     pub async fn delete_memory(&self, id: MemoryId) -> StoreResult<()> {
         sqlx::query("DELETE FROM memories WHERE id = $1")
             .bind(id.to_string())
-            .execute(&self.pool)
+            .execute(self.pool())
             .await?;
         Ok(())
     }
@@ -61,7 +64,7 @@ impl Db {
         .bind(never_recall.map(flag))
         .bind(ts(Utc::now()))
         .bind(id.to_string())
-        .execute(&self.pool)
+        .execute(self.pool())
         .await?;
         Ok(())
     }
@@ -92,7 +95,7 @@ impl Db {
             sql.push(" AND valid_to IS NULL");
         }
         sql.push(" ORDER BY created_at DESC, id");
-        let rows = sql.query().fetch_all(&self.pool).await?;
+        let rows = sql.query().fetch_all(self.pool()).await?;
         rows.iter().map(memory_from_row).collect()
     }
 
@@ -101,7 +104,7 @@ impl Db {
             "SELECT {COLUMNS} FROM memories WHERE player_id IS NULL AND persona_id = $1 AND created_by = 'persona_lore'"
         ))
         .bind(persona)
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter().map(memory_from_row).collect()
     }
@@ -116,7 +119,7 @@ impl Db {
             sql.push(if i == 0 { "" } else { ", " }).text(id.to_string());
         }
         sql.push(")");
-        let rows = sql.query().fetch_all(&self.pool).await?;
+        let rows = sql.query().fetch_all(self.pool()).await?;
         rows.iter().map(memory_from_row).collect()
     }
 
@@ -125,7 +128,7 @@ impl Db {
         sqlx::query("UPDATE memories SET tags = $1 WHERE id = $2")
             .bind(tags_json(tags))
             .bind(id.to_string())
-            .execute(&self.pool)
+            .execute(self.pool())
             .await?;
         Ok(())
     }
@@ -137,7 +140,7 @@ impl Db {
         ))
         .bind(after.map(|a| a.to_string()).unwrap_or_default())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter().map(memory_from_row).collect()
     }
@@ -155,7 +158,7 @@ impl Db {
         .bind(player.to_string())
         .bind(after.map(|a| a.to_string()).unwrap_or_default())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter().map(memory_from_row).collect()
     }
@@ -164,14 +167,14 @@ impl Db {
     pub async fn memory_count_of(&self, player: PlayerId) -> StoreResult<u64> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM memories WHERE player_id = $1 AND valid_to IS NULL")
             .bind(player.to_string())
-            .fetch_one(&self.pool)
+            .fetch_one(self.pool())
             .await?;
         Ok(row.get::<i64, _>("n") as u64)
     }
 
     pub async fn memory_count(&self) -> StoreResult<u64> {
         let row = sqlx::query("SELECT COUNT(*) AS n FROM memories")
-            .fetch_one(&self.pool)
+            .fetch_one(self.pool())
             .await?;
         Ok(row.get::<i64, _>("n") as u64)
     }
@@ -181,7 +184,7 @@ impl Db {
             "SELECT match_id, trigger, score, reason, recalled_at FROM recall_log WHERE memory_id = $1 ORDER BY id",
         )
         .bind(id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -247,10 +250,6 @@ fn memory_from_row(r: &AnyRow) -> StoreResult<Memory> {
     })
 }
 
-pub(super) fn tags_json(tags: &[String]) -> String {
-    serde_json::to_string(tags).expect("tags serialise")
-}
-
 pub(super) fn reinforcements_json(list: &[Reinforcement]) -> String {
     serde_json::to_string(list).expect("reinforcements serialise")
 }
@@ -287,36 +286,4 @@ pub(super) async fn insert_memory(conn: &mut AnyConnection, m: &Memory) -> Store
         .execute(&mut *conn)
         .await?;
     Ok(())
-}
-
-/// One memory handed over by the subconscious: its id, its score, and why.
-pub type RecallEntry = (MemoryId, f32, String);
-
-/// Logs the recalls of one trigger and bumps each memory's count, inside the
-/// caller's batch (the trigger log's: committed with it).
-pub(crate) fn recall_statements(script: &mut Script, match_id: MatchId, trigger: &str, recalled: &[RecallEntry]) {
-    if recalled.is_empty() {
-        return;
-    }
-    // Two statements for all of them, not two each (the rows share the batch's INSERT).
-    let (now, match_id) = (ts(Utc::now()), match_id.to_string());
-    for (id, score, reason) in recalled {
-        script.insert(
-            "INSERT INTO recall_log (memory_id, match_id, trigger, score, reason, recalled_at) VALUES ",
-            [
-                Arg::text(id.to_string()),
-                Arg::text(match_id.as_str()),
-                Arg::text(trigger),
-                Arg::Real(f64::from(*score)),
-                Arg::text(reason.as_str()),
-                Arg::text(now.as_str()),
-            ],
-        );
-    }
-    let update = script.statement("UPDATE memories SET recall_count = recall_count + 1, last_recalled_at = ");
-    update.text(now.as_str()).push(" WHERE id IN (");
-    for (i, (id, _, _)) in recalled.iter().enumerate() {
-        update.push(if i == 0 { "" } else { ", " }).text(id.to_string());
-    }
-    update.push(")");
 }

@@ -4,10 +4,10 @@
 use chrono::{DateTime, Utc};
 use sqlx::{AnyConnection, Row};
 
-use super::memories::{insert_memory, reinforcements_json};
-use super::{Db, StoreResult, parse_id, parse_ts, ts};
+use super::Memory;
+use super::rows::{insert_memory, reinforcements_json};
 use crate::ids::{MemoryId, PlayerId};
-use crate::memory::Memory;
+use crate::store::{Db, StoreResult, parse_id, parse_ts, ts};
 
 /// One run of the consolidation job, as logged.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -32,7 +32,7 @@ impl Db {
         successor: MemoryId,
         at: DateTime<Utc>,
     ) -> StoreResult<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool().begin().await?;
         if let Some(m) = new {
             insert_memory(&mut tx, m).await?;
         }
@@ -53,14 +53,14 @@ impl Db {
         .bind(f64::from(m.importance))
         .bind(reinforcements_json(&m.reinforcements))
         .bind(m.id.to_string())
-        .execute(&self.pool)
+        .execute(self.pool())
         .await?;
         Ok(())
     }
 
     /// Stores decayed strengths as of `at`, in one transaction.
     pub async fn set_strengths(&self, changes: &[(MemoryId, f32)], at: DateTime<Utc>) -> StoreResult<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool().begin().await?;
         let at = ts(at);
         for (id, strength) in changes {
             sqlx::query("UPDATE memories SET strength = $1, decayed_at = $2 WHERE id = $3")
@@ -97,7 +97,7 @@ impl Db {
             )
             .bind(since),
         };
-        let rows = query.fetch_all(&self.pool).await?;
+        let rows = query.fetch_all(self.pool()).await?;
         rows.iter()
             .map(|r| Ok((parse_id("memories", r.get("player_id"))?, r.get("persona_id"))))
             .collect()
@@ -116,7 +116,7 @@ impl Db {
         .bind(row.superseded)
         .bind(row.decayed)
         .bind(row.details.to_string())
-        .execute(&self.pool)
+        .execute(self.pool())
         .await?;
         Ok(())
     }
@@ -124,7 +124,7 @@ impl Db {
     /// When the last run over everyone started.
     pub async fn last_full_consolidation(&self) -> StoreResult<Option<DateTime<Utc>>> {
         let row = sqlx::query("SELECT MAX(started_at) AS at FROM consolidation_log WHERE player_id IS NULL")
-            .fetch_one(&self.pool)
+            .fetch_one(self.pool())
             .await?;
         let at: Option<String> = row.get("at");
         at.map(|t| parse_ts("consolidation_log", &t)).transpose()
@@ -137,7 +137,7 @@ impl Db {
              FROM consolidation_log ORDER BY id DESC LIMIT $1",
         )
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {

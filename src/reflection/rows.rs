@@ -3,9 +3,9 @@
 use chrono::Utc;
 use sqlx::Row;
 
-use super::{Db, StoreError, StoreResult, ts};
+use super::{Learned, Reflection};
 use crate::ids::{MatchId, PlayerId};
-use crate::reflection::{Learned, Reflection};
+use crate::store::{Db, StoreError, StoreResult, ts};
 
 impl Db {
     pub async fn save_reflection(&self, id: MatchId, r: &Reflection) -> StoreResult<()> {
@@ -17,7 +17,7 @@ impl Db {
             .bind(body)
             .bind(&r.written_by)
             .bind(ts(Utc::now()))
-            .execute(&self.pool)
+            .execute(self.pool())
             .await?;
         Ok(())
     }
@@ -25,7 +25,7 @@ impl Db {
     pub async fn reflection(&self, id: MatchId) -> StoreResult<Option<Reflection>> {
         let row = sqlx::query("SELECT body FROM reflections WHERE match_id = $1")
             .bind(id.to_string())
-            .fetch_optional(&self.pool)
+            .fetch_optional(self.pool())
             .await?;
         row.map(|r| {
             let body: String = r.try_get("body")?;
@@ -42,7 +42,7 @@ impl Db {
         )
         .bind(player.to_string())
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -62,7 +62,7 @@ impl Db {
              ORDER BY created_at",
         )
         .bind(id.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {

@@ -5,9 +5,9 @@ use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use super::{Db, StoreResult, parse_id, parse_ts, ts};
+use super::Entry;
 use crate::ids::{MatchId, PlayerId};
-use crate::rating::Entry;
+use crate::store::{Db, StoreResult, parse_id, parse_ts, ts};
 
 /// A finished game played to a result by the persona's calibrated engine at
 /// its own strength, as SQL holds it; whether
@@ -36,7 +36,7 @@ impl Db {
              AND result IN ('1-0', '0-1', '1/2-1/2') ORDER BY ended_at, id",
         )
         .bind(player.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -56,7 +56,7 @@ impl Db {
     /// Every player with a finished game.
     pub async fn players_with_games(&self) -> StoreResult<Vec<PlayerId>> {
         let rows = sqlx::query("SELECT DISTINCT player_id FROM matches WHERE status = 'finished' ORDER BY player_id")
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         rows.iter().map(|r| parse_id("matches", r.get("player_id"))).collect()
     }
@@ -67,7 +67,7 @@ impl Db {
             "SELECT {HISTORY_COLUMNS} FROM rating_history WHERE player_id = $1 ORDER BY played_at, match_id"
         ))
         .bind(player.to_string())
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter().map(entry_from_row).collect()
     }
@@ -78,7 +78,7 @@ impl Db {
     /// write the same rows (the replay is deterministic), so a row already
     /// there is overwritten, not a conflict.
     pub async fn rewrite_rating_history(&self, player: PlayerId, keep: &[Entry], after: &[Entry]) -> StoreResult<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool().begin().await?;
         let kept: Vec<String> = keep.iter().map(|e| e.match_id.to_string()).collect();
         let stale = sqlx::query("SELECT match_id FROM rating_history WHERE player_id = $1")
             .bind(player.to_string())

@@ -6,9 +6,9 @@ use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use super::{Db, StoreResult, parse_id, parse_ts, ts};
-use crate::familiarity::{Entry, Together};
+use super::{Entry, Together};
 use crate::ids::{MatchId, PlayerId};
+use crate::store::{Db, StoreResult, parse_id, parse_ts, ts};
 
 /// A game a player and a persona ended together, as `matches` holds it.
 #[derive(Debug, Clone)]
@@ -33,7 +33,7 @@ impl Db {
         )
         .bind(player.to_string())
         .bind(persona)
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| {
@@ -51,7 +51,7 @@ impl Db {
     pub async fn player_lines(&self, id: MatchId) -> StoreResult<Vec<String>> {
         let rows = sqlx::query("SELECT content FROM messages WHERE match_id = $1 AND sender = 'user' ORDER BY id")
             .bind(id.to_string())
-            .fetch_all(&self.pool)
+            .fetch_all(self.pool())
             .await?;
         Ok(rows.iter().map(|r| r.get("content")).collect())
     }
@@ -64,7 +64,7 @@ impl Db {
         ))
         .bind(player.to_string())
         .bind(persona)
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter().map(entry_from_row).collect()
     }
@@ -73,7 +73,7 @@ impl Db {
     /// transaction. Two nodes doing so at once write the same rows (the
     /// replay is deterministic), so a row already there is overwritten.
     pub async fn rewrite_familiarity(&self, player: PlayerId, persona: &str, entries: &[Entry]) -> StoreResult<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.pool().begin().await?;
         sqlx::query("DELETE FROM familiarity_history WHERE player_id = $1 AND persona_id = $2")
             .bind(player.to_string())
             .bind(persona)
@@ -111,7 +111,7 @@ impl Db {
             "SELECT DISTINCT player_id, persona_id FROM matches WHERE status = 'finished' \
              ORDER BY player_id, persona_id",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(self.pool())
         .await?;
         rows.iter()
             .map(|r| Ok((parse_id("matches", r.get("player_id"))?, r.get("persona_id"))))
