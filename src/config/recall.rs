@@ -75,10 +75,10 @@ section! {
         /// (`subconscious::relevance`, fitted on `corpus/recall/`) gives at
         /// least this probability of being what the line is about; the
         /// thresholds above serve only until it is loaded, and for lore.
-        /// 0.15 with `relevance_of_best` 0.5 was best on both halves of the
-        /// corpus, each scored by a model fitted on the other (`kibitz
-        /// bench relevance`): precision@3 0.70 and 0.66, recall@3 0.84 and
-        /// 0.74, against 0.50 and 0.45 at 0.73 and 0.65 by similarity alone.
+        /// 0.15 with `relevance_of_best` 0.5 was best on the corpus's files,
+        /// each scored by a model fitted on the others (`kibitz bench
+        /// relevance`): precision@3 0.65, 0.72, 0.67 at recall@3 0.75, 0.82,
+        /// 0.81, against 0.45-0.50 at 0.65-0.76 by similarity alone.
         pub relevance_min: f32 = 0.15, NONE;
         /// ... and at least this share of the likeliest memory's probability:
         /// what the line is plainly about leaves out what it only may be.

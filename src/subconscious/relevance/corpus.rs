@@ -16,7 +16,7 @@ use crate::memory::reading::Readers;
 use crate::memory::{Memory, MemoryType, lexical, tagging};
 
 /// The shipped corpus, by name and text.
-pub const FILES: [(&str, &str); 2] = [
+pub const FILES: [(&str, &str); 3] = [
     (
         "corpus/recall/chat_recall_a.jsonl",
         include_str!("../../../corpus/recall/chat_recall_a.jsonl"),
@@ -24,6 +24,10 @@ pub const FILES: [(&str, &str); 2] = [
     (
         "corpus/recall/chat_recall_b.jsonl",
         include_str!("../../../corpus/recall/chat_recall_b.jsonl"),
+    ),
+    (
+        "corpus/recall/chat_recall_c.jsonl",
+        include_str!("../../../corpus/recall/chat_recall_c.jsonl"),
     ),
 ];
 
