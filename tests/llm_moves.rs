@@ -16,8 +16,7 @@ use kibitz::chess::engine::{BuiltinEngine, SearchBudget, Style};
 use kibitz::llm::{ChatModel, OpenAiModel};
 use kibitz::moves::selfplay::{Tally, play_game};
 use kibitz::moves::{
-    BrainAction, BrainInput, EngineBrain, LlmBrain, LlmBrainConfig, MoveBrain, PipelineBrain, PipelineConfig,
-    RandomBrain,
+    EngineBrain, LlmBrain, LlmBrainConfig, MoveAction, MoveBrain, MoveInput, PipelineBrain, PipelineConfig, RandomBrain,
 };
 
 fn model(llama: &LlamaServer) -> Arc<dyn ChatModel> {
@@ -75,13 +74,13 @@ async fn real_llm_brains_always_produce_legal_moves() {
     let mut pipeline = PipelineBrain::new(model(&llama), fallback(), config);
     let game = Game::new(None).unwrap();
     let d = pipeline
-        .decide(BrainInput {
+        .choose(MoveInput {
             game: &game,
             rejections: &[],
         })
         .await
         .unwrap();
-    let BrainAction::Move(uci) = &d.action else {
+    let MoveAction::Move(uci) = &d.action else {
         panic!("no move")
     };
     assert!(game.parse(uci).is_ok(), "{uci}");

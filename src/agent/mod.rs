@@ -5,7 +5,7 @@
 
 mod draft;
 mod floor;
-mod llm;
+mod llm_agent;
 mod prompt;
 mod scripted;
 mod speech;
@@ -26,7 +26,7 @@ use crate::personas::Persona;
 use crate::store::scrub::Forms;
 use crate::triggers::{GameContext, Trigger};
 
-pub use llm::LlmAgent;
+pub use llm_agent::LlmAgent;
 pub use scripted::ScriptedBrain;
 pub use validate::{MAX_MEMORY_CHARS, looks_like_instruction, parse_decision};
 

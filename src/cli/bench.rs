@@ -147,8 +147,8 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
             json,
         } => {
             let think = Duration::from_millis(think_ms);
-            let plan = bench::llm::Plan { matches, moves, think };
-            bench::llm::run(config.clone(), url, plan, &json).await
+            let plan = bench::model_wait::Plan { matches, moves, think };
+            bench::model_wait::run(config.clone(), url, plan, &json).await
         }
         BenchWhat::Chat { set, verbose, json } => bench::chat::run(config, &set, &json, verbose).await,
         BenchWhat::Relevance { json } => bench::relevance::run(config, &json).await,

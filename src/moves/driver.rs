@@ -4,7 +4,7 @@
 
 use shakmaty::Move;
 
-use super::{BrainAction, BrainInput, Decision, MoveBrain, Rejection};
+use super::{MoveAction, MoveBrain, MoveDecision, MoveInput, Rejection};
 use crate::chess::Game;
 use crate::llm::Usage;
 
@@ -15,13 +15,10 @@ pub enum Driven {
     Move {
         mv: Move,
         uci: String,
-        report: Decision,
+        report: MoveDecision,
     },
     /// The brain resigned, or ran out of attempts (`reason` says which).
-    Resign {
-        reason: String,
-        usage: Usage,
-    },
+    Resign { reason: String, usage: Usage },
 }
 
 pub async fn decide_move(brain: &mut dyn MoveBrain, game: &Game) -> Driven {
@@ -29,11 +26,11 @@ pub async fn decide_move(brain: &mut dyn MoveBrain, game: &Game) -> Driven {
     let mut usage = Usage::default();
     let mut illegal = 0;
     for _ in 0..MAX_ATTEMPTS {
-        let input = BrainInput {
+        let input = MoveInput {
             game,
             rejections: &rejections,
         };
-        let decision = match brain.decide(input).await {
+        let decision = match brain.choose(input).await {
             Ok(d) => d,
             Err(e) => {
                 tracing::warn!(brain = %brain.name(), "move brain failed: {e}");
@@ -47,18 +44,18 @@ pub async fn decide_move(brain: &mut dyn MoveBrain, game: &Game) -> Driven {
         usage += decision.usage;
         illegal += decision.illegal;
         let attempted = match &decision.action {
-            BrainAction::Resign => {
+            MoveAction::Resign => {
                 return Driven::Resign {
                     reason: "the brain resigned".into(),
                     usage,
                 };
             }
-            BrainAction::Move(m) => m.clone(),
+            MoveAction::Move(m) => m.clone(),
         };
         match game.parse(&attempted) {
             Ok(mv) => {
                 let uci = crate::chess::notation::uci(mv);
-                let report = Decision {
+                let report = MoveDecision {
                     usage,
                     illegal,
                     ..decision
@@ -87,7 +84,7 @@ mod tests {
     use async_trait::async_trait;
 
     use super::*;
-    use crate::moves::BrainError;
+    use crate::moves::MoveError;
 
     /// Proposes the scripted moves in order, and records what it was shown.
     struct Scripted {
@@ -100,10 +97,10 @@ mod tests {
         fn name(&self) -> String {
             "scripted".into()
         }
-        async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
+        async fn choose(&mut self, input: MoveInput<'_>) -> Result<MoveDecision, MoveError> {
             self.shown.push(input.rejections.len());
             let next = self.moves.remove(0);
-            Ok(Decision::play(next))
+            Ok(MoveDecision::play(next))
         }
     }
 

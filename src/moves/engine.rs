@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use rand::seq::SliceRandom;
 
-use super::{BrainError, BrainInput, Decision, MoveBrain};
+use super::{MoveBrain, MoveDecision, MoveError, MoveInput};
 use crate::chess::engine::{Chosen, Engine, EngineError, SearchBudget, SearchRequest, Style};
 
 pub struct EngineBrain {
@@ -51,9 +51,9 @@ impl MoveBrain for EngineBrain {
         true
     }
 
-    async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
+    async fn choose(&mut self, input: MoveInput<'_>) -> Result<MoveDecision, MoveError> {
         let chosen = self.engine_move(input.game.fen()).await?;
-        Ok(Decision::engine(chosen))
+        Ok(MoveDecision::engine(chosen))
     }
 }
 
@@ -65,9 +65,9 @@ impl MoveBrain for RandomBrain {
         "random".into()
     }
 
-    async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
+    async fn choose(&mut self, input: MoveInput<'_>) -> Result<MoveDecision, MoveError> {
         let legal = input.game.legal_moves();
         let (uci, _) = legal.choose(&mut rand::thread_rng()).ok_or(EngineError::NoMove)?;
-        Ok(Decision::play(uci.clone()))
+        Ok(MoveDecision::play(uci.clone()))
     }
 }

@@ -9,7 +9,7 @@
 pub mod calibrate;
 mod driver;
 mod engine;
-mod llm;
+mod llm_brain;
 mod pipeline;
 mod prompt;
 pub mod selfplay;
@@ -23,14 +23,14 @@ use crate::llm::{LlmError, Usage};
 
 pub use driver::{Driven, MAX_ATTEMPTS, decide_move};
 pub use engine::{EngineBrain, RandomBrain};
-pub use llm::{LlmBrain, LlmBrainConfig};
+pub use llm_brain::{LlmBrain, LlmBrainConfig};
 pub use pipeline::{AgentKind, PipelineBrain, PipelineConfig};
 pub use prompt::{board_diagram, extract_move};
 pub use spec::{BrainSpec, SpecError, Workshop};
 
 /// What a brain sees: the whole game (it plays the side to move) and the
 /// moves already rejected in this decision, with the reasons.
-pub struct BrainInput<'a> {
+pub struct MoveInput<'a> {
     pub game: &'a Game,
     pub rejections: &'a [Rejection],
 }
@@ -42,7 +42,7 @@ pub struct Rejection {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BrainAction {
+pub enum MoveAction {
     /// A move in UCI or SAN; the driver checks it.
     Move(String),
     Resign,
@@ -50,8 +50,8 @@ pub enum BrainAction {
 
 /// A decision and what it cost, for self-play statistics and logs.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
-    pub action: BrainAction,
+pub struct MoveDecision {
+    pub action: MoveAction,
     pub usage: Usage,
     /// Moves the brain proposed that were not legal, before this one.
     pub illegal: u32,
@@ -66,10 +66,10 @@ pub struct Decision {
     pub score_after: Option<Score>,
 }
 
-impl Decision {
+impl MoveDecision {
     pub fn play(uci: impl Into<String>) -> Self {
-        Decision {
-            action: BrainAction::Move(uci.into()),
+        MoveDecision {
+            action: MoveAction::Move(uci.into()),
             usage: Usage::default(),
             illegal: 0,
             fallback: false,
@@ -81,16 +81,16 @@ impl Decision {
 
     /// The engine's choice, with its score when the search gave one.
     pub fn engine(chosen: Chosen) -> Self {
-        Decision {
+        MoveDecision {
             root_score: chosen.root_score,
             score_after: chosen.score_after,
-            ..Decision::play(chosen.uci)
+            ..MoveDecision::play(chosen.uci)
         }
     }
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum BrainError {
+pub enum MoveError {
     #[error(transparent)]
     Engine(#[from] EngineError),
     #[error(transparent)]
@@ -106,5 +106,5 @@ pub trait MoveBrain: Send + Sync {
     fn answers_at_once(&self) -> bool {
         false
     }
-    async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError>;
+    async fn choose(&mut self, input: MoveInput<'_>) -> Result<MoveDecision, MoveError>;
 }

@@ -5,14 +5,14 @@
 //! the scripted summary states them plainly, and a language model, when there
 //! is one, may retell them in the persona's voice.
 
-mod llm;
 pub mod moments;
+mod retelling;
 mod rows;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-pub use llm::retell;
+pub use retelling::retell;
 
 use crate::chess::odds::{MoveClass, MoveOdds};
 use crate::chess::{GameEnd, PlayedMove};

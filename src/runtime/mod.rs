@@ -33,7 +33,7 @@ pub use familiarity::{PersonaFamiliarity, PlayerProfile, StageStep};
 pub use leases::{ClusterStartError, Leases};
 pub use marker::RunMarker;
 pub use ownership::Placement;
-pub use personas::{CardImport, ImportError};
+pub use personas::{CardImport, CardImportError};
 pub use ratings::PlayerRating;
 pub use services::{MemoryOnly, Services, Shared, StartError};
 pub use shutdown::Stopped;

@@ -21,7 +21,7 @@ pub struct CardImport {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum ImportError {
+pub enum CardImportError {
     #[error(transparent)]
     Card(#[from] CardError),
     #[error(transparent)]
@@ -39,7 +39,7 @@ impl Services {
         bytes: &[u8],
         opts: &ImportOptions,
         replace: bool,
-    ) -> Result<CardImport, ImportError> {
+    ) -> Result<CardImport, CardImportError> {
         let mut done = self.install_card(bytes, opts, replace).await?;
         if let Err(e) = self.share_card(&done.persona.id).await {
             tracing::error!(persona = %done.persona.id, "an imported persona is not shared with the other nodes: {e}");
@@ -76,7 +76,7 @@ impl Services {
         bytes: &[u8],
         opts: &ImportOptions,
         replace: bool,
-    ) -> Result<CardImport, ImportError> {
+    ) -> Result<CardImport, CardImportError> {
         let imported = card::import(card::read(bytes)?, opts)?;
         // One at a time: two imports of one id must not interleave.
         let _one = self.imports.lock().await;
@@ -151,7 +151,7 @@ impl super::Runtime {
         bytes: &[u8],
         opts: &ImportOptions,
         replace: bool,
-    ) -> Result<CardImport, ImportError> {
+    ) -> Result<CardImport, CardImportError> {
         self.svc.import_card(bytes, opts, replace).await
     }
 

@@ -6,7 +6,7 @@
 use std::sync::atomic::Ordering;
 
 use super::Runtime;
-use super::personas::ImportError;
+use super::personas::CardImportError;
 use crate::personas::card::{Format, ImportOptions};
 use crate::store::StoredCard;
 
@@ -55,7 +55,7 @@ impl Runtime {
         }
     }
 
-    async fn install_shared(&self, stored: &StoredCard) -> Result<(), ImportError> {
+    async fn install_shared(&self, stored: &StoredCard) -> Result<(), CardImportError> {
         let mine = self.svc.export_card(&stored.persona_id, Format::V3Png).await?;
         if mine.as_deref() == Some(stored.card.as_slice()) {
             return Ok(());

@@ -83,11 +83,11 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<crate::runtime::ImportError> for ApiError {
-    fn from(e: crate::runtime::ImportError) -> ApiError {
+impl From<crate::runtime::CardImportError> for ApiError {
+    fn from(e: crate::runtime::CardImportError) -> ApiError {
         use crate::personas::InstallError;
         use crate::personas::card::CardError;
-        use crate::runtime::ImportError as E;
+        use crate::runtime::CardImportError as E;
         let message = e.to_string();
         match e {
             E::Card(CardError::TooLarge(_)) => ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "too_large", message),

@@ -3,7 +3,7 @@
 //! the same position or opening), drops what it gave recently and what was
 //! only just created, ranks by similarity, importance, strength and recency,
 //! and hands over the best few. With a language model, the model searches
-//! and chooses instead (`llm.rs`), within the same guard rails.
+//! and chooses instead (`model_recall.rs`), within the same guard rails.
 
 use std::collections::HashMap;
 
@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 pub mod board;
 mod callback;
 mod fuse;
-mod llm;
+mod model_recall;
 mod names;
 pub mod plans;
 pub mod relevance;
@@ -99,7 +99,7 @@ impl Subconscious {
             return self.recall(trigger, ctx, state).await;
         };
         let now = Utc::now();
-        let session = llm::Session {
+        let session = model_recall::Session {
             model,
             memory: &self.memory,
             base: SearchFilter {
@@ -117,7 +117,7 @@ impl Subconscious {
             ctx.move_count,
             read.tags().join(", ")
         );
-        match llm::choose(&session, persona, &situation).await {
+        match model_recall::choose(&session, persona, &situation).await {
             Ok(Some(chosen)) => {
                 let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
                 Ok(hand_over(

@@ -17,7 +17,7 @@ pub use agent::AgentKind;
 use agent::{AgentOutput, AgentRun, is_negative, opponent_view, rating};
 
 use super::prompt::{board_diagram, extract_move, legal_san, side_word};
-use super::{BrainError, BrainInput, Decision, EngineBrain, MoveBrain};
+use super::{EngineBrain, MoveBrain, MoveDecision, MoveError, MoveInput};
 use crate::chess::Game;
 use crate::chess::tools::{ToolCall as BoardCall, ToolResult, analyze_board};
 use crate::llm::{ChatModel, LlmError, Usage};
@@ -208,7 +208,7 @@ impl MoveBrain for PipelineBrain {
         format!("pipeline {} on {}", names.join("+"), self.model.describe())
     }
 
-    async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
+    async fn choose(&mut self, input: MoveInput<'_>) -> Result<MoveDecision, MoveError> {
         let game = input.game;
         let mut feedback = String::new();
         let (mut usage, mut illegal, mut transcript) = (Usage::default(), 0, String::new());
@@ -240,20 +240,20 @@ impl MoveBrain for PipelineBrain {
                     format!("CHECKMATE OVERRIDE: {candidate} allows {mate}, mate in one. Choose another move.\n");
                 continue;
             }
-            return Ok(Decision {
+            return Ok(MoveDecision {
                 usage,
                 illegal,
                 reasoning: Some(transcript),
-                ..Decision::play(uci)
+                ..MoveDecision::play(uci)
             });
         }
         let chosen = self.fallback.engine_move(game.fen()).await?;
-        Ok(Decision {
+        Ok(MoveDecision {
             usage,
             illegal,
             fallback: true,
             reasoning: Some(format!("{transcript}fallback to the engine ({})", feedback.trim())),
-            ..Decision::engine(chosen)
+            ..MoveDecision::engine(chosen)
         })
     }
 }

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use super::*;
 use crate::chess::engine::{BuiltinEngine, SearchBudget, Style};
 use crate::llm::{Role, ScriptedModel};
-use crate::moves::BrainAction;
+use crate::moves::MoveAction;
 
 fn brain(model: Arc<ScriptedModel>, spec: &str) -> PipelineBrain {
     let engine = EngineBrain::new(
@@ -15,8 +15,8 @@ fn brain(model: Arc<ScriptedModel>, spec: &str) -> PipelineBrain {
     PipelineBrain::new(model, engine, PipelineConfig::parse(spec).unwrap())
 }
 
-async fn decide(b: &mut PipelineBrain, game: &Game) -> Decision {
-    b.decide(BrainInput { game, rejections: &[] }).await.unwrap()
+async fn choose(b: &mut PipelineBrain, game: &Game) -> MoveDecision {
+    b.choose(MoveInput { game, rejections: &[] }).await.unwrap()
 }
 
 #[tokio::test]
@@ -33,8 +33,8 @@ async fn a_rejected_strategy_goes_back_to_the_player_then_plan_and_move() {
     );
     let mut b = brain(model.clone(), "p+e+pl+m");
     let game = Game::new(None).unwrap();
-    let d = decide(&mut b, &game).await;
-    assert_eq!(d.action, BrainAction::Move("e2e4".into()));
+    let d = choose(&mut b, &game).await;
+    assert_eq!(d.action, MoveAction::Move("e2e4".into()));
     assert!(!d.fallback);
     let reqs = model.requests();
     assert_eq!(reqs.len(), 7, "player+tool, enemy, player, enemy, planner, mover");
@@ -64,8 +64,8 @@ async fn the_checkmate_override_refuses_a_move_that_allows_mate() {
     .unwrap();
     let model = Arc::new(ScriptedModel::new().then_text("g2g4").then_text("e2e4"));
     let mut b = brain(model.clone(), "m");
-    let d = decide(&mut b, &game).await;
-    assert_eq!(d.action, BrainAction::Move("e2e4".into()));
+    let d = choose(&mut b, &game).await;
+    assert_eq!(d.action, MoveAction::Move("e2e4".into()));
     let second = &model.requests()[1].messages[1].content;
     assert!(second.contains("CHECKMATE OVERRIDE: g2g4 allows"), "{second}");
 }
@@ -80,10 +80,10 @@ async fn illegal_moves_rerun_the_pipeline_then_the_engine_moves() {
     );
     let mut b = brain(model, "m");
     let game = Game::new(None).unwrap();
-    let d = decide(&mut b, &game).await;
+    let d = choose(&mut b, &game).await;
     assert!(d.fallback);
     assert_eq!(d.illegal, 3);
-    let BrainAction::Move(uci) = d.action else { panic!() };
+    let MoveAction::Move(uci) = d.action else { panic!() };
     assert!(game.parse(&uci).is_ok());
 }
 

@@ -115,7 +115,7 @@ pub async fn export(
     let bytes = runtime
         .export_card(&id, format)
         .await
-        .map_err(|e| ApiError::from(crate::runtime::ImportError::from(e)))?
+        .map_err(|e| ApiError::from(crate::runtime::CardImportError::from(e)))?
         .ok_or_else(|| ApiError::not_found(format!("persona '{shown}'")))?;
     let mime = match format {
         Format::V3Png => "image/png",

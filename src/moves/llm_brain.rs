@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use shakmaty::Color;
 
 use super::prompt::{asks_for, board_diagram, extract_move, legal_san, move_number, side_word};
-use super::{BrainError, BrainInput, Decision, EngineBrain, MoveBrain};
+use super::{EngineBrain, MoveBrain, MoveDecision, MoveError, MoveInput};
 use crate::chess::Game;
 use crate::llm::{ChatModel, ChatRequest, Message, Usage};
 
@@ -81,7 +81,7 @@ impl LlmBrain {
         )
     }
 
-    fn current_turn(game: &Game, side: Color, input: &BrainInput<'_>) -> String {
+    fn current_turn(game: &Game, side: Color, input: &MoveInput<'_>) -> String {
         let n = move_number(game);
         let mut text = format!("[Move {n} — {}]\n", side_word(side));
         if let Some(last) = game.moves().last() {
@@ -128,7 +128,7 @@ impl LlmBrain {
         }
     }
 
-    async fn fall_back(&mut self, game: &Game, side: Color, turn: Turn, why: &str) -> Result<Decision, BrainError> {
+    async fn fall_back(&mut self, game: &Game, side: Color, turn: Turn, why: &str) -> Result<MoveDecision, MoveError> {
         tracing::info!(model = %self.model.describe(), "LLM move brain fell back to the engine: {why}");
         let chosen = self.fallback.engine_move(game.fen()).await?;
         self.remember(
@@ -136,12 +136,12 @@ impl LlmBrain {
             side,
             &format!("(no usable answer; the engine played {})", chosen.uci),
         );
-        Ok(Decision {
+        Ok(MoveDecision {
             usage: turn.usage,
             illegal: turn.rejected,
             fallback: true,
             reasoning: Some(format!("fallback: {why}")),
-            ..Decision::engine(chosen)
+            ..MoveDecision::engine(chosen)
         })
     }
 }
@@ -152,7 +152,7 @@ impl MoveBrain for LlmBrain {
         format!("llm {}", self.model.describe())
     }
 
-    async fn decide(&mut self, input: BrainInput<'_>) -> Result<Decision, BrainError> {
+    async fn choose(&mut self, input: MoveInput<'_>) -> Result<MoveDecision, MoveError> {
         let game = input.game;
         let side = game.turn();
         let mut turn = Turn {
@@ -186,11 +186,11 @@ impl MoveBrain for LlmBrain {
             match Self::judge(game, &answer) {
                 Ok(uci) => {
                     self.remember(game, side, &answer);
-                    return Ok(Decision {
+                    return Ok(MoveDecision {
                         usage: turn.usage,
                         illegal: turn.rejected,
                         reasoning: Some(answer),
-                        ..Decision::play(uci)
+                        ..MoveDecision::play(uci)
                     });
                 }
                 Err((_, reason)) => {
@@ -227,8 +227,8 @@ mod tests {
         LlmBrain::new(model, engine, LlmBrainConfig::default())
     }
 
-    async fn decide(b: &mut LlmBrain, game: &Game) -> Decision {
-        b.decide(BrainInput { game, rejections: &[] }).await.unwrap()
+    async fn choose(b: &mut LlmBrain, game: &Game) -> MoveDecision {
+        b.choose(MoveInput { game, rejections: &[] }).await.unwrap()
     }
 
     #[tokio::test]
@@ -241,8 +241,8 @@ mod tests {
         );
         let mut b = brain(model.clone());
         let game = Game::new(None).unwrap();
-        let d = decide(&mut b, &game).await;
-        assert_eq!(d.action, super::super::BrainAction::Move("e2e4".into()));
+        let d = choose(&mut b, &game).await;
+        assert_eq!(d.action, super::super::MoveAction::Move("e2e4".into()));
         assert!(!d.fallback && d.illegal == 0);
         let last = model.requests().pop().unwrap();
         let texts: Vec<&str> = last.messages.iter().map(|m| m.content.as_str()).collect();
@@ -263,7 +263,7 @@ mod tests {
         );
         let mut b = brain(model.clone());
         let mut game = Game::new(None).unwrap();
-        let d = decide(&mut b, &game).await;
+        let d = choose(&mut b, &game).await;
         assert!(d.fallback, "three retries, then the engine");
         assert_eq!(d.illegal, 4);
         let reqs = model.requests();
@@ -275,12 +275,12 @@ mod tests {
         assert!(first_reason.contains("the is not legal") || first_reason.contains("could not find"));
 
         // The next move: the thread holds a label, not the old board.
-        let super::super::BrainAction::Move(uci) = d.action else {
+        let super::super::MoveAction::Move(uci) = d.action else {
             panic!()
         };
         let m = game.parse(&uci).unwrap();
         game.play(m);
-        let d = decide(&mut b, &game).await;
+        let d = choose(&mut b, &game).await;
         assert!(!d.fallback);
         let last = model.requests().pop().unwrap();
         assert_eq!(last.messages[1].content, "[Move 1 — WHITE]");
@@ -298,9 +298,9 @@ mod tests {
         let model = Arc::new(ScriptedModel::new());
         let mut b = brain(model);
         let game = Game::new(None).unwrap();
-        let d = decide(&mut b, &game).await;
+        let d = choose(&mut b, &game).await;
         assert!(d.fallback);
-        let super::super::BrainAction::Move(uci) = d.action else {
+        let super::super::MoveAction::Move(uci) = d.action else {
             panic!()
         };
         assert!(game.parse(&uci).is_ok());
