@@ -71,38 +71,37 @@ pub fn refusal(content: &str, kind: MemoryType, ctx: &GameContext, persona: &str
     None
 }
 
-/// Which check refused a memory (a metric's reason).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which check refused a memory (a metric's reason, by its name).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter)]
 pub enum Check {
     /// It states a result this match does not have.
+    #[strum(serialize = "wrong_result")]
     Result,
     /// It names a move not played.
+    #[strum(serialize = "move_not_played")]
     Move,
     /// It states a record (a streak, a score) the games do not show.
+    #[strum(serialize = "wrong_record")]
     Record,
     /// It names an opening this game was not.
+    #[strum(serialize = "wrong_opening")]
     Opening,
     /// A match record dated another day.
+    #[strum(serialize = "wrong_date")]
     Date,
+    #[strum(serialize = "not_about_the_player")]
     NotAboutThePlayer,
     /// It restates the situation.
+    #[strum(serialize = "restates_the_situation")]
     Situation,
     /// It describes the persona.
+    #[strum(serialize = "about_the_persona")]
     AboutThePersona,
 }
 
 impl Check {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Check::Result => "wrong_result",
-            Check::Move => "move_not_played",
-            Check::Record => "wrong_record",
-            Check::Opening => "wrong_opening",
-            Check::Date => "wrong_date",
-            Check::NotAboutThePlayer => "not_about_the_player",
-            Check::Situation => "restates_the_situation",
-            Check::AboutThePersona => "about_the_persona",
-        }
+        self.into()
     }
 }
 

@@ -16,6 +16,7 @@ use serde_json::json;
 
 use kibitz::config::Config;
 use kibitz::runtime::{MatchRequest, Runtime, UserCommand};
+use kibitz::store::MatchStatus;
 
 use super::stats::quantile as pct;
 use super::write_figures;
@@ -159,7 +160,7 @@ async fn play_all(mut config: Config, url: Option<String>, plan: Plan, data: &Pa
         ids.push(id);
         let mut state = created.state;
         for turn in 0..moves {
-            if state.status != "active" {
+            if state.status != MatchStatus::Active {
                 break;
             }
             // The same moves both times: a pick by the turn and the match.

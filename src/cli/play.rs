@@ -10,6 +10,7 @@ use kibitz::config::Config;
 use kibitz::events::{EventBody, MatchEvent, Rating, Side};
 use kibitz::ids::MatchId;
 use kibitz::runtime::{ColorChoice, MatchRequest, MatchState, Outcome, Runtime, RuntimeError, UserCommand};
+use kibitz::store::MatchStatus;
 use kibitz::triggers::TalkMode;
 
 #[derive(clap::Args)]
@@ -112,7 +113,7 @@ async fn session(runtime: &Runtime, args: &PlayArgs) -> anyhow::Result<()> {
         }
     }
     let state = runtime.state(id).await?;
-    if state.status == "finished" {
+    if state.status == MatchStatus::Finished {
         println!("\n{}", state.pgn);
     } else {
         println!("Match {id} is saved; it goes on when the server or `kibitz play` starts again.");
@@ -159,7 +160,7 @@ async fn act(runtime: &Runtime, id: MatchId, line: &str, view: &mut View) -> any
     match result {
         Ok(outcome) => {
             view.show(&outcome);
-            Ok(outcome.state.status != "finished")
+            Ok(outcome.state.status != MatchStatus::Finished)
         }
         Err(RuntimeError::GameOver) => Ok(false),
         Err(e) => {
@@ -260,7 +261,7 @@ fn board(state: &MatchState) -> String {
         .collect();
     out.push_str(&format!("    {letters}\n"));
     let to_move = if game.turn() == Color::White { "White" } else { "Black" };
-    if state.status == "active" {
+    if state.status == MatchStatus::Active {
         out.push_str(&format!(
             "  {to_move} to move{}",
             if state.your_turn { " (you)" } else { "" }

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::declare::{env, section};
 
 /// Who may create a player.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumIter)]
 #[serde(rename_all = "lowercase")]
+#[strum(serialize_all = "lowercase")]
 pub enum Registration {
     /// Anyone, at most `registrations_per_hour` from one address.
     Open,
@@ -22,12 +23,10 @@ pub enum Registration {
 impl std::str::FromStr for Registration {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "open" => Ok(Registration::Open),
-            "invite" => Ok(Registration::Invite),
-            "admin" => Ok(Registration::Admin),
-            other => Err(format!("'{other}': use open, invite or admin")),
-        }
+        use strum::IntoEnumIterator;
+        Registration::iter()
+            .find(|r| <&str>::from(r) == s)
+            .ok_or_else(|| format!("'{s}': use open, invite or admin"))
     }
 }
 

@@ -81,8 +81,21 @@ impl EventBody {
 }
 
 /// Who of the two did something.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+    strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Side {
     User,
     Persona,
@@ -90,19 +103,12 @@ pub enum Side {
 
 impl Side {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Side::User => "user",
-            Side::Persona => "persona",
-        }
+        self.into()
     }
 
     /// From its stored name.
-    pub fn parse(name: &str) -> Option<Side> {
-        match name {
-            "user" => Some(Side::User),
-            "persona" => Some(Side::Persona),
-            _ => None,
-        }
+    pub fn parse(s: &str) -> Option<Side> {
+        s.parse().ok()
     }
 }
 

@@ -22,9 +22,24 @@ pub const HALF_LIFE_DAYS: f64 = 180.0;
 
 /// How well the persona knows the player, in the order it grows.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, utoipa::ToSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+    strum::EnumString,
 )]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Stage {
     #[default]
     Stranger,
@@ -37,12 +52,7 @@ impl Stage {
     pub const ALL: [Stage; 4] = [Stage::Stranger, Stage::Acquaintance, Stage::Regular, Stage::OldFriend];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Stranger => "stranger",
-            Stage::Acquaintance => "acquaintance",
-            Stage::Regular => "regular",
-            Stage::OldFriend => "old_friend",
-        }
+        self.into()
     }
 
     /// "an old friend", for sentences.

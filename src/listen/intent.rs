@@ -3,8 +3,22 @@
 
 use serde::Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+    strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum Intent {
     Greeting,
     Farewell,
@@ -48,26 +62,11 @@ impl Intent {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Intent::Greeting => "greeting",
-            Intent::Farewell => "farewell",
-            Intent::AsksMemory => "asks_memory",
-            Intent::AsksPersona => "asks_persona",
-            Intent::AsksPosition => "asks_position",
-            Intent::SelfDisclosure => "self_disclosure",
-            Intent::Preference => "preference",
-            Intent::Compliment => "compliment",
-            Intent::TrashTalk => "trash_talk",
-            Intent::Apology => "apology",
-            Intent::DrawRequest => "draw_request",
-            Intent::TakebackRequest => "takeback_request",
-            Intent::Thanks => "thanks",
-            Intent::OffTopic => "off_topic",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Intent> {
-        Intent::ALL.into_iter().find(|i| i.as_str() == s)
+        s.parse().ok()
     }
 
     /// A question or a request: it wants an answer.

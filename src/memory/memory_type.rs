@@ -8,8 +8,21 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum MemoryType {
     PlayerBehavior,
     PlayerObservation,
@@ -46,16 +59,7 @@ impl MemoryType {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            MemoryType::PlayerBehavior => "player_behavior",
-            MemoryType::PlayerObservation => "player_observation",
-            MemoryType::GameContext => "game_context",
-            MemoryType::PersonalNote => "personal_note",
-            MemoryType::Streak => "streak",
-            MemoryType::Pattern => "pattern",
-            MemoryType::Emotional => "emotional",
-            MemoryType::SharedMoment => "shared_moment",
-        }
+        self.into()
     }
 }
 

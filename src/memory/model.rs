@@ -8,8 +8,11 @@ use crate::ids::{MatchId, MemoryId, PlayerId};
 
 pub use super::memory_type::{MemoryType, UnknownMemoryType};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr, strum::EnumIter, strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum CreatedBy {
     MainAgent,
     Subconscious,
@@ -19,17 +22,11 @@ pub enum CreatedBy {
 
 impl CreatedBy {
     pub fn as_str(self) -> &'static str {
-        match self {
-            CreatedBy::MainAgent => "main_agent",
-            CreatedBy::Subconscious => "subconscious",
-            CreatedBy::PersonaLore => "persona_lore",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<CreatedBy> {
-        [CreatedBy::MainAgent, CreatedBy::Subconscious, CreatedBy::PersonaLore]
-            .into_iter()
-            .find(|c| c.as_str() == s)
+        s.parse().ok()
     }
 }
 

@@ -81,8 +81,21 @@ pub struct Saved {
 
 /// What a save did: a new row, a known memory made stronger, or a new row
 /// that replaced what it contradicted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+    strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum SaveOutcome {
     Inserted,
     Reinforced,
@@ -91,11 +104,7 @@ pub enum SaveOutcome {
 
 impl SaveOutcome {
     pub fn as_str(self) -> &'static str {
-        match self {
-            SaveOutcome::Inserted => "inserted",
-            SaveOutcome::Reinforced => "reinforced",
-            SaveOutcome::Superseded => "superseded",
-        }
+        self.into()
     }
 }
 

@@ -16,7 +16,8 @@ use serde::Deserialize;
 use crate::embed::Embedder;
 use crate::learn::{self, Classifier, Heads, Labelled, LearnError, Linear};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum Subject {
     Record,
     RepertoireWhite,
@@ -43,21 +44,11 @@ impl Subject {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Subject::Record => "record",
-            Subject::RepertoireWhite => "repertoire_white",
-            Subject::RepertoireBlack => "repertoire_black",
-            Subject::PastGame => "past_game",
-            Subject::BoardHabits => "board_habits",
-            Subject::Feelings => "feelings",
-            Subject::Life => "life",
-            Subject::Tastes => "tastes",
-            Subject::Talk => "talk",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<Subject> {
-        Subject::ALL.into_iter().find(|x| x.as_str() == s)
+        s.parse().ok()
     }
 
     /// The concept tags a memory of this subject carries, those the

@@ -50,7 +50,7 @@ use crate::chess::Game;
 use crate::config::Config;
 use crate::events::MatchEvent;
 use crate::ids::{MatchId, PlayerId};
-use crate::store::{MatchRow, NewMatch, Player};
+use crate::store::{MatchRow, MatchStatus, NewMatch, Player};
 use crate::triggers::TalkMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
@@ -407,7 +407,7 @@ impl Runtime {
             return Ok(inbox);
         }
         let row = self.match_row(id).await?;
-        if row.status == "finished" {
+        if row.status == MatchStatus::Finished {
             return Err(RuntimeError::GameOver);
         }
         // Not resumed yet (or its actor ended): loaded now, its resume

@@ -7,7 +7,7 @@ use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
 use crate::chess::pgn::{self, Comment, PgnHeaders};
 use crate::ids::{MatchId, PlayerId};
-use crate::store::{MatchNote, NoteKind};
+use crate::store::{MatchNote, MatchStatus, NoteKind};
 use crate::triggers::TalkMode;
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -34,7 +34,7 @@ pub struct MatchState {
     pub player_id: PlayerId,
     pub persona_id: String,
     pub user_color: &'static str,
-    pub status: &'static str,
+    pub status: MatchStatus,
     pub result: Option<&'static str>,
     pub termination: Option<&'static str>,
     pub turn: &'static str,
@@ -114,7 +114,11 @@ impl MatchState {
             player_id: p.player_id,
             persona_id: p.persona_id.to_string(),
             user_color: color_name(p.user_color),
-            status: if end.is_some() { "finished" } else { "active" },
+            status: if end.is_some() {
+                MatchStatus::Finished
+            } else {
+                MatchStatus::Active
+            },
             result: end.map(|e| e.result()),
             termination: end.map(|e| e.termination()),
             turn: color_name(game.turn()),

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 
 use crate::ids::{MatchId, PlayerId};
 use crate::memory::ConsolidationRow;
-use crate::store::{LlmCallRow, MatchRow, MemoryVersion, Player};
+use crate::store::{LlmCallRow, MatchRow, MatchStatus, MemoryVersion, Player};
 
 /// A player of the club.
 #[derive(Debug, Serialize, ToSchema)]
@@ -37,7 +37,7 @@ pub struct MatchSummary {
     pub user_color: String,
     pub start_fen: String,
     /// `active` or `finished`.
-    pub status: String,
+    pub status: MatchStatus,
     pub result: Option<String>,
     pub termination: Option<String>,
     pub emotion: String,

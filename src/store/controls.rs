@@ -21,7 +21,8 @@ impl MatchNote {
 }
 
 /// A note's kind: a hint asked for, or a takeback granted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumIter, strum::EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum NoteKind {
     Hint,
     Takeback,
@@ -29,10 +30,7 @@ pub enum NoteKind {
 
 impl NoteKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            NoteKind::Hint => "hint",
-            NoteKind::Takeback => "takeback",
-        }
+        self.into()
     }
 }
 

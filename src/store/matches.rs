@@ -3,7 +3,7 @@ use serde::Serialize;
 use sqlx::Row;
 use sqlx::any::AnyRow;
 
-use super::{Db, StoreResult, parse_id, parse_ts, ts};
+use super::{Db, StoreError, StoreResult, parse_id, parse_ts, ts};
 use crate::chess::odds::{MoveClass, MoveOdds};
 use crate::ids::{MatchId, PlayerId};
 
@@ -24,6 +24,34 @@ pub struct NewMatch {
     pub calibrated: bool,
 }
 
+/// Where a match stands: being played, or over (with a result, or
+/// abandoned). SQL keeps its name (`status`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::EnumIter,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum MatchStatus {
+    Active,
+    Finished,
+}
+
+impl MatchStatus {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct MatchRow {
     pub id: MatchId,
@@ -31,7 +59,7 @@ pub struct MatchRow {
     pub persona_id: String,
     pub user_color: String,
     pub start_fen: String,
-    pub status: String,
+    pub status: MatchStatus,
     pub result: Option<String>,
     pub termination: Option<String>,
     pub emotion: String,
@@ -245,7 +273,13 @@ fn match_from_row(r: &AnyRow) -> StoreResult<MatchRow> {
         persona_id: r.get("persona_id"),
         user_color: r.get("user_color"),
         start_fen: r.get("start_fen"),
-        status: r.get("status"),
+        status: {
+            let status: String = r.get("status");
+            status.parse().map_err(|_| StoreError::Corrupt {
+                table: "matches",
+                detail: format!("status '{status}'"),
+            })?
+        },
         result: r.get("result"),
         termination: r.get("termination"),
         emotion: r.get("emotion"),

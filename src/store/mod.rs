@@ -33,7 +33,7 @@ pub use erasure::{Erased, Erasure, NET_MIN_CHARS, forget_in_reflection};
 pub use journal::{DomainWrite, NewEvent, OnCommit, Queued, TriggerLogEntry};
 pub use leases::{Claim, Holder, LeaseChange, NodeRun, PeerNode};
 pub use llm_calls::LlmCallRow;
-pub use matches::{MatchRow, MoveRow, NewMatch};
+pub use matches::{MatchRow, MatchStatus, MoveRow, NewMatch};
 pub use persona_cards::StoredCard;
 pub use players::Player;
 pub use provenance::{MemoryVersion, Trace};

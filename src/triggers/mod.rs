@@ -13,8 +13,21 @@ pub use context::{
 };
 pub use talk::TalkMode;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    serde::Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+    strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum TriggerKind {
     BeforeMatch,
     OnUserInput,
@@ -26,14 +39,7 @@ pub enum TriggerKind {
 
 impl TriggerKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            TriggerKind::BeforeMatch => "before_match",
-            TriggerKind::OnUserInput => "on_user_input",
-            TriggerKind::OnUserMove => "on_user_move",
-            TriggerKind::BeforeAgentMove => "before_agent_move",
-            TriggerKind::IdleWait => "idle_wait",
-            TriggerKind::AfterMatch => "after_match",
-        }
+        self.into()
     }
 }
 

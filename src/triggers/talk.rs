@@ -6,8 +6,22 @@ use serde::{Deserialize, Serialize};
 
 use super::TriggerKind;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    utoipa::ToSchema,
+    strum::IntoStaticStr,
+    strum::EnumIter,
+    strum::EnumString,
+)]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum TalkMode {
     #[default]
     Normal,
@@ -17,17 +31,11 @@ pub enum TalkMode {
 
 impl TalkMode {
     pub fn as_str(self) -> &'static str {
-        match self {
-            TalkMode::Normal => "normal",
-            TalkMode::Quiet => "quiet",
-            TalkMode::Chatty => "chatty",
-        }
+        self.into()
     }
 
     pub fn parse(s: &str) -> Option<TalkMode> {
-        [TalkMode::Normal, TalkMode::Quiet, TalkMode::Chatty]
-            .into_iter()
-            .find(|m| m.as_str() == s)
+        s.parse().ok()
     }
 
     /// Whether the persona may speak on this trigger: when quiet, only to

@@ -37,7 +37,7 @@ use crate::ids::MatchId;
 use crate::llm::Session;
 use crate::moves::{Driven, MoveBrain};
 use crate::personas::Persona;
-use crate::store::{DomainWrite, Player};
+use crate::store::{DomainWrite, MatchStatus, Player};
 use crate::triggers::{MatchHistory, TalkMode, Trigger};
 use idle::IdleTimer;
 use odds::KnownScores;
@@ -250,7 +250,7 @@ impl MatchActor {
                 self.voice
                     .restore(row.emotion, TalkMode::parse(&talk).unwrap_or_default());
                 self.emitter.rewind(last_seq);
-                self.done = row.status == "finished";
+                self.done = row.status == MatchStatus::Finished;
                 db.resume_writes(self.id);
                 self.idle.cancel().await;
                 self.arm_idle().await;

@@ -10,7 +10,7 @@ use crate::reflection::Reflection;
 use crate::runtime::Runtime;
 use crate::server::auth::Caller;
 use crate::server::error::ApiError;
-use crate::store::Db;
+use crate::store::{Db, MatchStatus};
 
 #[utoipa::path(get, path = "/api/matches/{id}/reflection", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the persona's reflection on the finished match", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn reflection(
@@ -35,7 +35,7 @@ pub async fn reasoning(
 ) -> Result<Json<Vec<Value>>, ApiError> {
     let id = caller.owned_match(&runtime, &id).await?;
     let state = runtime.state(id).await?;
-    if state.status != "finished" {
+    if state.status != MatchStatus::Finished {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "match_not_over",
