@@ -114,8 +114,16 @@ async fn bad_input_is_a_clear_4xx() {
     assert_eq!((status, code(&body)), (413, "bad_body"), "{body}");
 
     let token = server.token(&player);
-    let (status, body) = server.get_as("/api/matches/not-a-uuid", &token).await;
-    assert_eq!((status, code(&body)), (400, "invalid_id"), "{body}");
+    // A malformed id is the same 400 whatever it names.
+    for path in [
+        "/api/matches/not-a-uuid",
+        "/api/matches/not-a-uuid/pgn",
+        "/api/players/not-a-uuid/rating",
+        "/api/memories/not-a-uuid",
+    ] {
+        let (status, body) = server.get_as(path, &token).await;
+        assert_eq!((status, code(&body)), (400, "invalid_id"), "{path}: {body}");
+    }
     let (status, body) = server.get_as(&format!("/api/matches/{ghost}"), &token).await;
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
     let (status, body) = server.get(&format!("/api/matches/{m}/ws")).await;

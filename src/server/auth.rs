@@ -42,16 +42,14 @@ impl Caller {
     }
 
     /// The match named by `id`, if the caller may see it.
-    pub async fn owned_match(self, runtime: &Runtime, id: &str) -> Result<MatchId, ApiError> {
-        let id: MatchId = id.parse()?;
+    pub async fn owned_match(self, runtime: &Runtime, id: MatchId) -> Result<MatchId, ApiError> {
         let owner = runtime.owner(id).await?;
         self.may_access(Some(owner), "match")?;
         Ok(id)
     }
 
     /// The player named by `id`, if it is the caller (or the caller is admin).
-    pub async fn owned_player(self, runtime: &Runtime, id: &str) -> Result<PlayerId, ApiError> {
-        let id: PlayerId = id.parse()?;
+    pub async fn owned_player(self, runtime: &Runtime, id: PlayerId) -> Result<PlayerId, ApiError> {
         self.may_access(Some(id), "player")?;
         runtime.player(id).await?;
         Ok(id)

@@ -1,10 +1,13 @@
 //! Extractors whose rejections are our JSON errors, not axum's plain text.
 
+use std::str::FromStr;
+
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
+use crate::ids::BadId;
 
 fn nul_refused(code: &'static str) -> ApiError {
     ApiError::new(
@@ -69,5 +72,20 @@ impl<S: Send + Sync> FromRequest<S> for ApiBytes {
             .await
             .map(ApiBytes)
             .map_err(|r| ApiError::new(r.status(), "bad_body", r.body_text()))
+    }
+}
+
+/// A route's one id, read into its newtype (`MatchId`, `PlayerId`,
+/// `MemoryId`): a malformed id is the same `invalid_id` 400 on every route.
+pub struct IdPath<T>(pub T);
+
+impl<S: Send + Sync, T: FromStr<Err = BadId>> FromRequestParts<S> for IdPath<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let axum::extract::Path(raw) = axum::extract::Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|r| ApiError::new(r.status(), "invalid_path", r.body_text()))?;
+        Ok(IdPath(raw.parse()?))
     }
 }

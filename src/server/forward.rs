@@ -136,7 +136,7 @@ pub async fn to_holder(State(app): State<AppState>, req: Request, next: Next) ->
 /// Ok if the request's caller may act on match `id` (its player, or the admin).
 async fn owner_calls(app: &AppState, runtime: &Runtime, parts: &mut Parts, id: MatchId) -> Result<(), ApiError> {
     let caller = Caller::from_request_parts(parts, app).await?;
-    caller.owned_match(runtime, &id.to_string()).await.map(drop)
+    caller.owned_match(runtime, id).await.map(drop)
 }
 
 /// A path under `/api/matches/{id}`: the match, and what follows its id.

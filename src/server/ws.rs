@@ -6,9 +6,9 @@
 //! {"type":"takeback"}.
 //! Only the match's player (or the admin) may connect; see `auth`.
 
+use axum::extract::State;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
@@ -24,6 +24,7 @@ use super::sockets::{MAX_FRAME, MISSED_PONGS, Sockets};
 use crate::config::Config;
 use crate::events::MatchEvent;
 use crate::ids::MatchId;
+use crate::server::extract::IdPath;
 use crate::store::Db;
 use std::future::Future;
 use std::pin::Pin;
@@ -96,7 +97,7 @@ pub async fn upgrade(
     State(parts): State<SocketParts>,
     caller: Caller,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
     ApiQuery(params): ApiQuery<Params>,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
@@ -107,7 +108,7 @@ pub async fn upgrade(
         limits,
         sockets,
     } = parts;
-    let id: MatchId = caller.owned_match(&runtime, &id).await?;
+    let id: MatchId = caller.owned_match(&runtime, id).await?;
     // A plain GET here needs an upgrade, which 426 says (axum's 400 does not).
     let ws = ws.map_err(|r| ApiError::new(StatusCode::UPGRADE_REQUIRED, "websocket_required", r.body_text()))?;
     let player = match caller {

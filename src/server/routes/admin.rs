@@ -10,6 +10,7 @@ use serde::Deserialize;
 
 use crate::config::Config;
 use crate::embed::EmbedStats;
+use crate::ids::MatchId;
 use crate::ids::PlayerId;
 use crate::memory::MemoryService;
 use crate::memory::Scope;
@@ -17,7 +18,7 @@ use crate::runtime::PhaseStats;
 use crate::runtime::Runtime;
 use crate::server::auth::Caller;
 use crate::server::error::ApiError;
-use crate::server::extract::{ApiJson, ApiQuery};
+use crate::server::extract::{ApiJson, ApiQuery, IdPath};
 use crate::server::sockets::Sockets;
 use crate::server::views::{self, ConsolidationView, LlmCallView};
 use crate::store::Db;
@@ -177,9 +178,8 @@ pub async fn status(
 pub async fn llm_calls(
     State(db): State<Db>,
     caller: Caller,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<Vec<LlmCallView>>, ApiError> {
     admin_only(caller)?;
-    let id: crate::ids::MatchId = id.parse()?;
     Ok(Json(views::all(db.llm_calls(id).await?)))
 }

@@ -1,18 +1,19 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::events::MatchEvent;
+use crate::ids::MatchId;
 use crate::ids::PlayerId;
 use crate::runtime::{ColorChoice, MatchRequest, MatchState, Opened, Outcome, Runtime, UserCommand};
 use crate::server::auth::Caller;
 use crate::server::error::ApiError;
-use crate::server::extract::{ApiJson, ApiQuery};
+use crate::server::extract::{ApiJson, ApiQuery, IdPath};
 use crate::server::limits::RateLimits;
 use crate::store::Db;
 use crate::triggers::TalkMode;
@@ -78,9 +79,9 @@ pub async fn create(
 pub async fn get(
     State(runtime): State<Runtime>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<MatchState>, ApiError> {
-    let id = caller.owned_match(&runtime, &id).await?;
+    let id = caller.owned_match(&runtime, id).await?;
     Ok(Json(runtime.state(id).await?))
 }
 
@@ -88,9 +89,9 @@ pub async fn get(
 pub async fn pgn(
     State(runtime): State<Runtime>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let id = caller.owned_match(&runtime, &id).await?;
+    let id = caller.owned_match(&runtime, id).await?;
     let state = runtime.state(id).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")],
@@ -114,10 +115,10 @@ pub async fn play(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
     ApiJson(body): ApiJson<MoveBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, &limits, caller, &id, UserCommand::Move(body.mv)).await
+    command(&runtime, &limits, caller, id, UserCommand::Move(body.mv)).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -137,10 +138,10 @@ pub async fn chat(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
     ApiJson(body): ApiJson<ChatBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, &limits, caller, &id, UserCommand::Chat(body.text)).await
+    command(&runtime, &limits, caller, id, UserCommand::Chat(body.text)).await
 }
 
 #[utoipa::path(post, path = "/api/matches/{id}/resign", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
@@ -148,9 +149,9 @@ pub async fn resign(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, &limits, caller, &id, UserCommand::Resign).await
+    command(&runtime, &limits, caller, id, UserCommand::Resign).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -172,7 +173,7 @@ pub async fn draw(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
     ApiJson(body): ApiJson<DrawBody>,
 ) -> Result<Json<Outcome>, ApiError> {
     let cmd = match body.action {
@@ -180,7 +181,7 @@ pub async fn draw(
         DrawAction::Accept => UserCommand::AcceptDraw,
         DrawAction::Decline => UserCommand::DeclineDraw,
     };
-    command(&runtime, &limits, caller, &id, cmd).await
+    command(&runtime, &limits, caller, id, cmd).await
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]
@@ -197,10 +198,10 @@ pub async fn talk(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
     ApiJson(body): ApiJson<TalkBody>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, &limits, caller, &id, UserCommand::Talk(body.mode)).await
+    command(&runtime, &limits, caller, id, UserCommand::Talk(body.mode)).await
 }
 
 /// An engine-checked hint for your move, given by the persona (a `hint`
@@ -210,9 +211,9 @@ pub async fn hint(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, &limits, caller, &id, UserCommand::Hint).await
+    command(&runtime, &limits, caller, id, UserCommand::Hint).await
 }
 
 /// Why the persona played its last move, from its search and the board tools.
@@ -221,9 +222,9 @@ pub async fn explain(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, &limits, caller, &id, UserCommand::Explain).await
+    command(&runtime, &limits, caller, id, UserCommand::Explain).await
 }
 
 /// Ask to take back your last move (and the persona's reply): the persona
@@ -234,9 +235,9 @@ pub async fn takeback(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<Outcome>, ApiError> {
-    command(&runtime, &limits, caller, &id, UserCommand::Takeback).await
+    command(&runtime, &limits, caller, id, UserCommand::Takeback).await
 }
 
 /// A command to the match, rationed by what it asks of the persona
@@ -245,7 +246,7 @@ async fn command(
     runtime: &Runtime,
     limits: &RateLimits,
     caller: Caller,
-    id: &str,
+    id: MatchId,
     cmd: UserCommand,
 ) -> Result<Json<Outcome>, ApiError> {
     let id = caller.owned_match(runtime, id).await?;
@@ -276,10 +277,10 @@ pub async fn events(
     State(runtime): State<Runtime>,
     State(db): State<Db>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
     ApiQuery(q): ApiQuery<Since>,
 ) -> Result<Json<Vec<MatchEvent>>, ApiError> {
-    let id = caller.owned_match(&runtime, &id).await?;
+    let id = caller.owned_match(&runtime, id).await?;
     let limit = super::limit(q.limit, EVENTS_PAGE, EVENTS_PAGE)?;
     let rows = db.events_page(id, q.since, limit as i64).await?;
     Ok(Json(crate::events::readable(rows)))
@@ -292,9 +293,9 @@ pub async fn triggers(
     State(runtime): State<Runtime>,
     State(db): State<Db>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<Vec<Value>>, ApiError> {
-    let id = caller.owned_match(&runtime, &id).await?;
+    let id = caller.owned_match(&runtime, id).await?;
     let rows = db.triggers(id).await?;
     Ok(Json(
         rows.into_iter()

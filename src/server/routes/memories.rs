@@ -4,12 +4,13 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::ids::PlayerId;
 use crate::ids::{MatchId, MemoryId};
 use crate::memory::MemoryQuery;
 use crate::memory::vector::VectorError;
@@ -17,7 +18,7 @@ use crate::memory::{CreatedBy, Memory, MemoryError, MemoryService, MemoryType, R
 use crate::runtime::Runtime;
 use crate::server::auth::Caller;
 use crate::server::error::ApiError;
-use crate::server::extract::{ApiBytes, ApiJson, ApiQuery};
+use crate::server::extract::{ApiBytes, ApiJson, ApiQuery, IdPath};
 use crate::server::forward::Relay;
 use crate::server::limits::{Limit, RateLimits};
 use crate::server::views::{self, MemoryVersionView};
@@ -73,10 +74,10 @@ pub async fn list(
     State(runtime): State<Runtime>,
     State(memory): State<MemoryService>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<PlayerId>,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Json<Vec<Memory>>, ApiError> {
-    let id = caller.owned_player(&runtime, &id).await?;
+    let id = caller.owned_player(&runtime, id).await?;
     let query = MemoryQuery {
         persona: q.persona,
         memory_type: q.memory_type,
@@ -111,10 +112,10 @@ pub async fn search(
     State(runtime): State<Runtime>,
     State(memory): State<MemoryService>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<PlayerId>,
     ApiQuery(q): ApiQuery<SearchQuery>,
 ) -> Result<Json<Vec<Recalled>>, ApiError> {
-    let id = caller.owned_player(&runtime, &id).await?;
+    let id = caller.owned_player(&runtime, id).await?;
     let text = q.q.trim();
     if text.is_empty() || q.q.chars().count() > 500 {
         return Err(ApiError::new(
@@ -132,9 +133,9 @@ pub async fn export(
     State(runtime): State<Runtime>,
     State(memory): State<MemoryService>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<PlayerId>,
 ) -> Result<impl IntoResponse, ApiError> {
-    let id = caller.owned_player(&runtime, &id).await?;
+    let id = caller.owned_player(&runtime, id).await?;
     let body = memory.export(id).await?;
     let disposition = format!("attachment; filename=\"kibitz-memories-{id}.json\"");
     Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(body)))
@@ -155,11 +156,11 @@ pub async fn import(
     State(memory): State<MemoryService>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<PlayerId>,
     ApiQuery(q): ApiQuery<ImportQuery>,
     ApiBytes(body): ApiBytes,
 ) -> Result<Json<crate::memory::ImportReport>, ApiError> {
-    let id = caller.owned_player(&runtime, &id).await?;
+    let id = caller.owned_player(&runtime, id).await?;
     // A first token before the file is read; then one for each memory.
     limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
     let personas: Vec<String> = runtime.personas().iter().map(|p| p.id.clone()).collect();
@@ -201,8 +202,7 @@ pub struct Provenance {
     recalls: Vec<RecallRecord>,
 }
 
-async fn owned_memory(service: &MemoryService, caller: Caller, id: &str) -> Result<Memory, ApiError> {
-    let id: MemoryId = id.parse()?;
+async fn owned_memory(service: &MemoryService, caller: Caller, id: MemoryId) -> Result<Memory, ApiError> {
     let memory = service.get(id).await?.ok_or_else(|| ApiError::not_found("memory"))?;
     caller.may_access(memory.player_id, "memory")?;
     Ok(memory)
@@ -224,9 +224,9 @@ fn writable(memory: &Memory) -> Result<(), ApiError> {
 pub async fn show(
     State(service): State<MemoryService>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MemoryId>,
 ) -> Result<Json<Provenance>, ApiError> {
-    let memory = owned_memory(&service, caller, &id).await?;
+    let memory = owned_memory(&service, caller, id).await?;
     let (recalls, versions) = (service.recalls(memory.id).await?, service.versions(memory.id).await?);
     Ok(Json(Provenance {
         memory,
@@ -265,11 +265,11 @@ pub async fn patch(
     State(service): State<MemoryService>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MemoryId>,
     ApiJson(body): ApiJson<Patch>,
 ) -> Result<Json<Memory>, ApiError> {
     limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
-    let memory = owned_memory(&service, caller, &id).await?;
+    let memory = owned_memory(&service, caller, id).await?;
     writable(&memory)?;
     if body.content.is_none() && body.pinned.is_none() && body.never_recall.is_none() {
         return Err(ApiError::new(
@@ -295,10 +295,10 @@ pub async fn delete(
     State(limits): State<Arc<RateLimits>>,
     State(relay): State<Arc<Relay>>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MemoryId>,
 ) -> Result<StatusCode, ApiError> {
     limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
-    let memory = owned_memory(&service, caller, &id).await?;
+    let memory = owned_memory(&service, caller, id).await?;
     writable(&memory)?;
     let forms = runtime.erase_memory(&memory).await?;
     crate::server::peers::forget_everywhere(&runtime, &relay, memory.player_id, &forms).await;

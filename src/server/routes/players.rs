@@ -1,16 +1,17 @@
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 
 use std::sync::Arc;
 
 use crate::config::{Config, Registration};
+use crate::ids::PlayerId;
 use crate::runtime::{PlayerProfile, PlayerRating, Runtime};
 use crate::server::auth::{Caller, is_admin};
 use crate::server::client::ClientAddress;
 use crate::server::error::ApiError;
-use crate::server::extract::ApiJson;
+use crate::server::extract::{ApiJson, IdPath};
 use crate::server::limits::{Limit, RateLimits};
 use crate::server::views::{self, MatchSummary, PlayerView};
 use crate::store::Db;
@@ -138,9 +139,9 @@ impl Door<'_> {
 pub async fn get(
     State(runtime): State<Runtime>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<PlayerId>,
 ) -> Result<Json<PlayerProfile>, ApiError> {
-    let id = caller.owned_player(&runtime, &id).await?;
+    let id = caller.owned_player(&runtime, id).await?;
     Ok(Json(runtime.player_profile(id).await?))
 }
 
@@ -150,9 +151,9 @@ pub async fn matches(
     State(runtime): State<Runtime>,
     State(db): State<Db>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<PlayerId>,
 ) -> Result<Json<Vec<MatchSummary>>, ApiError> {
-    let id = caller.owned_player(&runtime, &id).await?;
+    let id = caller.owned_player(&runtime, id).await?;
     Ok(Json(views::all(db.matches_of(id, 200).await?)))
 }
 
@@ -164,8 +165,8 @@ pub async fn matches(
 pub async fn rating(
     State(runtime): State<Runtime>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<PlayerId>,
 ) -> Result<Json<PlayerRating>, ApiError> {
-    let id = caller.owned_player(&runtime, &id).await?;
+    let id = caller.owned_player(&runtime, id).await?;
     Ok(Json(runtime.player_rating(id).await?))
 }

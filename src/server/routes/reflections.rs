@@ -2,14 +2,16 @@
 //! (the private `thinking`, never shown while the match is on).
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
+use crate::ids::MatchId;
 use crate::reflection::Reflection;
 use crate::runtime::Runtime;
 use crate::server::auth::Caller;
 use crate::server::error::ApiError;
+use crate::server::extract::IdPath;
 use crate::store::{Db, MatchStatus};
 
 #[utoipa::path(get, path = "/api/matches/{id}/reflection", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the persona's reflection on the finished match", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
@@ -17,9 +19,9 @@ pub async fn reflection(
     State(runtime): State<Runtime>,
     State(db): State<Db>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<Reflection>, ApiError> {
-    let id = caller.owned_match(&runtime, &id).await?;
+    let id = caller.owned_match(&runtime, id).await?;
     let found = db.reflection(id).await?;
     found
         .map(Json)
@@ -31,9 +33,9 @@ pub async fn reasoning(
     State(runtime): State<Runtime>,
     State(db): State<Db>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<MatchId>,
 ) -> Result<Json<Vec<Value>>, ApiError> {
-    let id = caller.owned_match(&runtime, &id).await?;
+    let id = caller.owned_match(&runtime, id).await?;
     let state = runtime.state(id).await?;
     if state.status != MatchStatus::Finished {
         return Err(ApiError::new(
