@@ -42,7 +42,7 @@ pub fn judge(newer: &Memory, older: &Memory, similarity: f32, config: &MemoryCon
     {
         return Verdict::Unrelated;
     }
-    let conflict = conflict(&newer.content, &older.content);
+    let conflict = conflict(newer, older);
     // Each game is its own event: never merged with another game's.
     if is_event(newer.memory_type) {
         let same_game = newer.related_match_id == older.related_match_id;
@@ -102,10 +102,11 @@ fn subject(m: &Memory) -> Option<&str> {
         .filter(|s| !s.is_empty())
 }
 
-fn conflict(a: &str, b: &str) -> Option<Conflict> {
+fn conflict(newer: &Memory, older: &Memory) -> Option<Conflict> {
+    let (a, b) = (newer.content.as_str(), older.content.as_str());
     let (sa, sb) = (sentiment(a), sentiment(b));
     // Fearing two openings is no contradiction; playing two for one choice is.
-    if sa >= 0 && sb >= 0 && openings_conflict(a, b) {
+    if sa >= 0 && sb >= 0 && openings_conflict(newer, older) {
         return Some(Conflict::Opening);
     }
     if sentiments_clash(sa, sb) {
@@ -119,9 +120,8 @@ fn conflict(a: &str, b: &str) -> Option<Conflict> {
 }
 
 /// True when both name openings for the same choice, but not the same ones.
-fn openings_conflict(a: &str, b: &str) -> bool {
-    let book = openings::book();
-    let (fa, fb) = (book.mentioned(a), book.mentioned(b));
+fn openings_conflict(a: &Memory, b: &Memory) -> bool {
+    let (fa, fb) = (chosen(a), chosen(b));
     fa.iter().any(|x| {
         let in_slot = |list: &[&openings::Family]| -> BTreeSet<String> {
             list.iter()
@@ -132,6 +132,24 @@ fn openings_conflict(a: &str, b: &str) -> bool {
         let other = in_slot(&fb);
         !other.is_empty() && other != in_slot(&fa)
     })
+}
+
+/// The openings a memory names as its player's choices: named as openings,
+/// not words that share a name ("gives up a bishop" is no Bishop's
+/// Opening), and of the side it is about when its tags say one ("W: 1.c4,
+/// a reversed Sicilian" chooses no Sicilian).
+fn chosen(m: &Memory) -> Vec<&'static openings::Family> {
+    let has = |tag: &str| m.tags.iter().any(|t| t == tag);
+    let side = match (has("as_white"), has("as_black")) {
+        (true, false) => Some(shakmaty::Color::White),
+        (false, true) => Some(shakmaty::Color::Black),
+        _ => None,
+    };
+    openings::book()
+        .named(&m.content)
+        .into_iter()
+        .filter(|f| side.is_none_or(|c| f.chooser == c))
+        .collect()
 }
 
 const POSITIVE: [&str; 16] = [
@@ -228,10 +246,52 @@ const CALENDAR: [&str; 19] = [
 /// Numbers, days and months: "3 in a row" vs "4 in a row", "on Tuesdays" vs
 /// "on Thursdays" are different facts however alike the sentences are.
 fn figures(text: &str) -> BTreeSet<String> {
-    words(text)
+    let text = without_move_numbers(text);
+    words(&text)
         .map(|w| w.trim_end_matches('s').to_string())
         .filter(|w| w.chars().all(|c| c.is_ascii_digit()) || CALENDAR.contains(&w.as_str()))
         .collect()
+}
+
+/// The text without the numbers of its moves ("1.e4 e5 2.Nf3", "3...Bg7",
+/// "1. d4"): two lines of moves are not two figures. A number ending a
+/// sentence ("lost 5. Then") stays.
+fn without_move_numbers(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let starts_number = chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_alphanumeric());
+        if starts_number {
+            let mut j = i;
+            while j < chars.len() && chars[j].is_ascii_digit() {
+                j += 1;
+            }
+            let mut k = j;
+            while k < chars.len() && chars[k] == '.' {
+                k += 1;
+            }
+            let after = chars[k..].iter().skip_while(|c| **c == ' ').take(3).collect::<String>();
+            if k > j && is_move_start(&after) {
+                i = k;
+                continue;
+            }
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Whether a text starts like a move in SAN: "e4", "exd5", "Nf3", "O-O".
+fn is_move_start(s: &str) -> bool {
+    let mut c = s.chars();
+    matches!(
+        (c.next(), c.next()),
+        (Some('a'..='h'), Some('1'..='8' | 'x'))
+            | (Some('K' | 'Q' | 'R' | 'B' | 'N'), Some('a'..='h' | '1'..='8' | 'x'))
+            | (Some('O'), Some('-'))
+    )
 }
 
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
@@ -285,6 +345,48 @@ mod tests {
         assert_eq!(
             verdict("Ann hates blitz", "Ann loves the Sicilian", 0.4),
             Verdict::Unrelated
+        );
+    }
+
+    #[test]
+    fn two_repertoires_written_as_moves_are_not_two_figures() {
+        let white = "Tomasz always plays the Scotch as White: 1.e4 e5 2.Nf3 Nc6 3.d4 exd4 4.Nxd4.";
+        let black = "Against 1.e4 he plays the Pirc -- 1...d6 2.d4 Nf6 3.Nc3 g6 -- and puts his bishop on g7.";
+        assert_eq!(verdict(black, white, 0.8), Verdict::Unrelated);
+        assert!(figures(white).is_empty() && figures("1. d4 d5 2. c4").is_empty());
+        assert_eq!(figures("won 3 in a row. 1.e4 every game"), ["3".to_string()].into());
+        assert_eq!(
+            figures("he lost 5. Then 4 more"),
+            ["4".to_string(), "5".to_string()].into()
+        );
+        let knights =
+            "Likes knights better than bishops -- gives up a bishop for a knight at the first excuse (Bxf6, Bxc6).";
+        assert_eq!(
+            verdict(knights, white, 0.5),
+            Verdict::Unrelated,
+            "no Bishop's Opening here"
+        );
+    }
+
+    #[test]
+    fn an_opening_named_for_one_side_is_no_choice_of_the_other() {
+        let p = PlayerId::new();
+        let tagged = |text: &str, tag: &str| Memory {
+            tags: vec![tag.to_string(), "repertoire".to_string()],
+            ..memory(p, MemoryType::PlayerBehavior, text)
+        };
+        let english = tagged(
+            "W: 1.c4 every game, a reversed Sicilian with the bishop on g2.",
+            "as_white",
+        );
+        let french = tagged("As Black against 1.e4 Ingrid plays the French Winawer.", "as_black");
+        let config = MemoryConfig::default();
+        assert_eq!(judge(&french, &english, 0.5, &config), Verdict::Unrelated);
+        let sicilian = tagged("As Black against 1.e4 Ingrid plays the Sicilian.", "as_black");
+        assert_eq!(
+            judge(&french, &sicilian, 0.5, &config),
+            Verdict::Contradicts,
+            "one choice, two answers"
         );
     }
 

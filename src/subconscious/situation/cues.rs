@@ -199,7 +199,9 @@ fn idle(s: &Situation) -> Vec<Cue> {
         Cue::new("thinking_time", 1.0, "you are taking your time"),
         Cue::new("away", 1.0, "you have gone quiet"),
     ];
-    cues.extend(setting(s, 0.4));
+    // ... or the position: a long think over a bishop ending is a think
+    // about bishop endings, and what they did in the last one.
+    cues.extend(setting(s, 0.8));
     cues
 }
 
