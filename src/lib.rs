@@ -1,10 +1,11 @@
 //! kibitz: a chess-club persona that plays you, chats, and remembers you.
 //!
 //! Data flow: `server` (HTTP/WS) -> `runtime` (one task per match) ->
-//! `triggers` (what just happened) -> `subconscious` (recall) -> `agent` (the
-//! main agent's brain) -> `actions` persisted and pushed as `events`. Beside
-//! them, `chess`, `moves`, `memory`, `personas`, `llm` and `store` know
-//! nothing of HTTP.
+//! `turn` (one trigger, in the vocabulary of `triggers`) -> `subconscious`
+//! (recall) -> `agent` (the main agent's brain) -> `actions` persisted and
+//! pushed as `events`. Beside them, `chess`, `moves`, `memory`, `listen`,
+//! `personas`, `llm` and `store` know nothing of HTTP; no two top-level
+//! modules import each other (ARCHITECTURE.md draws the floors).
 
 pub mod actions;
 pub mod agent;

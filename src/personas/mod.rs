@@ -1,6 +1,7 @@
 //! The club's personas, loaded from `personas/*.toml`. A persona is data:
 //! who it is, how it speaks, how strong it plays, what it does when idle.
 
+mod brain;
 pub mod card;
 mod install;
 mod load;
@@ -20,7 +21,8 @@ pub(crate) fn shipped_dir() -> std::path::PathBuf {
     let repo = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
     std::path::PathBuf::from(repo).join("personas")
 }
+pub use brain::{AgentKind, BrainKind};
 pub use model::{
-    AgentKind, BrainKind, CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm, StageEvent,
-    StageLines, TakebackPolicy, said_from,
+    CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm, StageEvent, StageLines, TakebackPolicy,
+    said_from,
 };

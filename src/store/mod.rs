@@ -29,7 +29,7 @@ use sqlx::{AnyPool, ConnectOptions, Connection, Executor};
 
 pub use backup::{StoreCopy, TABLES, TableSummary};
 pub use controls::{MatchNote, NoteKind};
-pub use erasure::{Erased, Erasure, NET_MIN_CHARS, forget_in_reflection};
+pub use erasure::{Erased, Erasure, NET_MIN_CHARS};
 pub use journal::{DomainWrite, NewEvent, OnCommit, Queued, TriggerLogEntry};
 pub use leases::{Claim, Holder, LeaseChange, NodeRun, PeerNode};
 pub use llm_calls::LlmCallRow;
@@ -39,6 +39,7 @@ pub use players::Player;
 pub use provenance::{MemoryVersion, Trace};
 pub use recall_log::RecallEntry;
 pub(crate) use recall_log::tags_json;
+pub use scrub::forget_in_reflection;
 pub use timeline::{EmotionRow, EventRow, MessageRow, TriggerRow};
 
 #[derive(Debug, thiserror::Error)]

@@ -141,6 +141,38 @@ fn replace_clipped(s: &str, form: &str) -> Option<String> {
 /// The shortest beginning of a form taken for the form, cut by a clip.
 const CLIPPED_MIN_CHARS: usize = 12;
 
+/// Erasure in a reflection's stored body (`reflection::Reflection` as
+/// JSON): drops what was learned from `memory_id` and passes its free-text
+/// fields (`summary`, each `learned[].content`) through `scrub` (None:
+/// nothing of it to forget); typed fields are left whole, so it still reads
+/// back (`reflection`'s tests hold it to that). True if anything changed.
+pub fn forget_in_reflection(
+    body: &mut serde_json::Value,
+    memory_id: &str,
+    scrub: impl Fn(&str) -> Option<String>,
+) -> bool {
+    use serde_json::Value;
+    let mut changed = false;
+    if let Some(Value::Array(learned)) = body.get_mut("learned") {
+        let before = learned.len();
+        learned.retain(|l| l.get("memory_id").and_then(Value::as_str) != Some(memory_id));
+        changed = learned.len() != before;
+        for l in learned.iter_mut() {
+            changed |= scrub_field(l, "content", &scrub);
+        }
+    }
+    changed | scrub_field(body, "summary", &scrub)
+}
+
+fn scrub_field(object: &mut serde_json::Value, field: &str, scrub: &impl Fn(&str) -> Option<String>) -> bool {
+    let Some(text) = object.get(field).and_then(serde_json::Value::as_str) else {
+        return false;
+    };
+    let Some(clean) = scrub(text) else { return false };
+    object[field] = serde_json::Value::String(clean);
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
