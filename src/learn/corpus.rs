@@ -4,14 +4,14 @@
 
 use serde::de::DeserializeOwned;
 
-use super::{Labelled, LearnError};
+use super::LearnError;
 
 /// Every non-blank line of `files` (name, text) as `R`, labelled by
 /// `label` (which says what is wrong with a line it refuses).
-pub fn read_lines<R: DeserializeOwned>(
+pub fn read_lines<R: DeserializeOwned, T>(
     files: &[(&str, &str)],
-    label: impl Fn(R) -> Result<Labelled, String>,
-) -> Result<Vec<Labelled>, LearnError> {
+    label: impl Fn(R) -> Result<T, String>,
+) -> Result<Vec<T>, LearnError> {
     let mut out = Vec::new();
     for (file, text) in files {
         for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
@@ -29,6 +29,7 @@ pub fn read_lines<R: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learn::Labelled;
 
     #[derive(serde::Deserialize)]
     struct Line {

@@ -66,19 +66,7 @@ pub struct LinePairs {
 /// that does not read, an unknown memory type or a label naming no memory
 /// names its file and line.
 pub fn players(files: &[(&str, &str)]) -> Result<Vec<Player>, LearnError> {
-    let mut out = Vec::new();
-    for (file, text) in files {
-        for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let bad = |reason: String| LearnError::Corpus {
-                at: format!("{file}:{}", n + 1),
-                reason,
-            };
-            let player: Player = serde_json::from_str(line).map_err(|e| bad(e.to_string()))?;
-            check(&player).map_err(bad)?;
-            out.push(player);
-        }
-    }
-    Ok(out)
+    crate::learn::read_lines(files, |player: Player| check(&player).map(|()| player))
 }
 
 fn check(player: &Player) -> Result<(), String> {

@@ -10,19 +10,7 @@ use crate::listen::{Intent, Touch};
 use crate::memory::MemoryType;
 
 /// How many numbers `features` gives.
-pub const COUNT: usize = 16 + TYPES.len() + Intent::ALL.len();
-
-/// Every memory type, in the order of their one-hot slots.
-const TYPES: [MemoryType; 8] = [
-    MemoryType::PlayerBehavior,
-    MemoryType::PlayerObservation,
-    MemoryType::GameContext,
-    MemoryType::PersonalNote,
-    MemoryType::Streak,
-    MemoryType::Pattern,
-    MemoryType::Emotional,
-    MemoryType::SharedMoment,
-];
+pub const COUNT: usize = 16 + MemoryType::ALL.len() + Intent::ALL.len();
 
 /// One of the player's memories found for the line.
 #[derive(Debug, Clone, Copy)]
@@ -94,7 +82,7 @@ pub fn features(line: &Line<'_>, found: &[Candidate<'_>], i: usize) -> Vec<f32> 
         share,
         flag(of_kind == 1) * about_me,
     ];
-    f.extend(TYPES.iter().map(|t| flag(*t == me.memory_type)));
+    f.extend(MemoryType::ALL.iter().map(|t| flag(*t == me.memory_type)));
     f.extend(Intent::ALL.iter().map(|i| flag(line.intents.contains(i))));
     debug_assert_eq!(f.len(), COUNT);
     f
