@@ -9,6 +9,7 @@ pub mod dated;
 pub mod edge;
 mod import;
 pub mod lexical;
+mod lore;
 mod memory_type;
 pub mod model;
 mod model_record;
