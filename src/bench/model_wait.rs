@@ -177,7 +177,7 @@ async fn play_all(mut config: Config, url: Option<String>, plan: Plan, data: &Pa
     }
     // The last words land (a chat reply's deadline at most).
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let db = &runtime.services().db;
+    let db = &runtime.shared().db;
     for (n, id) in ids.into_iter().enumerate() {
         for t in db.triggers(id).await? {
             *played.triggers.entry(t.trigger.clone()).or_default() += 1;

@@ -53,13 +53,12 @@ pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
 }
 
 async fn session(runtime: &Runtime, args: &PlayArgs) -> anyhow::Result<()> {
-    let db = &runtime.services().db;
+    let db = &runtime.shared().db;
     let player = match db.player_by_name(&args.player).await? {
         Some(p) => p,
         None => runtime.create_player(&args.player).await?.0,
     };
     let name = runtime
-        .services()
         .persona(&args.persona)
         .map(|p| p.name.clone())
         .unwrap_or_default();

@@ -4,11 +4,9 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Runtime, RuntimeError, Services};
-use crate::familiarity::{Entry, Familiarity, Stage, ledger};
+use super::{Runtime, RuntimeError};
+use crate::familiarity::{Familiarity, Stage};
 use crate::ids::{MatchId, PlayerId};
-use crate::personas::Persona;
-use crate::store::StoreResult;
 
 /// `GET /api/players/{id}`: the player, and how well each persona knows them.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -39,25 +37,16 @@ pub struct StageStep {
     pub stage: Stage,
 }
 
-impl Services {
-    /// The history of `player` (named `name`) with `persona`, brought up to date.
-    pub async fn familiarity_history(&self, player: PlayerId, name: &str, persona: &str) -> StoreResult<Vec<Entry>> {
-        ledger::update(&self.db, player, name, persona).await
-    }
-
-    /// How well `persona` knows the player now.
-    pub async fn familiarity(&self, player: PlayerId, name: &str, persona: &Persona) -> StoreResult<Familiarity> {
-        let history = self.familiarity_history(player, name, &persona.id).await?;
-        Ok(Familiarity::of(&history, &persona.familiarity, Utc::now()))
-    }
-}
-
 impl Runtime {
     pub async fn player_profile(&self, id: PlayerId) -> Result<PlayerProfile, RuntimeError> {
         let player = self.player(id).await?;
         let mut familiarity = Vec::new();
         for persona in self.svc.personas.list() {
-            let history = self.svc.familiarity_history(id, &player.name, &persona.id).await?;
+            let history = self
+                .svc
+                .records()
+                .familiarity_history(id, &player.name, &persona.id)
+                .await?;
             let thresholds = &persona.familiarity;
             familiarity.push(PersonaFamiliarity {
                 persona_id: persona.id.clone(),

@@ -6,11 +6,12 @@ use shakmaty::Color;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tracing::Instrument;
 
-use super::actor::{Command, MatchActor, Seating};
+use super::actor::{Command, MatchActor, Seating, Sessions};
 use super::{Live, Outcome, Runtime, RuntimeError};
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
 use crate::ids::MatchId;
+use crate::personas::Persona;
 use crate::store::{MatchRow, MoveRow};
 
 impl Runtime {
@@ -54,6 +55,8 @@ impl Runtime {
         let (inbox, rx) = mpsc::channel(64);
         let (events, _) = broadcast::channel(256);
         let (owner, row_persona) = (row.player_id, row.persona_id.clone());
+        let brain = self.svc.moves.persona_brain(&persona, Some(id.to_string()));
+        let sessions = self.sessions(&persona, id);
         let seating = Seating {
             game,
             odds,
@@ -63,8 +66,10 @@ impl Runtime {
             events: events.clone(),
             fresh,
             row,
+            brain,
+            sessions,
         };
-        let actor = MatchActor::seat(self.svc.clone(), seating).await?;
+        let actor = MatchActor::seat(self.node.clone(), seating).await?;
         let (reply, begun) = oneshot::channel();
         {
             let mut live = self.live.lock().expect("registry lock");
@@ -164,5 +169,27 @@ fn at_strength(
             ..(*persona).clone()
         }),
         None => persona,
+    }
+}
+
+impl Runtime {
+    /// A match's sessions on the language models, if any are configured;
+    /// the persona's card may name the endpoint its main agent starts at.
+    fn sessions(&self, persona: &Persona, id: MatchId) -> Sessions {
+        let Some(pool) = &self.svc.llm else {
+            return Sessions::default();
+        };
+        let (llm, id, endpoint) = (
+            &self.svc.config.llm,
+            Some(id.to_string()),
+            persona.llm.endpoint.as_deref(),
+        );
+        Sessions {
+            main: Some(pool.session_from(id.clone(), "main", persona.llm.sampling(llm.main), endpoint)),
+            subconscious: llm
+                .model_recall
+                .then(|| pool.session_from(id.clone(), "subconscious", llm.subconscious, endpoint)),
+            reflection: Some(pool.session(id, "reflection", llm.main)),
+        }
     }
 }

@@ -2,6 +2,7 @@
 //! serialises its events. Commands go in through [`Runtime`]; events come
 //! out through each match's broadcast channel.
 
+mod abandoned;
 mod actor;
 mod admission;
 mod error;
@@ -13,6 +14,7 @@ mod ownership;
 mod pace;
 mod personas;
 mod ratings;
+mod records;
 mod resume;
 mod roster;
 mod services;
@@ -35,7 +37,8 @@ pub use marker::RunMarker;
 pub use ownership::Placement;
 pub use personas::{CardImport, CardImportError};
 pub use ratings::PlayerRating;
-pub use services::{MemoryOnly, Services, Shared, StartError};
+use services::Services;
+pub use services::{MemoryOnly, Shared, StartError};
 pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};
 
@@ -100,6 +103,8 @@ struct Live {
 #[derive(Clone)]
 pub struct Runtime {
     svc: Arc<Services>,
+    /// What each match actor is given of the services.
+    node: actor::MatchHandles,
     live: Arc<Mutex<HashMap<MatchId, Live>>>,
     /// Each match actor holds a receiver until it ends (see `shutdown`).
     actors: Arc<watch::Sender<()>>,
@@ -120,6 +125,7 @@ impl Runtime {
     pub async fn start(config: Config) -> Result<Runtime, StartError> {
         let svc = Arc::new(Services::open(config).await?);
         let runtime = Runtime {
+            node: actor::MatchHandles::of(&svc),
             svc,
             live: Arc::default(),
             actors: Arc::new(watch::channel(()).0),
@@ -136,8 +142,14 @@ impl Runtime {
         Ok(runtime)
     }
 
-    pub fn services(&self) -> &Services {
-        &self.svc
+    /// Whether the models a server loads in the background after start
+    /// are there: the situation vocabulary, the listener and recall's
+    /// relevance model (until then chat is heard and recalled by rules).
+    pub fn models_ready(&self) -> bool {
+        let svc = &self.svc;
+        svc.memory.embedding_stats().pinned > 0
+            && svc.pipeline.listener.get().is_some()
+            && svc.pipeline.subconscious.learned()
     }
 
     pub fn shared(&self) -> Shared {
@@ -270,7 +282,7 @@ impl Runtime {
             ));
         }
         let persona_elo = match adaptive {
-            true => self.svc.adapted_strength(player_id, &persona).await?,
+            true => self.svc.records().adapted_strength(player_id, &persona).await?,
             false => persona.elo,
         };
         let user_white = match color {

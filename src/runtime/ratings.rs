@@ -4,11 +4,9 @@
 
 use serde::Serialize;
 
-use super::{Runtime, RuntimeError, Services};
+use super::{Runtime, RuntimeError};
 use crate::ids::PlayerId;
-use crate::personas::Persona;
-use crate::rating::{self, Entry, Pairing, Progress, ledger};
-use crate::store::StoreResult;
+use crate::rating::{self, Entry, Pairing, Progress};
 
 /// `GET /api/players/{id}/rating`.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -30,24 +28,10 @@ pub struct PlayerRating {
     pub pairings: Vec<Pairing>,
 }
 
-impl Services {
-    /// The player's rating history, brought up to date with their games.
-    pub async fn rating_history(&self, player: PlayerId) -> StoreResult<Vec<Entry>> {
-        let card_elo = |id: &str| self.persona(id).map(|p| p.elo);
-        ledger::update(&self.db, player, &card_elo).await
-    }
-
-    /// The strength `persona` plays this player at when asked to adapt.
-    pub async fn adapted_strength(&self, player: PlayerId, persona: &Persona) -> StoreResult<u32> {
-        let standing = rating::current(&self.rating_history(player).await?);
-        Ok(rating::adapted_strength(standing, persona.elo))
-    }
-}
-
 impl Runtime {
     pub async fn player_rating(&self, player: PlayerId) -> Result<PlayerRating, RuntimeError> {
         self.player(player).await?;
-        let history = self.svc.rating_history(player).await?;
+        let history = self.svc.records().rating_history(player).await?;
         let now = rating::current(&history);
         let pairings = self
             .svc

@@ -29,6 +29,7 @@ use crate::subconscious::{Subconscious, situation};
 use crate::turn::Pipeline;
 
 use super::marker::RunMarker;
+use super::records::Records;
 use super::{Leases, PhaseTimes};
 
 #[derive(Debug, thiserror::Error)]
@@ -72,7 +73,7 @@ pub struct Services {
     pub db: Db,
     pub memory: MemoryService,
     /// The club's personas; an admin's import adds one while it serves.
-    pub personas: Roster,
+    pub personas: Arc<Roster>,
     /// Held while a card is imported: one import at a time.
     pub(super) imports: tokio::sync::Mutex<()>,
     pub engine: Arc<dyn Engine>,
@@ -86,7 +87,7 @@ pub struct Services {
     pub pipeline: Pipeline,
     pub scheduler: JobScheduler,
     /// Where the matches' time goes, per phase (admin status).
-    pub timings: PhaseTimes,
+    pub timings: Arc<PhaseTimes>,
     /// On PostgreSQL, this node's leases on the matches it runs (several
     /// nodes may share the database).
     pub leases: Option<Arc<Leases>>,
@@ -150,7 +151,7 @@ impl Services {
             sampling: config.llm.main,
             sub_sampling: config.llm.subconscious,
         };
-        let personas = Roster::new(personas);
+        let personas = Arc::new(Roster::new(personas));
         Ok(Services {
             config: Arc::new(config),
             db,
@@ -164,7 +165,7 @@ impl Services {
             pipeline,
             scheduler,
             timings: {
-                let timings = PhaseTimes::default();
+                let timings = Arc::new(PhaseTimes::default());
                 tokio::spawn(timings.lag.clone().watch());
                 timings
             },
@@ -176,6 +177,11 @@ impl Services {
 
     pub fn persona(&self, id: &str) -> Option<Arc<Persona>> {
         self.personas.get(id)
+    }
+
+    /// The players' ratings and familiarity, as they stand now.
+    pub fn records(&self) -> Records {
+        Records::new(self.db.clone(), self.personas.clone())
     }
 }
 

@@ -53,13 +53,7 @@ async fn play_all(mut config: Config, lines: &[String], data: &Path) -> anyhow::
     config.memory_writes_per_minute = 1_000_000;
     let runtime = Runtime::start(config).await?;
     let (player, _) = runtime.create_player("Sam").await?;
-    let personas: Vec<String> = runtime
-        .services()
-        .personas
-        .list()
-        .iter()
-        .map(|p| p.id.clone())
-        .collect();
+    let personas: Vec<String> = runtime.personas().iter().map(|p| p.id.clone()).collect();
     let mut out = Vec::new();
     for persona in personas {
         let created = runtime.create_match(player.id, MatchRequest::new(&persona)).await?;
@@ -67,7 +61,7 @@ async fn play_all(mut config: Config, lines: &[String], data: &Path) -> anyhow::
         let mut said: Vec<String> = Vec::new();
         let mut times = Vec::new();
         for line in lines {
-            let embedder = runtime.services().memory.embedder().clone();
+            let embedder = runtime.shared().memory.embedder().clone();
             let (busy, at) = (embedder.busy(), Instant::now());
             let outcome = runtime.command(id, UserCommand::Chat(line.clone())).await?;
             let beyond = at.elapsed().saturating_sub(embedder.busy().saturating_sub(busy));

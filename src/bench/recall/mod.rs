@@ -128,10 +128,10 @@ impl Bench {
         let router = kibitz::server::router(runtime.clone());
         tokio::spawn(async move { axum::serve(listener, router).await });
         let mut ledger = Ledger::default();
-        for persona in runtime.services().personas.list().iter() {
+        for persona in runtime.personas().iter() {
             ledger
                 .lore
-                .extend(runtime.services().db.lore(&persona.id).await?.iter().map(|m| m.id));
+                .extend(runtime.shared().db.lore(&persona.id).await?.iter().map(|m| m.id));
         }
         Ok(Bench {
             runtime,
@@ -184,7 +184,7 @@ impl Bench {
         for m in &profile.memories {
             let saved = self
                 .runtime
-                .services()
+                .shared()
                 .memory
                 .save(NewMemory {
                     player_id: player,
@@ -225,12 +225,7 @@ fn position_after(moves: &str) -> anyhow::Result<PositionTag> {
 
 async fn wait_for_vocabulary(runtime: &Runtime) -> anyhow::Result<()> {
     let started = Instant::now();
-    let ready = |s: &kibitz::runtime::Services| {
-        s.memory.embedding_stats().pinned > 0
-            && s.pipeline.listener.get().is_some()
-            && s.pipeline.subconscious.learned()
-    };
-    while !ready(runtime.services()) {
+    while !runtime.models_ready() {
         if started.elapsed() > Duration::from_secs(600) {
             bail!("the situation vocabulary, the listener or recall's relevance model was not ready within 600 s");
         }

@@ -55,7 +55,12 @@ impl MatchActor {
             return Err(RuntimeError::NoHintsLeft { per_game });
         }
         let fen = self.table.game().fen();
-        let engine = self.svc.analyst.clone().unwrap_or_else(|| self.svc.engine.clone());
+        let engine = self
+            .node
+            .engines
+            .analyst
+            .clone()
+            .unwrap_or_else(|| self.node.engines.play.clone());
         let request = SearchRequest {
             fen: fen.clone(),
             elo: HINT_ELO,

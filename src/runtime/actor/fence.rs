@@ -8,7 +8,7 @@ use crate::runtime::RuntimeError;
 impl MatchActor {
     /// Whether this node may no longer act on the match.
     pub(super) fn lease_lost(&self) -> bool {
-        self.svc.leases.as_ref().is_some_and(|l| !l.valid())
+        self.node.leases.as_ref().is_some_and(|l| !l.valid())
     }
 }
 

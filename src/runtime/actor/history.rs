@@ -18,7 +18,7 @@ const USUAL_OPENING_GAMES: usize = 10;
 impl MatchActor {
     pub(in crate::runtime) async fn load_history(&self) -> Result<MatchHistory, RuntimeError> {
         let rows = self
-            .svc
+            .node
             .db
             .finished_matches(self.player.id, &self.persona.id, 50)
             .await?;
@@ -43,7 +43,8 @@ impl MatchActor {
     /// never needed: a match starts without it.
     async fn familiarity(&self) -> Familiarity {
         let known = self
-            .svc
+            .node
+            .records
             .familiarity(self.player.id, &self.player.name, &self.persona)
             .await;
         known.unwrap_or_else(|e| {
@@ -55,7 +56,7 @@ impl MatchActor {
     /// The game a match row stands for, replayed from its moves; None (and
     /// a warning) if it does not replay.
     async fn replayed(&self, row: &MatchRow) -> Result<Option<Game>, RuntimeError> {
-        let ucis: Vec<String> = self.svc.db.moves(row.id).await?.into_iter().map(|m| m.uci).collect();
+        let ucis: Vec<String> = self.node.db.moves(row.id).await?.into_iter().map(|m| m.uci).collect();
         Ok(match Game::replay(&row.start_fen, &ucis) {
             Ok(game) => Some(game),
             Err(e) => {

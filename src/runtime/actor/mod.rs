@@ -5,6 +5,7 @@ mod abandon;
 mod controls;
 mod familiar;
 mod fence;
+mod handles;
 mod history;
 mod idle;
 mod odds;
@@ -28,8 +29,8 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::error::RuntimeError;
 use super::state::MatchState;
+use super::stored_game;
 use super::timing::Phase;
-use super::{Services, stored_game};
 use crate::chess::engine::Score;
 use crate::chess::{GameEnd, PlayedMove};
 use crate::events::{DrawOffer, Emitter, MatchEvent, Message, Move, Side};
@@ -39,10 +40,11 @@ use crate::moves::{Driven, MoveBrain};
 use crate::personas::Persona;
 use crate::store::{DomainWrite, MatchStatus, Player};
 use crate::triggers::{MatchHistory, TalkMode, Trigger};
+pub use handles::MatchHandles;
 use idle::IdleTimer;
 use odds::KnownScores;
 use odds_book::OddsBook;
-pub use seat::Seating;
+pub use seat::{Seating, Sessions};
 use table::Table;
 use voice::Voice;
 
@@ -125,7 +127,8 @@ pub enum Command {
 /// move (`odds_book.rs`) and the timers (`idle.rs`); the files beside them
 /// are what the actor does with them.
 pub struct MatchActor {
-    svc: Arc<Services>,
+    /// What it reaches of the node: the store, memory, engines, the turn.
+    node: MatchHandles,
     id: MatchId,
     player: Player,
     persona: Arc<Persona>,
@@ -148,6 +151,8 @@ pub struct MatchActor {
     agent_llm: Option<Arc<Session>>,
     /// The subconscious's session, likewise.
     sub_llm: Option<Arc<Session>>,
+    /// The session that retells the reflection in the persona's voice.
+    reflection_llm: Option<Arc<Session>>,
 }
 
 type Events = Vec<MatchEvent>;
@@ -220,7 +225,7 @@ impl MatchActor {
     async fn settled<T>(&mut self, result: Result<T, RuntimeError>) -> Result<T, RuntimeError> {
         let waited = Instant::now();
         let committed = self.emitter.settle().await;
-        self.svc.timings.record(Phase::Commit, waited.elapsed());
+        self.node.timings.record(Phase::Commit, waited.elapsed());
         if committed.is_err() || matches!(result, Err(RuntimeError::Store(_))) {
             self.reload().await;
         }
@@ -233,7 +238,7 @@ impl MatchActor {
     /// event numbers), after a write of it failed. If SQL cannot be read
     /// either, the actor ends: the next command loads the match afresh.
     async fn reload(&mut self) {
-        let db = self.svc.db.clone();
+        let db = self.node.db.clone();
         let (id, player) = (self.id, self.player.id);
         let stored = async {
             let (row, game, odds) = stored_game(&db, id).await?;
@@ -290,7 +295,7 @@ impl MatchActor {
         let result = self.handle(cmd).await;
         let result = self.settled(result).await;
         if is_move && result.is_ok() {
-            self.svc.timings.record(Phase::UserMove, started.elapsed());
+            self.node.timings.record(Phase::UserMove, started.elapsed());
         }
         result
     }
@@ -372,7 +377,7 @@ impl MatchActor {
 
     async fn chat(&mut self, text: &str, events: &mut Events) -> Result<(), RuntimeError> {
         // Measured as sent (the schema's maxLength), judged empty once trimmed.
-        let (len, max) = (text.chars().count(), self.svc.config.max_chat_chars);
+        let (len, max) = (text.chars().count(), self.node.settings.max_chat_chars);
         let text = text.trim();
         if text.is_empty() {
             return Err(RuntimeError::EmptyText);

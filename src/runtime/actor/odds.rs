@@ -5,8 +5,6 @@
 //! then a deeper one on a separate engine process, after the reply, which
 //! revises the stored odds and tells the clients (`odds` event).
 
-use std::time::Duration;
-
 use shakmaty::Color;
 use tracing::Instrument;
 
@@ -27,7 +25,7 @@ pub(super) struct KnownScores {
 
 impl MatchActor {
     pub(super) async fn odds_after_last_move(&self, known: KnownScores) -> Option<MoveOdds> {
-        let budget = Duration::from_millis(self.svc.config.eval_budget_ms);
+        let budget = self.node.settings.eval_budget;
         match tokio::time::timeout(budget, self.evaluate_last_move(known)).await {
             Ok(odds) => odds,
             Err(_) => {
@@ -63,10 +61,10 @@ impl MatchActor {
     /// Starts the deeper evaluation of the position after `ply`; its score
     /// comes back to this actor as `Command::DeepScore`.
     pub(super) fn evaluate_deeper_later(&self, ply: usize, fen_after: &str) {
-        let (Some(analyst), Some(inbox)) = (self.svc.analyst.clone(), self.inbox.upgrade()) else {
+        let (Some(analyst), Some(inbox)) = (self.node.engines.analyst.clone(), self.inbox.upgrade()) else {
             return;
         };
-        let (fen, nodes) = (fen_after.to_string(), self.svc.config.eval_deep_nodes);
+        let (fen, nodes) = (fen_after.to_string(), self.node.settings.eval_deep_nodes);
         tokio::spawn(
             async move {
                 match analyst.evaluate(&fen, nodes).await {
@@ -124,9 +122,10 @@ impl MatchActor {
     }
 
     async fn score(&self, fen: &str) -> Option<crate::chess::engine::Score> {
-        let nodes = self.svc.config.eval_nodes;
-        self.svc
-            .engine
+        let nodes = self.node.settings.eval_nodes;
+        self.node
+            .engines
+            .play
             .evaluate(fen, nodes)
             .await
             .map_err(|e| tracing::warn!("evaluation failed: {e}"))

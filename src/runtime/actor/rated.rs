@@ -55,9 +55,9 @@ impl MatchActor {
 
     /// The player's rating and this match's strength, as facts.
     pub(super) async fn standing(&self) -> Result<Standing, RuntimeError> {
-        let history = self.svc.rating_history(self.player.id).await?;
-        let row = self.svc.db.match_row(self.id).await?;
-        let card_elo = self.svc.persona(&self.persona.id).map_or(self.persona.elo, |p| p.elo);
+        let history = self.node.records.rating_history(self.player.id).await?;
+        let row = self.node.db.match_row(self.id).await?;
+        let card_elo = self.node.records.card_elo(&self.persona.id).unwrap_or(self.persona.elo);
         let adapted = row.filter(|r| r.adapted).map(|r| Adapted {
             plays_at: r.persona_elo.unwrap_or(card_elo),
             card_elo,

@@ -18,7 +18,7 @@ use crate::store::DomainWrite;
 
 impl MatchActor {
     pub(super) async fn reflect(&mut self, end: GameEnd, events: &mut Vec<MatchEvent>) -> Result<(), RuntimeError> {
-        let db = self.svc.db.clone();
+        let db = self.node.db.clone();
         let learned = db.learned_in(self.id).await?;
         let opening = openings::book()
             .classify(self.table.game())
@@ -48,11 +48,10 @@ impl MatchActor {
         };
         events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
 
-        let (Some(pool), persona, id) = (self.svc.llm.clone(), self.persona.clone(), self.id) else {
+        let (Some(session), persona, id) = (self.reflection_llm.clone(), self.persona.clone(), self.id) else {
             return Ok(());
         };
-        let sampling = self.svc.config.llm.main;
-        let session = pool.session(Some(id.to_string()), "reflection", sampling);
+        let sampling = self.node.settings.reflection_sampling;
         tokio::spawn(
             async move {
                 let Some(summary) = reflection::retell(session.as_ref(), &persona, &written, sampling).await else {
@@ -77,7 +76,7 @@ impl MatchActor {
     async fn player_lines_by_ply(&self) -> Result<Vec<(usize, String)>, RuntimeError> {
         let mut ply = 0;
         let mut lines = Vec::new();
-        for e in events::readable(self.svc.db.events_since(self.id, 0).await?) {
+        for e in events::readable(self.node.db.events_since(self.id, 0).await?) {
             match e.body {
                 EventBody::Move(_) => ply += 1,
                 EventBody::Message(m) if m.sender == Side::User => lines.push((ply, m.content)),
@@ -101,7 +100,7 @@ impl MatchActor {
                 importance: m.importance,
                 position: None,
             };
-            if let Err(e) = self.svc.memory.save(new).await {
+            if let Err(e) = self.node.memory.save(new).await {
                 tracing::warn!(match_id = %self.id, "a shared moment was not kept: {e}");
             }
         }

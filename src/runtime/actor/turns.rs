@@ -39,7 +39,7 @@ impl MatchActor {
     async fn decide(&mut self) -> Driven {
         let started = Instant::now();
         let driven = decide_move(self.brain.as_mut(), self.table.game()).await;
-        self.svc.timings.record(Phase::PersonaMove, started.elapsed());
+        self.node.timings.record(Phase::PersonaMove, started.elapsed());
         driven
     }
 
@@ -131,7 +131,7 @@ impl MatchActor {
         }
         self.stop_talking();
         // Tidy this player's memories now, off the match's critical path.
-        let (memory, player) = (self.svc.memory.clone(), self.player.id);
+        let (memory, player) = (self.node.memory.clone(), self.player.id);
         tokio::spawn(
             async move {
                 if let Err(e) = memory.consolidate(Scope::Player(player), "after_match").await {
@@ -178,7 +178,7 @@ impl MatchActor {
         if quiet || self.table.game().end().is_some() || !self.table.is_users_turn() {
             return;
         }
-        let scale = self.svc.config.idle_time_scale;
+        let scale = self.node.settings.idle_time_scale;
         let Some(delay) = self.idle.next_delay(&self.persona.idle, scale) else {
             return;
         };

@@ -158,7 +158,7 @@ impl MatchActor {
             // No model, or it is still on words that matter more: the
             // scripted voice, now.
             _ => {
-                let (pipeline, kind) = (self.svc.pipeline.clone(), trigger.kind);
+                let (pipeline, kind) = (self.node.pipeline.clone(), trigger.kind);
                 let outcome = pipeline.fire(trigger, &ctx, self.side()).await?;
                 self.spoke(kind, outcome, events);
                 Ok(())
@@ -177,7 +177,7 @@ impl MatchActor {
     ) -> Result<(), RuntimeError> {
         // Older words (about a board this trigger has moved past) give way.
         self.settle_composing(true).await?;
-        let pipeline = self.svc.pipeline.clone();
+        let pipeline = self.node.pipeline.clone();
         let prepared = pipeline.prepare(trigger, &ctx, &mut self.side()).await?;
         let kind = prepared.trigger.kind;
         let job = Job {
@@ -275,7 +275,7 @@ impl MatchActor {
             ..
         } = words;
         crate::telemetry::model_words(came.as_str());
-        let (pipeline, kind) = (self.svc.pipeline.clone(), prepared.trigger.kind);
+        let (pipeline, kind) = (self.node.pipeline.clone(), prepared.trigger.kind);
         let outcome = pipeline
             .speak(prepared, decision, took, &ctx, self.side(), note.as_deref())
             .await?;
@@ -294,7 +294,7 @@ impl MatchActor {
 
     /// What a trigger did to the match: its time, the mood, what was said.
     fn spoke(&mut self, kind: TriggerKind, outcome: TriggerOutcome, events: &mut Events) {
-        self.svc.timings.record(Phase::Trigger(kind), outcome.phases.total());
+        self.node.timings.record(Phase::Trigger(kind), outcome.phases.total());
         if let Some(emotion) = outcome.emotion {
             self.voice.feel(emotion);
         }
@@ -327,11 +327,11 @@ impl MatchActor {
     }
 
     fn deadline(&self, kind: TriggerKind) -> Duration {
-        let llm = &self.svc.config.llm;
-        Duration::from_millis(match kind {
-            TriggerKind::OnUserInput => llm.chat_deadline_ms,
-            _ => llm.words_deadline_ms,
-        })
+        let settings = &self.node.settings;
+        match kind {
+            TriggerKind::OnUserInput => settings.chat_deadline,
+            _ => settings.words_deadline,
+        }
     }
 
     /// The player's moves so far: one more makes words about the board stale.
