@@ -331,7 +331,7 @@ async fn check_emitter_pushes_only_what_is_committed(db: &Db, match_id: MatchId)
     let mut emitter = Emitter::new(db.clone(), match_id, 40, tx.clone());
     let fine = emitter.emit(said("forty-one"), DomainWrite::Nothing).await.unwrap();
     emitter.settle().await.unwrap();
-    assert_eq!(rx.recv().await.unwrap(), fine);
+    assert_eq!(rx.recv().await.unwrap().event(), fine);
     let mut stale = Emitter::new(db.clone(), match_id, 39, tx);
     let duplicate = stale.emit(said("forty"), DomainWrite::Nothing).await.unwrap();
     assert_eq!(duplicate.seq, 40);

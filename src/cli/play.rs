@@ -7,7 +7,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 
 use kibitz::chess::Game;
 use kibitz::config::Config;
-use kibitz::events::{EventBody, MatchEvent, Rating, Side};
+use kibitz::events::{EventBody, MatchEvent, Pushed, Rating, Side};
 use kibitz::ids::MatchId;
 use kibitz::runtime::{ColorChoice, MatchRequest, MatchState, Outcome, Runtime, RuntimeError, UserCommand};
 use kibitz::store::MatchStatus;
@@ -99,7 +99,8 @@ async fn session(runtime: &Runtime, args: &PlayArgs) -> anyhow::Result<()> {
     loop {
         tokio::select! {
             event = live.recv() => match event {
-                Ok(e) => view.event(&e),
+                Ok(Pushed::Stored(e)) => view.event(&e),
+                Ok(Pushed::Passing { .. }) => continue,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(_) => break,
             },

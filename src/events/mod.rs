@@ -62,29 +62,40 @@ pub fn readable(rows: Vec<EventRow>) -> Vec<MatchEvent> {
         .collect()
 }
 
-/// The number of a passing event: pushed to whoever listens now, never
-/// stored or numbered (the persona's words as a model writes them).
-pub const PASSING: i64 = 0;
+/// What a match pushes to whoever listens now.
+#[derive(Debug, Clone)]
+pub enum Pushed {
+    /// Stored and numbered first: whoever missed it reads it from SQL.
+    Stored(MatchEvent),
+    /// Never stored or numbered: the persona's words as a model writes them.
+    Passing { draft: Draft, at: DateTime<Utc> },
+}
 
-impl MatchEvent {
-    pub fn is_passing(&self) -> bool {
-        self.seq == PASSING
+/// The number a passing event shows on the wire, below every stored one.
+const PASSING_SEQ: i64 = 0;
+
+impl Pushed {
+    /// The event as the wire shows it (a passing one numbered 0).
+    pub fn event(&self) -> MatchEvent {
+        match self {
+            Pushed::Stored(e) => e.clone(),
+            Pushed::Passing { draft, at } => MatchEvent {
+                seq: PASSING_SEQ,
+                body: EventBody::Draft(draft.clone()),
+                at: *at,
+            },
+        }
     }
 }
 
 /// Sends passing events of one match, from a task that outlives the
 /// emitter's borrow. Nobody listening is fine: they were only passing.
 #[derive(Clone)]
-pub struct Passing(broadcast::Sender<MatchEvent>);
+pub struct Passing(broadcast::Sender<Pushed>);
 
 impl Passing {
     pub fn send(&self, draft: Draft) {
-        let event = MatchEvent {
-            seq: PASSING,
-            body: EventBody::Draft(draft),
-            at: Utc::now(),
-        };
-        let _ = self.0.send(event);
+        let _ = self.0.send(Pushed::Passing { draft, at: Utc::now() });
     }
 }
 
@@ -92,13 +103,13 @@ pub struct Emitter {
     db: Db,
     match_id: MatchId,
     last_seq: i64,
-    tx: broadcast::Sender<MatchEvent>,
+    tx: broadcast::Sender<Pushed>,
     /// Writes queued since the last `settle`.
     queued: Vec<Queued>,
 }
 
 impl Emitter {
-    pub fn new(db: Db, match_id: MatchId, last_seq: i64, tx: broadcast::Sender<MatchEvent>) -> Emitter {
+    pub fn new(db: Db, match_id: MatchId, last_seq: i64, tx: broadcast::Sender<Pushed>) -> Emitter {
         Emitter {
             db,
             match_id,
@@ -134,7 +145,7 @@ impl Emitter {
             payload: &payload,
             at: event.at,
         };
-        let (tx, pushed) = (self.tx.clone(), event.clone());
+        let (tx, pushed) = (self.tx.clone(), Pushed::Stored(event.clone()));
         // No subscriber is fine: the event is in SQL for whoever connects later.
         let push = Box::new(move || drop(tx.send(pushed)));
         self.queued.push(self.db.queue_event(row, write, push).await?);

@@ -10,9 +10,10 @@ use super::actor::{Command, MatchActor, Seating, Sessions};
 use super::{Live, Outcome, Runtime, RuntimeError};
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
-use crate::ids::MatchId;
+use crate::ids::{MatchId, PlayerId};
 use crate::personas::Persona;
-use crate::store::{MatchRow, MoveRow};
+use crate::store::{Db, MatchRow, MoveRow, StoreResult};
+use crate::triggers::TalkMode;
 
 impl Runtime {
     /// Loads a match from SQL into a new actor task, queues its `Begin`
@@ -192,4 +193,11 @@ impl Runtime {
             reflection: Some(pool.session(id, "reflection", llm.main)),
         }
     }
+}
+
+/// How much the player wants `persona` to talk: as they last asked, or
+/// the default (a name this build does not know, from a newer one, too).
+pub(super) async fn talk_mode(db: &Db, player: PlayerId, persona: &str) -> StoreResult<TalkMode> {
+    let stored = db.talk_preference(player, persona).await?;
+    Ok(stored.as_deref().and_then(TalkMode::parse).unwrap_or_default())
 }

@@ -42,7 +42,7 @@ pub use services::{MemoryOnly, Shared, StartError};
 pub use shutdown::Stopped;
 pub use state::{LegalMove, MatchState, MoveView};
 
-use loading::stored_game;
+use loading::{stored_game, talk_mode};
 use loading::{StoredGame, color_of};
 pub use timing::{Phase, PhaseStats, PhaseTimes};
 
@@ -51,10 +51,9 @@ use state::StateParts;
 
 use crate::chess::Game;
 use crate::config::Config;
-use crate::events::MatchEvent;
+use crate::events::Pushed;
 use crate::ids::{MatchId, PlayerId};
 use crate::store::{MatchRow, MatchStatus, NewMatch, Player};
-use crate::triggers::TalkMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
@@ -93,7 +92,7 @@ impl<'a> MatchRequest<'a> {
 
 struct Live {
     inbox: mpsc::Sender<Command>,
-    events: broadcast::Sender<MatchEvent>,
+    events: broadcast::Sender<Pushed>,
     /// Kept here so every authorised request need not ask SQL who owns it.
     owner: PlayerId,
     /// On PostgreSQL, this node's lease on it: its epoch, and when claimed.
@@ -397,7 +396,7 @@ impl Runtime {
     /// unfinished match not loaded yet (a restart's background resume had not
     /// reached it) is loaded first: its channel would otherwise not exist,
     /// and the subscriber would hear nothing of it.
-    pub async fn subscribe(&self, id: MatchId) -> broadcast::Receiver<MatchEvent> {
+    pub async fn subscribe(&self, id: MatchId) -> broadcast::Receiver<Pushed> {
         if let Err(e) = self.inbox(id).await {
             tracing::debug!(match_id = %id, "no live events: {e}");
         }
@@ -440,7 +439,7 @@ impl Runtime {
         let player = self.player(row.player_id).await?;
         let persona = self.svc.persona(&row.persona_id);
         let notes = self.svc.db.match_notes(id).await?;
-        let talk = self.svc.db.talk_mode(row.player_id, &row.persona_id).await?;
+        let talk = talk_mode(&self.svc.db, row.player_id, &row.persona_id).await?;
         let parts = StateParts {
             id,
             player_id: row.player_id,
@@ -455,7 +454,7 @@ impl Runtime {
             last_seq: self.svc.db.last_event_seq(id).await?,
             odds: &odds,
             notes: &notes,
-            talk: TalkMode::parse(&talk).unwrap_or_default(),
+            talk,
         };
         Ok(MatchState::build(parts, &game))
     }

@@ -22,7 +22,7 @@ use super::error::ApiError;
 use super::extract::ApiQuery;
 use super::sockets::{MAX_FRAME, MISSED_PONGS, Sockets};
 use crate::config::Config;
-use crate::events::MatchEvent;
+use crate::events::{MatchEvent, Pushed};
 use crate::ids::MatchId;
 use crate::server::extract::IdPath;
 use crate::store::Db;
@@ -194,11 +194,11 @@ async fn session(viewer: Viewer, since: i64, socket: WebSocket) {
                 }
             },
             event = async { live.as_mut().expect("guarded").recv().await }, if live.is_some() => match event {
-                Ok(e) if e.is_passing() => {
-                    if sink.send(event_frame(&e)).await.is_err() { return; }
+                Ok(passing @ Pushed::Passing { .. }) => {
+                    if sink.send(event_frame(&passing.event())).await.is_err() { return; }
                 }
-                Ok(e) if e.seq <= last => {}
-                Ok(e) => {
+                Ok(Pushed::Stored(e)) if e.seq <= last => {}
+                Ok(Pushed::Stored(e)) => {
                     let lagged = match forward(e, live.as_mut().expect("guarded"), &mut last, &mut sink).await {
                         Ok(lagged) => lagged,
                         Err(()) => return,
@@ -246,16 +246,16 @@ async fn session(viewer: Viewer, since: i64, socket: WebSocket) {
 /// the socket is gone.
 async fn forward(
     first: MatchEvent,
-    live: &mut broadcast::Receiver<MatchEvent>,
+    live: &mut broadcast::Receiver<Pushed>,
     last: &mut i64,
     sink: &mut (impl SinkExt<Message> + Unpin),
 ) -> Result<bool, ()> {
-    let mut next = Ok(first);
+    let mut next = Ok(Pushed::Stored(first));
     let lagged = loop {
         match next {
-            Ok(e) if e.is_passing() => sink.feed(event_frame(&e)).await.map_err(drop)?,
-            Ok(e) if e.seq <= *last => {}
-            Ok(e) => {
+            Ok(passing @ Pushed::Passing { .. }) => sink.feed(event_frame(&passing.event())).await.map_err(drop)?,
+            Ok(Pushed::Stored(e)) if e.seq <= *last => {}
+            Ok(Pushed::Stored(e)) => {
                 *last = e.seq;
                 sink.feed(event_frame(&e)).await.map_err(drop)?;
             }

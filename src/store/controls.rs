@@ -35,14 +35,15 @@ impl NoteKind {
 }
 
 impl Db {
-    /// How much the player wants `persona` to talk ("normal" when unset).
-    pub async fn talk_mode(&self, player: PlayerId, persona: &str) -> StoreResult<String> {
+    /// The name of the talk mode the player asked of `persona` (None: they
+    /// never asked); `runtime::talk_mode` reads it as a `TalkMode`.
+    pub async fn talk_preference(&self, player: PlayerId, persona: &str) -> StoreResult<Option<String>> {
         let row = sqlx::query("SELECT mode FROM talk_preferences WHERE player_id = $1 AND persona_id = $2")
             .bind(player.to_string())
             .bind(persona)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.map_or_else(|| "normal".to_string(), |r| r.get("mode")))
+        Ok(row.map(|r| r.get("mode")))
     }
 
     /// A game's notes, in the order they were made.

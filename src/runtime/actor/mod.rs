@@ -29,7 +29,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::error::RuntimeError;
 use super::state::MatchState;
-use super::stored_game;
+use super::{stored_game, talk_mode};
 use super::timing::Phase;
 use crate::chess::engine::Score;
 use crate::chess::{GameEnd, PlayedMove};
@@ -242,7 +242,7 @@ impl MatchActor {
         let (id, player) = (self.id, self.player.id);
         let stored = async {
             let (row, game, odds) = stored_game(&db, id).await?;
-            let talk = db.talk_mode(player, &row.persona_id).await?;
+            let talk = talk_mode(&db, player, &row.persona_id).await?;
             let notes = db.match_notes(id).await?;
             Ok::<_, RuntimeError>(((row, game, odds), db.last_event_seq(id).await?, (talk, notes)))
         };
@@ -253,7 +253,7 @@ impl MatchActor {
                 self.table.restore(game, draw_offer, notes);
                 self.odds = OddsBook::new(odds);
                 self.voice
-                    .restore(row.emotion, TalkMode::parse(&talk).unwrap_or_default());
+                    .restore(row.emotion, talk);
                 self.emitter.rewind(last_seq);
                 self.done = row.status == MatchStatus::Finished;
                 db.resume_writes(self.id);

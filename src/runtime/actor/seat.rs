@@ -9,14 +9,14 @@ use tokio::sync::{broadcast, mpsc};
 use super::{Command, IdleTimer, MatchActor, MatchHandles, OddsBook, Table, Voice};
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
-use crate::events::{Emitter, MatchEvent, Side};
+use crate::events::{Emitter, Pushed, Side};
 use crate::llm::Session;
 use crate::moves::MoveBrain;
 use crate::personas::Persona;
-use crate::runtime::color_of;
+use crate::runtime::{color_of, talk_mode};
 use crate::runtime::error::RuntimeError;
 use crate::store::{MatchRow, Player};
-use crate::triggers::{SAID_KEPT, TalkMode};
+use crate::triggers::SAID_KEPT;
 
 /// The match as the runtime read it, and where the actor is reached.
 pub struct Seating {
@@ -27,7 +27,7 @@ pub struct Seating {
     pub persona: Arc<Persona>,
     pub player: Player,
     pub inbox: mpsc::WeakSender<Command>,
-    pub events: broadcast::Sender<MatchEvent>,
+    pub events: broadcast::Sender<Pushed>,
     /// A new match (its greeting is next), not one resumed after a restart.
     pub fresh: bool,
     /// Chooses the persona's moves.
@@ -65,7 +65,7 @@ impl MatchActor {
             true => Vec::new(),
             false => db.persona_said(id, SAID_KEPT).await?,
         };
-        let talk = TalkMode::parse(&db.talk_mode(row.player_id, &row.persona_id).await?).unwrap_or_default();
+        let talk = talk_mode(db, row.player_id, &row.persona_id).await?;
         let draw_offer = row.draw_offer.as_deref().and_then(Side::parse);
         let table = Table::new(game, color_of(&row), draw_offer, db.match_notes(id).await?);
         let mut idle = IdleTimer::new(node.scheduler.clone());
