@@ -10,6 +10,7 @@ use crate::chess::odds::{MoveClass, MoveOdds};
 use crate::familiarity::{Entry, Familiarity, Stage, Together, replay};
 use crate::ids::{MatchId, PlayerId};
 use crate::personas::StageEvent;
+use crate::personas::{Persona, said_from as says};
 use crate::triggers::{MatchHistory, Trigger};
 
 /// The familiarity of `games` weekly, friendly games, the last `away` days ago.

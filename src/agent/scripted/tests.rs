@@ -3,7 +3,7 @@
 use super::*;
 use crate::chess::{Game, GameEnd};
 use crate::ids::{MatchId, PlayerId};
-use crate::personas::load_dir;
+use crate::personas::{Persona, load_dir, said_from as says};
 use crate::triggers::{ContextParts, MatchHistory, MoveFact, Trigger};
 
 pub(super) fn persona(id: &str) -> Persona {
@@ -250,11 +250,11 @@ async fn a_recalled_game_is_told_without_claiming_this_board() {
 
 #[test]
 fn a_line_is_known_by_its_template_whatever_filled_it() {
-    assert!(super::says("Ha! {answer}", "Ha! We've played one game."));
-    assert!(super::says("{echo}? Noted, {player}.", "You teach maths? Noted, Ann."));
-    assert!(!super::says("{echo}? Noted, {player}.", "You teach maths. Noted!"));
-    assert!(super::says("Draw? Never!", "Draw? Never!"));
-    assert!(!super::says("Draw? Never!", "Draw? Never!!"));
+    assert!(says("Ha! {answer}", "Ha! We've played one game."));
+    assert!(says("{echo}? Noted, {player}.", "You teach maths? Noted, Ann."));
+    assert!(!says("{echo}? Noted, {player}.", "You teach maths. Noted!"));
+    assert!(says("Draw? Never!", "Draw? Never!"));
+    assert!(!says("Draw? Never!", "Draw? Never!!"));
 }
 
 /// Trash talk and compliments are answered in the mood they find the

@@ -3,6 +3,7 @@
 
 mod abandon;
 mod controls;
+mod draws;
 mod familiar;
 mod fence;
 mod handles;
@@ -24,16 +25,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use shakmaty::Position;
 use tokio::sync::{mpsc, oneshot};
 
 use super::error::RuntimeError;
 use super::state::MatchState;
-use super::{stored_game, talk_mode};
 use super::timing::Phase;
+use super::{stored_game, talk_mode};
 use crate::chess::engine::Score;
 use crate::chess::{GameEnd, PlayedMove};
-use crate::events::{DrawOffer, Emitter, MatchEvent, Message, Move, Side};
+use crate::events::{Emitter, MatchEvent, Message, Move, Side};
 use crate::ids::MatchId;
 use crate::llm::Session;
 use crate::moves::{Driven, MoveBrain};
@@ -157,9 +157,6 @@ pub struct MatchActor {
 
 type Events = Vec<MatchEvent>;
 
-/// Before this move number a draw offer is declined: play some chess first.
-const DRAW_ACCEPT_FULLMOVE: u32 = 10;
-
 impl MatchActor {
     pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         while let Some(cmd) = rx.recv().await {
@@ -252,8 +249,7 @@ impl MatchActor {
                 let draw_offer = row.draw_offer.as_deref().and_then(Side::parse);
                 self.table.restore(game, draw_offer, notes);
                 self.odds = OddsBook::new(odds);
-                self.voice
-                    .restore(row.emotion, talk);
+                self.voice.restore(row.emotion, talk);
                 self.emitter.rewind(last_seq);
                 self.done = row.status == MatchStatus::Finished;
                 db.resume_writes(self.id);
@@ -335,13 +331,6 @@ impl MatchActor {
         Ok(events)
     }
 
-    fn pending_persona_offer(&self) -> Result<(), RuntimeError> {
-        match self.table.draw_offer() {
-            Some(Side::Persona) => Ok(()),
-            _ => Err(RuntimeError::NoDrawOffer),
-        }
-    }
-
     async fn user_move(&mut self, text: &str, events: &mut Events) -> Result<(), RuntimeError> {
         if self.table.game().turn() != self.table.user() {
             return Err(RuntimeError::NotYourTurn);
@@ -406,41 +395,6 @@ impl MatchActor {
         self.idle.reset();
         self.arm_idle().await;
         self.fire(trigger, None, events).await
-    }
-
-    async fn offer_draw(&mut self, events: &mut Events) -> Result<(), RuntimeError> {
-        if self.table.draw_offer() == Some(Side::Persona) {
-            return self.finish(GameEnd::DrawAgreed, events).await;
-        }
-        // The persona takes a draw when it is not ahead and the game has gone on a while.
-        let long_enough = self.table.game().position().fullmoves().get() >= DRAW_ACCEPT_FULLMOVE;
-        let accepted = long_enough && self.table.game().material_balance(!self.table.user()) <= 0;
-        let data = DrawOffer {
-            by: Some(Side::User),
-            accepted: Some(accepted),
-            pending: None,
-        };
-        events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
-        let input = crate::triggers::UserInput::DrawOffer { accepted };
-        self.fire(Trigger::input(input), None, events).await?;
-        if accepted {
-            self.finish(GameEnd::DrawAgreed, events).await?;
-        }
-        Ok(())
-    }
-
-    pub(super) async fn set_draw_offer(&mut self, by: Option<Side>, events: &mut Events) -> Result<(), RuntimeError> {
-        let data = DrawOffer {
-            by,
-            accepted: None,
-            pending: Some(by.is_some()),
-        };
-        let write = DomainWrite::DrawOffer {
-            by: by.map(|side| side.as_str().to_string()),
-        };
-        events.push(self.emitter.emit(data, write).await?);
-        self.table.set_draw_offer(by);
-        Ok(())
     }
 
     /// Persists and pushes the move just played, with its odds (from what a

@@ -13,8 +13,8 @@ use crate::events::{Emitter, Pushed, Side};
 use crate::llm::Session;
 use crate::moves::MoveBrain;
 use crate::personas::Persona;
-use crate::runtime::{color_of, talk_mode};
 use crate::runtime::error::RuntimeError;
+use crate::runtime::{color_of, talk_mode};
 use crate::store::{MatchRow, Player};
 use crate::triggers::SAID_KEPT;
 

@@ -197,5 +197,4 @@ fn moment(kind: &'static str, content: String, importance: f32) -> Moment {
 }
 
 #[cfg(test)]
-#[path = "moments_tests.rs"]
 mod tests;
