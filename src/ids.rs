@@ -50,3 +50,93 @@ macro_rules! id_type {
 id_type!(PlayerId);
 id_type!(MatchId);
 id_type!(MemoryId);
+
+/// A persona's id: the name of its file and the slug of its card
+/// ("viktor", "captain-hook"): lowercase ASCII letters, digits and '-',
+/// at most 64. Read as a `str` wherever one is wanted (SQL, prompts, paths);
+/// a text becomes one by `parse` (checked: the API's paths) or `From` (a
+/// row or a file already checked when it was written).
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema, sqlx::Type,
+)]
+#[serde(transparent)]
+#[sqlx(transparent)]
+pub struct PersonaId(String);
+
+impl PersonaId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether `s` has the form of a persona id.
+    pub fn is_valid(s: &str) -> bool {
+        !s.is_empty()
+            && s.len() <= 64
+            && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    }
+}
+
+impl std::ops::Deref for PersonaId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for PersonaId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for PersonaId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl FromStr for PersonaId {
+    type Err = BadId;
+    fn from_str(s: &str) -> Result<Self, BadId> {
+        match PersonaId::is_valid(s) {
+            true => Ok(PersonaId(s.to_string())),
+            false => Err(BadId(s.chars().take(64).collect())),
+        }
+    }
+}
+
+impl From<String> for PersonaId {
+    fn from(s: String) -> Self {
+        PersonaId(s)
+    }
+}
+
+impl From<&PersonaId> for PersonaId {
+    fn from(id: &PersonaId) -> Self {
+        id.clone()
+    }
+}
+
+impl From<&str> for PersonaId {
+    fn from(s: &str) -> Self {
+        PersonaId(s.to_string())
+    }
+}
+
+impl PartialEq<str> for PersonaId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for PersonaId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for PersonaId {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}

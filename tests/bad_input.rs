@@ -120,11 +120,16 @@ async fn bad_input_is_a_clear_4xx() {
         "/api/matches/not-a-uuid/pgn",
         "/api/players/not-a-uuid/rating",
         "/api/memories/not-a-uuid",
+        "/api/personas/Not_A_Persona",
+        "/api/personas/Not_A_Persona/images/avatar.png",
     ] {
         let (status, body) = server.get_as(path, &token).await;
         assert_eq!((status, code(&body)), (400, "invalid_id"), "{path}: {body}");
     }
     let (status, body) = server.get_as(&format!("/api/matches/{ghost}"), &token).await;
+    assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
+    // A well-formed persona id nobody has is a 404, as any id is.
+    let (status, body) = server.get("/api/personas/nobody").await;
     assert_eq!((status, code(&body)), (404, "not_found"), "{body}");
     let (status, body) = server.get(&format!("/api/matches/{m}/ws")).await;
     assert_eq!((status, code(&body)), (426, "websocket_required"), "{body}");

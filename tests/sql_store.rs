@@ -116,7 +116,7 @@ async fn check_contract(db: &Db) {
 
     // Consolidation log and owners.
     let owners = db.owners_touched_since(Some(pat.id), None).await.unwrap();
-    assert_eq!(owners, vec![(pat.id, "pip".to_string())]);
+    assert_eq!(owners, vec![(pat.id, "pip".into())]);
     let run = ConsolidationRow {
         started_at: now,
         finished_at: now,

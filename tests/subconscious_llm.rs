@@ -65,7 +65,7 @@ fn italian(player: PlayerId) -> GameContext {
         match_id: MatchId::new(),
         player_id: player,
         player_name: "Ann",
-        persona_id: "pip",
+        persona_id: &"pip".into(),
         persona_elo: 1200,
         user_color: shakmaty::Color::White,
         started_at: chrono::Utc::now(),

@@ -105,7 +105,7 @@ fn context(match_id: MatchId, player: PlayerId, history: &MatchHistory, game: &G
             match_id,
             player_id: player,
             player_name: "Ann",
-            persona_id: "bench",
+            persona_id: &"bench".into(),
             persona_elo: 1500,
             user_color: shakmaty::Color::White,
             started_at: Utc::now(),

@@ -184,7 +184,7 @@ async fn list(m: &MemoryOnly, l: ListArgs) -> anyhow::Result<()> {
     };
     let player = find_player(&m.db, &key).await?;
     let query = MemoryQuery {
-        persona: l.persona,
+        persona: l.persona.map(Into::into),
         memory_type: l.memory_type,
         pinned: l.pinned.then_some(true),
         include_superseded: l.superseded,
@@ -213,7 +213,7 @@ async fn show(m: &MemoryOnly, id: MemoryId) -> anyhow::Result<()> {
 async fn import(config: &Config, m: &MemoryOnly, file: &std::path::Path, player: &str) -> anyhow::Result<()> {
     let player = find_player(&m.db, player).await?;
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
-    let personas: Vec<String> = kibitz::personas::load_dir(&config.personas_dir)?
+    let personas: Vec<kibitz::ids::PersonaId> = kibitz::personas::load_dir(&config.personas_dir)?
         .into_iter()
         .map(|p| p.id)
         .collect();

@@ -8,7 +8,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use kibitz::chess::Game;
 use kibitz::config::Config;
 use kibitz::events::{EventBody, MatchEvent, Pushed, Rating, Side};
-use kibitz::ids::MatchId;
+use kibitz::ids::{MatchId, PersonaId};
 use kibitz::runtime::{ColorChoice, MatchRequest, MatchState, Outcome, Runtime, RuntimeError, UserCommand};
 use kibitz::store::MatchStatus;
 use kibitz::triggers::TalkMode;
@@ -17,7 +17,7 @@ use kibitz::triggers::TalkMode;
 pub struct PlayArgs {
     /// Persona to play (see `kibitz personas`).
     #[arg(long)]
-    persona: String,
+    persona: PersonaId,
     /// Your name; the club remembers you by it across matches.
     #[arg(long, env = "USER", default_value = "guest")]
     player: String,

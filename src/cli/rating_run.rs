@@ -57,7 +57,7 @@ pub async fn simulate(config: &Config, args: SimulateArgs) -> anyhow::Result<()>
             .iter()
             .map(|id| {
                 all.iter()
-                    .find(|p| &p.id == id)
+                    .find(|p| p.id == *id)
                     .cloned()
                     .with_context(|| format!("no persona {id:?}"))
             })
@@ -115,7 +115,7 @@ async fn real_games(
     let (mut games, mut history) = (Vec::new(), Vec::new());
     for i in 0..args.games {
         let persona = opponent(args, chosen, &history, i);
-        let me = BrainSpec::Persona { id: persona.id.clone() };
+        let me = BrainSpec::Persona { id: persona.id.to_string() };
         // Colours alternate: the player is White in even games.
         let (white, black, shops) = match i % 2 {
             0 => (&player, &me, (&shop, &persona_shop)),

@@ -204,7 +204,7 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
     let chosen: Vec<Arc<Persona>> = if args.personas.is_empty() {
         personas.clone()
     } else {
-        let find = |id: &String| personas.iter().find(|p| &p.id == id).cloned();
+        let find = |id: &String| personas.iter().find(|p| p.id == *id).cloned();
         args.personas
             .iter()
             .map(|id| find(id).with_context(|| format!("no persona {id:?}")))
@@ -212,7 +212,7 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
     };
     let mut report = Vec::new();
     for persona in &chosen {
-        let me = BrainSpec::Persona { id: persona.id.clone() };
+        let me = BrainSpec::Persona { id: persona.id.to_string() };
         let mut scores = Vec::new();
         let mut per_level = Vec::new();
         let mut think: Vec<std::time::Duration> = Vec::new();

@@ -5,7 +5,7 @@
 
 use super::EndedGame;
 use super::{Entry, Together, replay};
-use crate::ids::PlayerId;
+use crate::ids::{PersonaId, PlayerId};
 use crate::listen::{Intent, Listener};
 use crate::store::{Db, StoreResult};
 
@@ -24,7 +24,7 @@ const HARD_FOUGHT_PLIES: i64 = 60;
 /// Brings the history of `player` (named `name`) with `persona` up to date
 /// and returns it. A game already in it keeps what was read of it; a new
 /// one is read from its messages.
-pub async fn update(db: &Db, player: PlayerId, name: &str, persona: &str) -> StoreResult<Vec<Entry>> {
+pub async fn update(db: &Db, player: PlayerId, name: &str, persona: &PersonaId) -> StoreResult<Vec<Entry>> {
     let stored = db.familiarity_history(player, persona).await?;
     let mut games = Vec::new();
     for ended in db.games_together(player, persona).await? {

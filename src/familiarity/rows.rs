@@ -7,7 +7,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::{Entry, Together};
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 use crate::store::{Db, StoreResult, parse_id, parse_ts, ts};
 
 /// A game a player and a persona ended together, as `matches` holds it.
@@ -24,7 +24,7 @@ const HISTORY_COLUMNS: &str = "match_id, played_at, finished, hard_fought, share
 
 impl Db {
     /// The games `player` and `persona` ended together, in the order they ended.
-    pub async fn games_together(&self, player: PlayerId, persona: &str) -> StoreResult<Vec<EndedGame>> {
+    pub async fn games_together(&self, player: PlayerId, persona: &PersonaId) -> StoreResult<Vec<EndedGame>> {
         let rows = sqlx::query(
             "SELECT m.id, m.ended_at, COALESCE(m.result, '*') AS result, \
              (SELECT COUNT(*) FROM moves v WHERE v.match_id = m.id) AS plies FROM matches m \
@@ -57,7 +57,7 @@ impl Db {
     }
 
     /// The familiarity history of a player with a persona, oldest first.
-    pub async fn familiarity_history(&self, player: PlayerId, persona: &str) -> StoreResult<Vec<Entry>> {
+    pub async fn familiarity_history(&self, player: PlayerId, persona: &PersonaId) -> StoreResult<Vec<Entry>> {
         let rows = sqlx::query(&format!(
             "SELECT {HISTORY_COLUMNS} FROM familiarity_history WHERE player_id = $1 AND persona_id = $2 \
              ORDER BY played_at, match_id"
@@ -72,7 +72,7 @@ impl Db {
     /// Replaces the history of a player with a persona by `entries`, in one
     /// transaction. Two nodes doing so at once write the same rows (the
     /// replay is deterministic), so a row already there is overwritten.
-    pub async fn rewrite_familiarity(&self, player: PlayerId, persona: &str, entries: &[Entry]) -> StoreResult<()> {
+    pub async fn rewrite_familiarity(&self, player: PlayerId, persona: &PersonaId, entries: &[Entry]) -> StoreResult<()> {
         let mut tx = self.pool().begin().await?;
         sqlx::query("DELETE FROM familiarity_history WHERE player_id = $1 AND persona_id = $2")
             .bind(player.to_string())
@@ -106,7 +106,7 @@ impl Db {
     }
 
     /// Every (player, persona) pair with a game ended together.
-    pub async fn pairs_with_games(&self) -> StoreResult<Vec<(PlayerId, String)>> {
+    pub async fn pairs_with_games(&self) -> StoreResult<Vec<(PlayerId, PersonaId)>> {
         let rows = sqlx::query(
             "SELECT DISTINCT player_id, persona_id FROM matches WHERE status = 'finished' \
              ORDER BY player_id, persona_id",

@@ -14,7 +14,7 @@ use super::service::{MemoryError, MemoryService};
 use super::strength;
 use super::{ConsolidationRow, MemoryQuery};
 use crate::embed::cosine;
-use crate::ids::{MemoryId, PlayerId};
+use crate::ids::{MemoryId, PersonaId, PlayerId};
 
 /// Whose memories a run looks at.
 #[derive(Debug, Clone, Copy)]
@@ -100,12 +100,12 @@ impl MemoryService {
     async fn merge_owner(
         &self,
         player: PlayerId,
-        persona: &str,
+        persona: &PersonaId,
         now: DateTime<Utc>,
         tally: &mut Tally,
     ) -> Result<(), MemoryError> {
         let query = MemoryQuery {
-            persona: Some(persona.to_string()),
+            persona: Some(persona.clone()),
             ..MemoryQuery::default()
         };
         let mut current = self.db().player_memories(player, &query).await?;

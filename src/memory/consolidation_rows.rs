@@ -6,7 +6,7 @@ use sqlx::{AnyConnection, Row};
 
 use super::Memory;
 use super::rows::{insert_memory, reinforcements_json};
-use crate::ids::{MemoryId, PlayerId};
+use crate::ids::{MemoryId, PersonaId, PlayerId};
 use crate::store::{Db, StoreResult, parse_id, parse_ts, ts};
 
 /// One run of the consolidation job, as logged.
@@ -80,7 +80,7 @@ impl Db {
         &self,
         player: Option<PlayerId>,
         since: Option<DateTime<Utc>>,
-    ) -> StoreResult<Vec<(PlayerId, String)>> {
+    ) -> StoreResult<Vec<(PlayerId, PersonaId)>> {
         // One player's goes by the owner index (every game's end asks);
         // everyone's (the periodic job) reads the whole table.
         let since = since.map(ts).unwrap_or_default();

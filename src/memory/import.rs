@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::model::{CreatedBy, MemoryType, PositionTag};
 use super::service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory};
-use crate::ids::{MemoryId, PlayerId};
+use crate::ids::{MemoryId, PersonaId, PlayerId};
 
 /// An export file may be at most this large.
 pub const MAX_IMPORT_BYTES: usize = 5 * 1024 * 1024;
@@ -69,7 +69,7 @@ struct Exported {
     id: Option<MemoryId>,
     #[serde(default)]
     player_id: Option<Value>,
-    persona_id: String,
+    persona_id: PersonaId,
     memory_type: MemoryType,
     content: String,
     #[serde(default)]
@@ -111,7 +111,7 @@ pub struct ReadImport {
 impl ReadImport {
     /// Reads `player`'s export file: `personas` are the ids that exist
     /// here; `source` names the file in each memory's provenance.
-    pub fn read(player: PlayerId, bytes: &[u8], personas: &[String], source: &str) -> Result<Self, ImportError> {
+    pub fn read(player: PlayerId, bytes: &[u8], personas: &[PersonaId], source: &str) -> Result<Self, ImportError> {
         let (ready, skipped) = read(player, bytes, personas, source)?;
         Ok(ReadImport { player, ready, skipped })
     }
@@ -130,7 +130,7 @@ impl MemoryService {
         &self,
         player: PlayerId,
         bytes: &[u8],
-        personas: &[String],
+        personas: &[PersonaId],
         source: &str,
     ) -> Result<ImportReport, ImportError> {
         self.import_read(ReadImport::read(player, bytes, personas, source)?)
@@ -172,7 +172,7 @@ impl MemoryService {
 fn read(
     player: PlayerId,
     bytes: &[u8],
-    personas: &[String],
+    personas: &[PersonaId],
     source: &str,
 ) -> Result<(Vec<Ready>, Vec<String>), ImportError> {
     if bytes.len() > MAX_IMPORT_BYTES {
@@ -265,7 +265,7 @@ fn read(
 mod tests {
     use super::*;
 
-    fn personas() -> Vec<String> {
+    fn personas() -> Vec<PersonaId> {
         vec!["viktor".into()]
     }
 

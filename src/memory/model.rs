@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{MatchId, MemoryId, PlayerId};
+use crate::ids::{MatchId, MemoryId, PersonaId, PlayerId};
 
 pub use super::memory_type::{MemoryType, UnknownMemoryType};
 
@@ -35,7 +35,7 @@ pub struct Memory {
     pub id: MemoryId,
     /// None for persona lore, which every player may hear about.
     pub player_id: Option<PlayerId>,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub memory_type: MemoryType,
     /// The text that is embedded and recalled.
     pub content: String,
@@ -90,12 +90,12 @@ pub struct PositionTag {
 impl Memory {
     /// A memory with every optional field at its default: no owner (lore
     /// until a player is set), no match, importance 0.5, never recalled.
-    pub fn new(persona_id: &str, memory_type: MemoryType, content: &str, created_by: CreatedBy) -> Memory {
+    pub fn new(persona_id: impl Into<PersonaId>, memory_type: MemoryType, content: &str, created_by: CreatedBy) -> Memory {
         let now = Utc::now();
         let mut memory = Memory {
             id: MemoryId::new(),
             player_id: None,
-            persona_id: persona_id.to_string(),
+            persona_id: persona_id.into(),
             memory_type,
             content: content.to_string(),
             related_match_id: None,

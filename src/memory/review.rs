@@ -5,7 +5,7 @@ use super::MemoryQuery;
 use super::model::{Memory, RecallRecord, Recalled, clipped};
 use super::service::{MAX_CONTENT_CHARS, MemoryError, MemoryService};
 use super::vector::SearchFilter;
-use crate::ids::{MemoryId, PlayerId};
+use crate::ids::{MemoryId, PersonaId, PlayerId};
 use crate::store::scrub::Forms;
 use crate::store::{Erasure, MemoryVersion, RecallEntry};
 
@@ -27,7 +27,7 @@ impl MemoryService {
     pub async fn search_own(
         &self,
         player: PlayerId,
-        persona: Option<String>,
+        persona: Option<PersonaId>,
         query: &str,
         limit: usize,
     ) -> Result<Vec<Recalled>, MemoryError> {

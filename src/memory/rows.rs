@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
 use super::model::{CreatedBy, Memory, MemoryType, PositionTag, RecallRecord, Reinforcement};
-use crate::ids::{MatchId, MemoryId, PlayerId};
+use crate::ids::{MatchId, MemoryId, PersonaId, PlayerId};
 use crate::store::{Db, Numbered, StoreError, StoreResult, flag, parse_id, parse_ts, tags_json, ts};
 
 const COLUMNS: &str = "id, player_id, persona_id, memory_type, content, related_match_id, created_by, metadata, \
@@ -18,7 +18,7 @@ const COLUMNS: &str = "id, player_id, persona_id, memory_type, content, related_
 /// Filters for a player's memory list (all optional).
 #[derive(Debug, Clone, Default)]
 pub struct MemoryQuery {
-    pub persona: Option<String>,
+    pub persona: Option<PersonaId>,
     pub memory_type: Option<MemoryType>,
     pub match_id: Option<MatchId>,
     pub created_from: Option<DateTime<Utc>>,
@@ -74,7 +74,7 @@ impl Db {
         let mut sql = Numbered::new(format!("SELECT {COLUMNS} FROM memories WHERE player_id = "));
         sql.text(player.to_string());
         if let Some(persona) = &q.persona {
-            sql.push(" AND persona_id = ").text(persona.clone());
+            sql.push(" AND persona_id = ").text(persona.as_str());
         }
         if let Some(kind) = q.memory_type {
             sql.push(" AND memory_type = ").text(kind.as_str());
@@ -99,7 +99,7 @@ impl Db {
         rows.iter().map(memory_from_row).collect()
     }
 
-    pub async fn lore(&self, persona: &str) -> StoreResult<Vec<Memory>> {
+    pub async fn lore(&self, persona: &PersonaId) -> StoreResult<Vec<Memory>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM memories WHERE player_id IS NULL AND persona_id = $1 AND created_by = 'persona_lore'"
         ))

@@ -12,7 +12,7 @@ use super::strength;
 use super::vector::{Hit, IndexedMemory, SearchFilter, VectorError, VectorStore};
 use crate::config::MemoryConfig;
 use crate::embed::{EmbedError, Embedder};
-use crate::ids::{MatchId, MemoryId, PlayerId};
+use crate::ids::{MatchId, MemoryId, PersonaId, PlayerId};
 use crate::store::{Db, StoreError};
 
 pub const MAX_CONTENT_CHARS: usize = 500;
@@ -35,7 +35,7 @@ pub enum MemoryError {
 
 pub struct NewMemory {
     pub player_id: PlayerId,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub memory_type: MemoryType,
     pub content: String,
     pub related_match_id: Option<MatchId>,

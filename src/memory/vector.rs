@@ -8,7 +8,7 @@ use async_trait::async_trait;
 
 use super::lexical::Sparse;
 use super::model::{Memory, MemoryType};
-use crate::ids::{MatchId, MemoryId, PlayerId};
+use crate::ids::{MatchId, MemoryId, PersonaId, PlayerId};
 
 #[derive(Debug, thiserror::Error)]
 pub enum VectorError {
@@ -47,7 +47,7 @@ pub struct IndexedMemory {
     pub id: MemoryId,
     pub vector: Vec<f32>,
     pub player_id: Option<PlayerId>,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub memory_type: MemoryType,
     pub match_id: Option<MatchId>,
     /// Unix seconds.
@@ -107,7 +107,7 @@ impl IndexedMemory {
 #[derive(Debug, Clone, Default)]
 pub struct SearchFilter {
     /// This persona's memories only (None: any persona's).
-    pub persona_id: Option<String>,
+    pub persona_id: Option<PersonaId>,
     /// This player's memories (None: none of any player's).
     pub player_id: Option<PlayerId>,
     pub include_lore: bool,

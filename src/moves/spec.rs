@@ -131,7 +131,7 @@ impl Workshop {
             BrainSpec::Persona { id } => {
                 let persona = personas
                     .iter()
-                    .find(|p| &p.id == id)
+                    .find(|p| p.id == id.as_str())
                     .ok_or_else(|| err(format!("no persona {id:?}")))?;
                 self.persona_brain(persona, None)
             }

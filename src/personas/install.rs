@@ -77,7 +77,7 @@ pub fn prepare(dir: &Path, imported: &Imported, replace: bool) -> Result<Prepare
     let staged = stage(staging.path(), imported)?;
     Ok(Prepared {
         dir: dir.into(),
-        id: p.id.clone(),
+        id: p.id.to_string(),
         staging,
         staged,
         old: same_id.map(|(path, _)| path.clone()),

@@ -2,12 +2,13 @@ use super::brain::BrainKind;
 use serde::{Deserialize, Serialize};
 
 use crate::chess::engine::Style;
+use crate::ids::PersonaId;
 use crate::familiarity::{Stage, Thresholds};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Persona {
-    pub id: String,
+    pub id: PersonaId,
     pub name: String,
     pub biography: String,
     /// How it speaks, in a sentence (for prompts and for people).

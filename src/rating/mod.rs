@@ -22,7 +22,7 @@ pub use glicko2::Rating;
 pub use pairing::{Pairing, adapted_strength, pairing};
 pub use progress::Progress;
 
-use crate::ids::MatchId;
+use crate::ids::{MatchId, PersonaId};
 
 /// Where every player starts: the centre of the scale, as unsure as can be.
 pub const START: Rating = Rating {
@@ -47,7 +47,7 @@ pub const PROVISIONAL_GAMES: usize = 5;
 #[derive(Debug, Clone, PartialEq)]
 pub struct RatedGame {
     pub match_id: MatchId,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     /// The persona's rating when the game was played.
     pub persona_rating: f64,
     /// The player's score: 1 a win, 0.5 a draw, 0 a loss.
@@ -60,7 +60,7 @@ pub struct RatedGame {
 #[schema(as = RatingEntry)]
 pub struct Entry {
     pub match_id: MatchId,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub persona_rating: f64,
     pub score: f64,
     pub rating: f64,

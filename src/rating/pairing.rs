@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::glicko2::expected_score;
 use super::{PERSONA_DEVIATION, Rating, figure};
+use crate::ids::PersonaId;
 
 /// A pairing is fair when the player's expected score lies in this range.
 pub const FAIR: std::ops::RangeInclusive<f64> = 0.3..=0.7;
@@ -16,7 +17,7 @@ pub const ADAPT_RANGE: u32 = 200;
 /// What a game against one persona promises this player.
 #[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct Pairing {
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub persona_rating: u32,
     /// The player's expected score (0..1), both deviations counted.
     pub expected_score: f64,
@@ -27,7 +28,7 @@ pub struct Pairing {
 }
 
 /// The pairing of a player (`rated_games` played so far) with a persona.
-pub fn pairing(player: Rating, rated_games: usize, persona_id: &str, persona_name: &str, persona_elo: u32) -> Pairing {
+pub fn pairing(player: Rating, rated_games: usize, persona_id: &PersonaId, persona_name: &str, persona_elo: u32) -> Pairing {
     let expected = expected_score(
         player.rating,
         player.deviation,
@@ -53,7 +54,7 @@ pub fn pairing(player: Rating, rated_games: usize, persona_id: &str, persona_nam
         "likely too easy for you"
     };
     Pairing {
-        persona_id: persona_id.to_string(),
+        persona_id: persona_id.into(),
         persona_rating: persona_elo,
         expected_score: (expected * 100.0).round() / 100.0,
         fair,
@@ -90,10 +91,10 @@ mod tests {
     fn a_newcomer_is_fairly_paired_only_near_the_centre() {
         let fair: Vec<bool> = [1200, 1500, 1800]
             .iter()
-            .map(|&elo| pairing(START, 0, "p", "P", elo).fair)
+            .map(|&elo| pairing(START, 0, &"p".into(), "P", elo).fair)
             .collect();
         assert_eq!(fair, [false, true, false]);
-        let why = pairing(START, 0, "margot", "Margot", 1500).why;
+        let why = pairing(START, 0, &"margot".into(), "Margot", 1500).why;
         assert!(
             why.contains("no rated games yet") && why.contains("a fair game"),
             "{why}"
@@ -104,16 +105,16 @@ mod tests {
     fn the_fair_range_follows_the_expected_score_both_ways() {
         // 150 points from either side: just within the fair range both ways.
         let player = rated(1350.0, 80.0);
-        let weak = pairing(player, 12, "pip", "Pip", 1200);
-        let even = pairing(player, 12, "margot", "Margot", 1500);
-        let strong = pairing(player, 12, "viktor", "Viktor", 1800);
+        let weak = pairing(player, 12, &"pip".into(), "Pip", 1200);
+        let even = pairing(player, 12, &"margot".into(), "Margot", 1500);
+        let strong = pairing(player, 12, &"viktor".into(), "Viktor", 1800);
         assert!(weak.fair && even.fair && !strong.fair, "{weak:?} {even:?} {strong:?}");
         assert!(weak.expected_score > 0.5 && even.expected_score < 0.5);
         assert!(strong.why.contains("too strong"), "{}", strong.why);
         assert!(even.why.contains("1,350 ± 80 from 12 rated games"), "{}", even.why);
-        let below = pairing(rated(1330.0, 80.0), 12, "margot", "Margot", 1500);
+        let below = pairing(rated(1330.0, 80.0), 12, &"margot".into(), "Margot", 1500);
         assert!(!below.fair && below.why.contains("too strong"), "{below:?}");
-        let expert = pairing(rated(1900.0, 50.0), 40, "pip", "Pip", 1200);
+        let expert = pairing(rated(1900.0, 50.0), 40, &"pip".into(), "Pip", 1200);
         assert!(!expert.fair && expert.why.contains("too easy"), "{expert:?}");
     }
 
@@ -122,7 +123,7 @@ mod tests {
         // Scan ratings finely: every pairing is fair exactly when its
         // unrounded expected score lies in 0.3..=0.7.
         for r in (900..2200).step_by(5) {
-            let p = pairing(rated(f64::from(r), 40.0), 30, "m", "M", 1500);
+            let p = pairing(rated(f64::from(r), 40.0), 30, &"m".into(), "M", 1500);
             let e = expected_score(f64::from(r), 40.0, 1500.0, PERSONA_DEVIATION);
             assert_eq!(p.fair, (0.3..=0.7).contains(&e), "{r}: {e}");
         }

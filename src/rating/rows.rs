@@ -6,7 +6,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::Entry;
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 use crate::store::{Db, StoreResult, parse_id, parse_ts, ts};
 
 /// A finished game played to a result by the persona's calibrated engine at
@@ -16,7 +16,7 @@ use crate::store::{Db, StoreResult, parse_id, parse_ts, ts};
 #[derive(Debug, Clone)]
 pub struct FinishedGame {
     pub match_id: MatchId,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub user_color: String,
     pub start_fen: String,
     pub result: String,

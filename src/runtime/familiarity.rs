@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{Runtime, RuntimeError};
 use crate::familiarity::{Familiarity, Stage};
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 
 /// `GET /api/players/{id}`: the player, and how well each persona knows them.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
@@ -20,7 +20,7 @@ pub struct PlayerProfile {
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct PersonaFamiliarity {
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub persona_name: String,
     /// Now: the stage, the points (faded by the time apart), games together.
     pub now: Familiarity,

@@ -10,7 +10,7 @@ use super::actor::{Command, MatchActor, Seating, Sessions};
 use super::{Live, Outcome, Runtime, RuntimeError};
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 use crate::personas::Persona;
 use crate::store::{Db, MatchRow, MoveRow, StoreResult};
 use crate::triggers::TalkMode;
@@ -50,7 +50,7 @@ impl Runtime {
         let persona = self
             .svc
             .persona(&row.persona_id)
-            .ok_or_else(|| RuntimeError::UnknownPersona(row.persona_id.clone()))?;
+            .ok_or_else(|| RuntimeError::UnknownPersona(row.persona_id.to_string()))?;
         let persona = at_strength(persona, &row);
         let player = self.player(row.player_id).await?;
         let (inbox, rx) = mpsc::channel(64);
@@ -197,7 +197,7 @@ impl Runtime {
 
 /// How much the player wants `persona` to talk: as they last asked, or
 /// the default (a name this build does not know, from a newer one, too).
-pub(super) async fn talk_mode(db: &Db, player: PlayerId, persona: &str) -> StoreResult<TalkMode> {
+pub(super) async fn talk_mode(db: &Db, player: PlayerId, persona: &PersonaId) -> StoreResult<TalkMode> {
     let stored = db.talk_preference(player, persona).await?;
     Ok(stored.as_deref().and_then(TalkMode::parse).unwrap_or_default())
 }

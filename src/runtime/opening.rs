@@ -54,7 +54,7 @@ impl Runtime {
     pub async fn open_match(&self, player_id: PlayerId, req: MatchRequest<'_>) -> Result<Opened, RuntimeError> {
         let db = &self.svc.db;
         if req.fen.is_none()
-            && let Some(id) = db.active_match(player_id, req.persona_id).await?
+            && let Some(id) = db.active_match(player_id, &req.persona_id.into()).await?
         {
             let state = self.state(id).await?;
             let outcome = Outcome {

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use crate::ids::PersonaId;
 use crate::memory::MemoryError;
 use crate::personas::card::{self, CardError, Format, ImportOptions};
 use crate::personas::{self, InstallError, Persona};
@@ -52,7 +53,7 @@ impl Services {
 
     /// On PostgreSQL, keeps the persona as the card it became (exported
     /// back, images and all) for the club's other nodes to install.
-    async fn share_card(&self, id: &str) -> Result<(), String> {
+    async fn share_card(&self, id: &PersonaId) -> Result<(), String> {
         let Some(leases) = &self.leases else {
             return Ok(());
         };

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use chrono::Utc;
 
 use crate::familiarity::{self, Familiarity};
-use crate::ids::PlayerId;
+use crate::ids::{PersonaId, PlayerId};
 use crate::personas::{Persona, Roster};
 use crate::rating::{self, ledger};
 use crate::store::{Db, StoreResult};
@@ -46,7 +46,7 @@ impl Records {
         &self,
         player: PlayerId,
         name: &str,
-        persona: &str,
+        persona: &PersonaId,
     ) -> StoreResult<Vec<familiarity::Entry>> {
         familiarity::ledger::update(&self.db, player, name, persona).await
     }

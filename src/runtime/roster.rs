@@ -61,7 +61,7 @@ impl Runtime {
             return Ok(());
         }
         let opts = ImportOptions {
-            id: Some(stored.persona_id.clone()),
+            id: Some(stored.persona_id.to_string()),
             ..ImportOptions::default()
         };
         self.svc.install_card(&stored.card, &opts, true).await?;

@@ -6,7 +6,7 @@ use shakmaty::Color;
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
 use crate::chess::pgn::{self, Comment, PgnHeaders};
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 use crate::store::{MatchNote, MatchStatus, NoteKind};
 use crate::triggers::TalkMode;
 
@@ -32,7 +32,7 @@ pub struct LegalMove {
 pub struct MatchState {
     pub id: MatchId,
     pub player_id: PlayerId,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub user_color: &'static str,
     pub status: MatchStatus,
     pub result: Option<&'static str>,
@@ -75,7 +75,7 @@ pub struct StateParts<'a> {
     pub id: MatchId,
     pub player_id: PlayerId,
     pub player_name: &'a str,
-    pub persona_id: &'a str,
+    pub persona_id: &'a PersonaId,
     pub persona_name: &'a str,
     pub persona_elo: u32,
     pub user_color: Color,
@@ -112,7 +112,7 @@ impl MatchState {
         MatchState {
             id: p.id,
             player_id: p.player_id,
-            persona_id: p.persona_id.to_string(),
+            persona_id: p.persona_id.clone(),
             user_color: color_name(p.user_color),
             status: if end.is_some() {
                 MatchStatus::Finished

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 use crate::memory::ConsolidationRow;
 use crate::store::{LlmCallRow, MatchRow, MatchStatus, MemoryVersion, Player};
 
@@ -33,7 +33,7 @@ impl From<Player> for PlayerView {
 pub struct MatchSummary {
     pub id: MatchId,
     pub player_id: PlayerId,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub user_color: String,
     pub start_fen: String,
     /// `active` or `finished`.

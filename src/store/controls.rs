@@ -4,7 +4,7 @@
 use sqlx::Row;
 
 use super::{Db, StoreResult};
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 
 /// A note on a game: before move `ply` (0-based), of `kind`, saying `text`.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -37,7 +37,7 @@ impl NoteKind {
 impl Db {
     /// The name of the talk mode the player asked of `persona` (None: they
     /// never asked); `runtime::talk_mode` reads it as a `TalkMode`.
-    pub async fn talk_preference(&self, player: PlayerId, persona: &str) -> StoreResult<Option<String>> {
+    pub async fn talk_preference(&self, player: PlayerId, persona: &PersonaId) -> StoreResult<Option<String>> {
         let row = sqlx::query("SELECT mode FROM talk_preferences WHERE player_id = $1 AND persona_id = $2")
             .bind(player.to_string())
             .bind(persona)

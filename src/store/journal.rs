@@ -21,7 +21,7 @@ use super::recall_log::{RecallEntry, recall_statements};
 use super::script::Script;
 use super::{Arg, Backend, Db, StoreError, StoreResult, ts};
 use crate::chess::odds::MoveOdds;
-use crate::ids::MatchId;
+use crate::ids::{MatchId, PersonaId};
 
 /// The domain row an event stands for, written in the same transaction.
 #[derive(Debug, Clone)]
@@ -60,7 +60,7 @@ pub enum DomainWrite {
     /// How much the player wants this persona to talk, from now on.
     Talk {
         player_id: String,
-        persona_id: String,
+        persona_id: PersonaId,
         mode: &'static str,
     },
     /// A takeback granted: the moves after the first `keep` are gone, and

@@ -5,12 +5,12 @@ use sqlx::any::AnyRow;
 
 use super::{Db, StoreError, StoreResult, parse_id, parse_ts, ts};
 use crate::chess::odds::{MoveClass, MoveOdds};
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 
 pub struct NewMatch {
     pub id: MatchId,
     pub player_id: PlayerId,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub user_color: &'static str,
     pub start_fen: String,
     pub emotion: String,
@@ -56,7 +56,7 @@ impl MatchStatus {
 pub struct MatchRow {
     pub id: MatchId,
     pub player_id: PlayerId,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub user_color: String,
     pub start_fen: String,
     pub status: MatchStatus,
@@ -213,7 +213,7 @@ impl Db {
     }
 
     /// The newest unfinished match of a player against a persona.
-    pub async fn active_match(&self, player: PlayerId, persona: &str) -> StoreResult<Option<MatchId>> {
+    pub async fn active_match(&self, player: PlayerId, persona: &PersonaId) -> StoreResult<Option<MatchId>> {
         let row = sqlx::query(
             "SELECT id FROM matches WHERE player_id = $1 AND persona_id = $2 AND status = 'active' \
              ORDER BY created_at DESC LIMIT 1",
@@ -227,7 +227,7 @@ impl Db {
 
     /// Matches of a player against a persona played to a result, newest
     /// first (one left unfinished counts for neither side).
-    pub async fn finished_matches(&self, player: PlayerId, persona: &str, limit: i64) -> StoreResult<Vec<MatchRow>> {
+    pub async fn finished_matches(&self, player: PlayerId, persona: &PersonaId, limit: i64) -> StoreResult<Vec<MatchRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = $1 AND persona_id = $2 AND status = 'finished' \
              AND termination <> 'abandoned' ORDER BY created_at DESC LIMIT $3"

@@ -4,19 +4,20 @@
 use sqlx::Row;
 
 use super::{Db, StoreResult};
+use crate::ids::PersonaId;
 
 /// One import, as the card the persona became.
 #[derive(Debug, Clone)]
 pub struct StoredCard {
     pub seq: i64,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub card: Vec<u8>,
 }
 
 impl Db {
     /// Keeps an import's card; its sequence number orders it after every
     /// earlier one.
-    pub async fn record_card(&self, persona_id: &str, card: &[u8], node_id: Option<&str>) -> StoreResult<i64> {
+    pub async fn record_card(&self, persona_id: &PersonaId, card: &[u8], node_id: Option<&str>) -> StoreResult<i64> {
         let row = sqlx::query(
             "INSERT INTO persona_cards (persona_id, card, node_id, imported_at) VALUES ($1, $2, $3, $4) RETURNING seq",
         )

@@ -10,7 +10,7 @@ use crate::chess::odds::MoveOdds;
 use crate::chess::openings::{self, Opening};
 use crate::chess::{Game, GameEnd, PlayedMove};
 use crate::familiarity::Familiarity;
-use crate::ids::{MatchId, PlayerId};
+use crate::ids::{MatchId, PersonaId, PlayerId};
 use crate::memory::PositionTag;
 use crate::memory::strength::LiveBoard;
 use crate::rating::Progress;
@@ -144,7 +144,7 @@ pub struct GameContext {
     pub match_id: MatchId,
     pub player_id: PlayerId,
     pub player_name: String,
-    pub persona_id: String,
+    pub persona_id: PersonaId,
     pub persona_elo: u32,
     pub user_color: &'static str,
     pub started_at: DateTime<Utc>,
@@ -213,7 +213,7 @@ pub struct ContextParts<'a> {
     pub match_id: MatchId,
     pub player_id: PlayerId,
     pub player_name: &'a str,
-    pub persona_id: &'a str,
+    pub persona_id: &'a PersonaId,
     pub persona_elo: u32,
     pub user_color: Color,
     pub started_at: DateTime<Utc>,
@@ -230,7 +230,7 @@ impl GameContext {
             match_id: parts.match_id,
             player_id: parts.player_id,
             player_name: parts.player_name.to_string(),
-            persona_id: parts.persona_id.to_string(),
+            persona_id: parts.persona_id.clone(),
             persona_elo: parts.persona_elo,
             user_color: if parts.user_color.is_white() { "white" } else { "black" },
             started_at: parts.started_at,
@@ -350,7 +350,7 @@ pub fn test_context(sans: &[&str], odds: &[Option<MoveOdds>]) -> GameContext {
         match_id: MatchId::new(),
         player_id: PlayerId::new(),
         player_name: "Ann",
-        persona_id: "pip",
+        persona_id: &"pip".into(),
         persona_elo: 1200,
         user_color: Color::White,
         started_at: Utc::now(),

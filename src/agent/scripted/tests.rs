@@ -24,7 +24,7 @@ pub(super) fn context(moves: &[&str], history: &MatchHistory) -> (Game, GameCont
         match_id: MatchId(uuid::Uuid::from_u128(7)),
         player_id: PlayerId::new(),
         player_name: "Ann",
-        persona_id: "viktor",
+        persona_id: &"viktor".into(),
         persona_elo: 1800,
         user_color: shakmaty::Color::White,
         started_at: chrono::Utc::now(),

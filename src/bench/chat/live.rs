@@ -53,7 +53,7 @@ async fn play_all(mut config: Config, lines: &[String], data: &Path) -> anyhow::
     config.memory_writes_per_minute = 1_000_000;
     let runtime = Runtime::start(config).await?;
     let (player, _) = runtime.create_player("Sam").await?;
-    let personas: Vec<String> = runtime.personas().iter().map(|p| p.id.clone()).collect();
+    let personas: Vec<String> = runtime.personas().iter().map(|p| p.id.to_string()).collect();
     let mut out = Vec::new();
     for persona in personas {
         let created = runtime.create_match(player.id, MatchRequest::new(&persona)).await?;

@@ -159,7 +159,7 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     let server = club.first();
     let idle_after: Vec<(String, f64)> = personas
         .iter()
-        .map(|p| (p.id.clone(), p.idle.first_after_secs * idle_scale))
+        .map(|p| (p.id.to_string(), p.idle.first_after_secs * idle_scale))
         .collect();
     let mut tally = Tally::default();
     let played = Arc::new(Mutex::new(Vec::new()));
@@ -206,7 +206,7 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     let phases = phases::watch(server, deadline).await;
     let _ = start_tx.send(Some((started, deadline)));
     let flood = flooded.then(|| {
-        let ids = personas.iter().map(|p| p.id.clone()).collect();
+        let ids = personas.iter().map(|p| p.id.to_string()).collect();
         tokio::spawn(flood::flood(server.base.clone(), ids, args.flood, deadline))
     });
     let rss: Vec<_> = club.nodes.iter().map(|node| node.watch_rss(deadline)).collect();

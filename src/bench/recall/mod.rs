@@ -188,7 +188,7 @@ impl Bench {
                 .memory
                 .save(NewMemory {
                     player_id: player,
-                    persona_id: profile.persona.clone(),
+                    persona_id: profile.persona.as_str().into(),
                     memory_type: m.memory_type.parse::<MemoryType>()?,
                     content: m.content.clone(),
                     related_match_id: None,

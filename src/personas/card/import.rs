@@ -78,10 +78,11 @@ pub fn persona(read: ReadCard, opts: &ImportOptions) -> Result<Imported, CardErr
         });
     }
     p.id = match &opts.id {
-        Some(id) => id.clone(),
+        Some(id) => id.as_str().into(),
         None if base.is_some() => p.id,
         None => slug(&name)
-            .ok_or_else(|| CardError::field("data.name", "has no letters or digits to make an id from; give --id"))?,
+            .ok_or_else(|| CardError::field("data.name", "has no letters or digits to make an id from; give --id"))?
+            .into(),
     };
     chess_fields(&mut p, opts, base.is_some(), &mut notes);
     let files = assets::attach(&read, &mut p, base.is_some(), &mut notes)?;

@@ -2,7 +2,7 @@
 //! persona the page lists at once; export any persona as a card.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -14,7 +14,8 @@ use crate::personas::card::{Format, ImportOptions};
 use crate::runtime::Runtime;
 use crate::server::auth::Caller;
 use crate::server::error::ApiError;
-use crate::server::extract::{ApiBytes, ApiQuery};
+use crate::ids::PersonaId;
+use crate::server::extract::{ApiBytes, ApiQuery, IdPath};
 
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -101,7 +102,7 @@ pub struct CardQuery {
 pub async fn export(
     State(runtime): State<Runtime>,
     caller: Caller,
-    Path(id): Path<String>,
+    IdPath(id): IdPath<PersonaId>,
     ApiQuery(q): ApiQuery<CardQuery>,
 ) -> Result<Response, ApiError> {
     admin_only(caller)?;
@@ -111,12 +112,11 @@ pub async fn export(
         .unwrap_or("v3-png")
         .parse()
         .map_err(|e: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid_query", e))?;
-    let shown: String = id.chars().take(64).collect();
     let bytes = runtime
         .export_card(&id, format)
         .await
         .map_err(|e| ApiError::from(crate::runtime::CardImportError::from(e)))?
-        .ok_or_else(|| ApiError::not_found(format!("persona '{shown}'")))?;
+        .ok_or_else(|| ApiError::not_found(format!("persona '{id}'")))?;
     let mime = match format {
         Format::V3Png => "image/png",
         _ => "application/json",

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::ids::PlayerId;
-use crate::ids::{MatchId, MemoryId};
+use crate::ids::{MatchId, MemoryId, PersonaId};
 use crate::memory::MemoryQuery;
 use crate::memory::vector::VectorError;
 use crate::memory::{CreatedBy, Memory, MemoryError, MemoryService, MemoryType, RecallRecord, Recalled};
@@ -79,7 +79,7 @@ pub async fn list(
 ) -> Result<Json<Vec<Memory>>, ApiError> {
     let id = caller.owned_player(&runtime, id).await?;
     let query = MemoryQuery {
-        persona: q.persona,
+        persona: q.persona.map(PersonaId::from),
         memory_type: q.memory_type,
         match_id: q.match_id,
         created_from: q.from,
@@ -125,7 +125,7 @@ pub async fn search(
         ));
     }
     let limit = super::limit(q.limit, 10, 100)?;
-    Ok(Json(memory.search_own(id, q.persona, text, limit).await?))
+    Ok(Json(memory.search_own(id, q.persona.map(PersonaId::from), text, limit).await?))
 }
 
 #[utoipa::path(get, path = "/api/players/{id}/memories/export", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, description = "every memory of the player, as a download", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
@@ -163,7 +163,7 @@ pub async fn import(
     let id = caller.owned_player(&runtime, id).await?;
     // A first token before the file is read; then one for each memory.
     limits.take(Limit::MemoryWrite, &caller_key(&caller))?;
-    let personas: Vec<String> = runtime.personas().iter().map(|p| p.id.clone()).collect();
+    let personas: Vec<PersonaId> = runtime.personas().iter().map(|p| p.id.clone()).collect();
     let source = q.source.unwrap_or_else(|| "upload".into());
     let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, ' ' | '.' | '_' | '-');
     if source.chars().count() > 120 || !source.chars().all(plain) {

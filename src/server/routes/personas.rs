@@ -8,9 +8,11 @@ use serde::Serialize;
 
 use crate::chess::engine::Style;
 use crate::config::Config;
+use crate::ids::PersonaId;
 use crate::personas::Persona;
 use crate::runtime::Runtime;
 use crate::server::error::ApiError;
+use crate::server::extract::IdPath;
 
 /// What a player may know of a persona before playing it.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -37,7 +39,7 @@ pub struct PersonaView {
 impl From<&Persona> for PersonaView {
     fn from(p: &Persona) -> Self {
         PersonaView {
-            id: p.id.clone(),
+            id: p.id.to_string(),
             name: p.name.clone(),
             biography: p.biography.clone(),
             voice: p.voice.clone(),
@@ -72,10 +74,10 @@ pub async fn list(State(runtime): State<Runtime>) -> Json<Vec<PersonaView>> {
 }
 
 #[utoipa::path(get, path = "/api/personas/{id}", tag = "personas", params(("id" = String, Path, description = "persona id", pattern = "^[a-z0-9-]{1,64}$")), responses((status = 200, body = PersonaView), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
-pub async fn get(State(runtime): State<Runtime>, Path(id): Path<String>) -> Result<Json<PersonaView>, ApiError> {
+pub async fn get(State(runtime): State<Runtime>, IdPath(id): IdPath<PersonaId>) -> Result<Json<PersonaView>, ApiError> {
     let persona = runtime
         .persona(&id)
-        .ok_or_else(|| ApiError::not_found(format!("persona '{}'", id.chars().take(64).collect::<String>())))?;
+        .ok_or_else(|| ApiError::not_found(format!("persona '{id}'")))?;
     Ok(Json(PersonaView::from(persona.as_ref())))
 }
 
@@ -86,6 +88,7 @@ pub async fn image(
     Path((id, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
     let missing = || ApiError::not_found("image");
+    let id: PersonaId = id.parse()?;
     let persona = runtime.persona(&id).ok_or_else(missing)?;
     // Only a file the persona names: never a path the client makes up.
     let mut named = persona.avatar.iter().chain(persona.expression_images.values());
