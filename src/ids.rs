@@ -56,9 +56,7 @@ id_type!(MemoryId);
 /// at most 64. Read as a `str` wherever one is wanted (SQL, prompts, paths);
 /// a text becomes one by `parse` (checked: the API's paths) or `From` (a
 /// row or a file already checked when it was written).
-#[derive(
-    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema, sqlx::Type,
-)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema, sqlx::Type)]
 #[serde(transparent)]
 #[sqlx(transparent)]
 pub struct PersonaId(String);
@@ -72,7 +70,8 @@ impl PersonaId {
     pub fn is_valid(s: &str) -> bool {
         !s.is_empty()
             && s.len() <= 64
-            && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && s.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
     }
 }
 

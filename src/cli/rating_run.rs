@@ -115,7 +115,9 @@ async fn real_games(
     let (mut games, mut history) = (Vec::new(), Vec::new());
     for i in 0..args.games {
         let persona = opponent(args, chosen, &history, i);
-        let me = BrainSpec::Persona { id: persona.id.to_string() };
+        let me = BrainSpec::Persona {
+            id: persona.id.to_string(),
+        };
         // Colours alternate: the player is White in even games.
         let (white, black, shops) = match i % 2 {
             0 => (&player, &me, (&shop, &persona_shop)),

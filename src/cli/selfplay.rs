@@ -212,7 +212,9 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
     };
     let mut report = Vec::new();
     for persona in &chosen {
-        let me = BrainSpec::Persona { id: persona.id.to_string() };
+        let me = BrainSpec::Persona {
+            id: persona.id.to_string(),
+        };
         let mut scores = Vec::new();
         let mut per_level = Vec::new();
         let mut think: Vec<std::time::Duration> = Vec::new();

@@ -72,7 +72,12 @@ impl Db {
     /// Replaces the history of a player with a persona by `entries`, in one
     /// transaction. Two nodes doing so at once write the same rows (the
     /// replay is deterministic), so a row already there is overwritten.
-    pub async fn rewrite_familiarity(&self, player: PlayerId, persona: &PersonaId, entries: &[Entry]) -> StoreResult<()> {
+    pub async fn rewrite_familiarity(
+        &self,
+        player: PlayerId,
+        persona: &PersonaId,
+        entries: &[Entry],
+    ) -> StoreResult<()> {
         let mut tx = self.pool().begin().await?;
         sqlx::query("DELETE FROM familiarity_history WHERE player_id = $1 AND persona_id = $2")
             .bind(player.to_string())

@@ -90,7 +90,12 @@ pub struct PositionTag {
 impl Memory {
     /// A memory with every optional field at its default: no owner (lore
     /// until a player is set), no match, importance 0.5, never recalled.
-    pub fn new(persona_id: impl Into<PersonaId>, memory_type: MemoryType, content: &str, created_by: CreatedBy) -> Memory {
+    pub fn new(
+        persona_id: impl Into<PersonaId>,
+        memory_type: MemoryType,
+        content: &str,
+        created_by: CreatedBy,
+    ) -> Memory {
         let now = Utc::now();
         let mut memory = Memory {
             id: MemoryId::new(),

@@ -99,7 +99,11 @@ fn keyword(field: &str, value: String) -> Condition {
 }
 
 fn to_filter(f: &SearchFilter) -> Filter {
-    let mut must: Vec<Condition> = f.persona_id.iter().map(|p| keyword("persona_id", p.to_string())).collect();
+    let mut must: Vec<Condition> = f
+        .persona_id
+        .iter()
+        .map(|p| keyword("persona_id", p.to_string()))
+        .collect();
     let mut owners: Vec<Condition> = f
         .player_id
         .iter()

@@ -65,7 +65,10 @@ pub fn load_dir_entries(dir: &Path) -> Result<Vec<(PathBuf, Persona)>, PersonaEr
     for path in files {
         let persona = load_file(&path)?;
         if !ids.insert(persona.id.clone()) {
-            return Err(PersonaError::Duplicate { path, id: persona.id.to_string() });
+            return Err(PersonaError::Duplicate {
+                path,
+                id: persona.id.to_string(),
+            });
         }
         personas.push((path, persona));
     }

@@ -2,8 +2,8 @@ use super::brain::BrainKind;
 use serde::{Deserialize, Serialize};
 
 use crate::chess::engine::Style;
-use crate::ids::PersonaId;
 use crate::familiarity::{Stage, Thresholds};
+use crate::ids::PersonaId;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -28,7 +28,13 @@ pub struct Pairing {
 }
 
 /// The pairing of a player (`rated_games` played so far) with a persona.
-pub fn pairing(player: Rating, rated_games: usize, persona_id: &PersonaId, persona_name: &str, persona_elo: u32) -> Pairing {
+pub fn pairing(
+    player: Rating,
+    rated_games: usize,
+    persona_id: &PersonaId,
+    persona_name: &str,
+    persona_elo: u32,
+) -> Pairing {
     let expected = expected_score(
         player.rating,
         player.deviation,

@@ -227,7 +227,12 @@ impl Db {
 
     /// Matches of a player against a persona played to a result, newest
     /// first (one left unfinished counts for neither side).
-    pub async fn finished_matches(&self, player: PlayerId, persona: &PersonaId, limit: i64) -> StoreResult<Vec<MatchRow>> {
+    pub async fn finished_matches(
+        &self,
+        player: PlayerId,
+        persona: &PersonaId,
+        limit: i64,
+    ) -> StoreResult<Vec<MatchRow>> {
         let rows = sqlx::query(&format!(
             "SELECT {MATCH_COLUMNS} FROM matches WHERE player_id = $1 AND persona_id = $2 AND status = 'finished' \
              AND termination <> 'abandoned' ORDER BY created_at DESC LIMIT $3"

@@ -108,7 +108,11 @@ pub(super) fn hits(points: Vec<ScoredPoint>) -> Vec<Hit> {
 }
 
 pub(super) fn to_filter(f: &SearchFilter) -> Filter {
-    let mut must: Vec<Condition> = f.persona_id.iter().map(|p| keyword("persona_id", p.to_string())).collect();
+    let mut must: Vec<Condition> = f
+        .persona_id
+        .iter()
+        .map(|p| keyword("persona_id", p.to_string()))
+        .collect();
     let mut owners = Vec::new();
     if let Some(player) = f.player_id {
         owners.push(keyword("player_id", player.to_string()));

@@ -9,12 +9,12 @@ use serde::Deserialize;
 
 use super::admin::admin_only;
 use super::personas::PersonaView;
+use crate::ids::PersonaId;
 use crate::personas::BrainKind;
 use crate::personas::card::{Format, ImportOptions};
 use crate::runtime::Runtime;
 use crate::server::auth::Caller;
 use crate::server::error::ApiError;
-use crate::ids::PersonaId;
 use crate::server::extract::{ApiBytes, ApiQuery, IdPath};
 
 #[derive(Deserialize, utoipa::IntoParams)]

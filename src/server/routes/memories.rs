@@ -125,7 +125,11 @@ pub async fn search(
         ));
     }
     let limit = super::limit(q.limit, 10, 100)?;
-    Ok(Json(memory.search_own(id, q.persona.map(PersonaId::from), text, limit).await?))
+    Ok(Json(
+        memory
+            .search_own(id, q.persona.map(PersonaId::from), text, limit)
+            .await?,
+    ))
 }
 
 #[utoipa::path(get, path = "/api/players/{id}/memories/export", tag = "memories", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "player id")), responses((status = 200, description = "every memory of the player, as a download", body = Object), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody), (status = 503, description = "the memory index is unavailable", body = crate::server::ErrorBody)))]
