@@ -4,6 +4,9 @@
 //! others, beside the nearest-by-meaning baseline. Scored as the recall bench scores a
 //! chat moment: the best three above the threshold, precision@3 and
 //! recall@3. Prints the figures at several thresholds; never asserts.
+//! Then the board model likewise on `corpus/moments/`'s traces: fitted on
+//! one writer's moments, scored on the other's (recall@3 counted among the
+//! candidates recall found, so it is an upper bound of the live figure).
 
 use std::time::Instant;
 
@@ -13,7 +16,8 @@ use serde_json::json;
 use kibitz::config::Config;
 use kibitz::embed::Embedder;
 use kibitz::memory::reading::Readers;
-use kibitz::subconscious::relevance::{Relevance, corpus};
+use kibitz::subconscious::relevance::board::{self, BoardRelevance, TracedMoment};
+use kibitz::subconscious::relevance::{self, Relevance, corpus};
 
 /// Thresholds on the model's probability.
 const THRESHOLDS: [f32; 9] = [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6];
@@ -61,7 +65,65 @@ pub async fn run(config: &Config, json_out: &std::path::Path) -> anyhow::Result<
             report.push(json!({"fit": fit_on, "scored": halves[scored_on].0, "by": "similarity", "threshold": t, "precision_at_3": p, "recall_at_3": r}));
         }
     }
-    super::write_figures(json_out, &json!({ "relevance": report }))
+    let board_report = board()?;
+    super::write_figures(json_out, &json!({ "relevance": report, "board": board_report }))
+}
+
+/// The board model fitted on each traces file and scored on the other.
+fn board() -> anyhow::Result<Vec<serde_json::Value>> {
+    let files = relevance::BOARD_TRACES;
+    let mut report = Vec::new();
+    for (fit_on, scored_on) in [(0, 1), (1, 0)] {
+        let (fit, test) = (
+            relevance::board_traces(&files[fit_on..=fit_on])?,
+            relevance::board_traces(&files[scored_on..=scored_on])?,
+        );
+        if fit.is_empty() || test.is_empty() {
+            println!("board: no traces in {} or {}", files[fit_on].0, files[scored_on].0);
+            continue;
+        }
+        let model = BoardRelevance::fit(&fit);
+        println!(
+            "board model fitted on {}, scored on {}",
+            files[fit_on].0, files[scored_on].0
+        );
+        let mut by_trigger: Vec<(String, Vec<corpus::LinePairs>)> = Vec::new();
+        for m in &test {
+            let kind: &str = m.trigger.into();
+            let pairs = as_pairs(m);
+            match by_trigger.iter_mut().find(|(k, _)| k == kind) {
+                Some((_, v)) => v.push(pairs),
+                None => by_trigger.push((kind.to_string(), vec![pairs])),
+            }
+        }
+        let all: Vec<corpus::LinePairs> = test.iter().map(as_pairs).collect();
+        for t in THRESHOLDS {
+            for ratio in RATIOS {
+                let (p, r) = score(&all, |m, i| model.p_of(&m.features[i]), (t, ratio));
+                println!("{:>32} {p:>6.2} {r:>6.2}", format!("model p >= {t}, >= {ratio} x best"));
+                report.push(json!({"fit": files[fit_on].0, "scored": files[scored_on].0, "threshold": t, "of_best": ratio, "precision_at_3": p, "recall_at_3": r}));
+            }
+        }
+        for (kind, moments) in &by_trigger {
+            let (p, r) = score(moments, |m, i| model.p_of(&m.features[i]), (0.3, 0.5));
+            println!(
+                "{:>32} {p:>6.2} {r:>6.2}  ({} moments)",
+                format!("{kind} at 0.3, 0.5"),
+                moments.len()
+            );
+        }
+    }
+    Ok(report)
+}
+
+/// A traced moment's candidates as features and labels.
+fn as_pairs(m: &TracedMoment) -> corpus::LinePairs {
+    corpus::LinePairs {
+        features: (0..m.candidates.len())
+            .map(|i| board::features(m.trigger, &m.candidates, i))
+            .collect(),
+        relevant: m.relevant.clone(),
+    }
 }
 
 fn model_p(model: &Relevance, line: &corpus::LinePairs, i: usize) -> f32 {

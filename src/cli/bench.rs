@@ -64,6 +64,10 @@ enum BenchWhat {
         only: Option<String>,
         #[arg(long, default_value = "bench/last-recall.json")]
         json: PathBuf,
+        /// Also write each board moment's candidates, labelled, as JSON
+        /// lines: what the board model is fitted on (corpus/moments/traces_*.jsonl).
+        #[arg(long)]
+        trace: Option<PathBuf>,
     },
     /// A language model's cost to the player's wait: the same matches with
     /// the scripted brain and with the model (the tests' llama-server
@@ -138,7 +142,15 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
         BenchWhat::Live(live) => bench::live::run(config, live).await,
         BenchWhat::Trigger { sizes, fires, json } => bench::trigger::run(config, &sizes, fires, &json).await,
         BenchWhat::Erasure { events, json } => bench::erasure::run(events, &json).await,
-        BenchWhat::Recall { set, only, json } => bench::recall::run(config, &set, only.as_deref(), &json).await,
+        BenchWhat::Recall { set, only, json, trace } => {
+            let plan = bench::recall::Plan {
+                set: &set,
+                only: only.as_deref(),
+                out: &json,
+                trace: trace.as_deref(),
+            };
+            bench::recall::run(config, plan).await
+        }
         BenchWhat::Llm {
             url,
             matches,

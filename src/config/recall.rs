@@ -86,5 +86,17 @@ section! {
         /// Whether chat lines recall by the relevance model at all (false:
         /// by the similarity thresholds above, to compare the two).
         pub learned_relevance: bool = true, NONE;
+        /// At the board (every trigger but a chat line), the board model
+        /// (`subconscious/relevance/board.rs`, fitted on `corpus/moments/`'s
+        /// traces) brings a memory whose probability is at least this...
+        /// 0.15 with `board_of_best` 0.5 was best fitted on one traces file
+        /// and scored on the other (`kibitz bench relevance`): precision@3
+        /// 0.61 and 0.63 at recall@3 0.75 and 0.72 among the candidates.
+        pub board_min: f32 = 0.15, NONE;
+        /// ... and at least this share of the likeliest memory's.
+        pub board_of_best: f32 = 0.5, NONE;
+        /// Whether board moments recall by the board model at all (false:
+        /// by the cues and thresholds above, to compare the two).
+        pub learned_board: bool = true, NONE;
     }
 }

@@ -22,6 +22,17 @@ pub fn named_date(text: &str) -> Option<NaiveDate> {
     found.into_iter().max()
 }
 
+/// The latest month the text names with its year ("Feb 2026", "in
+/// October 2025"), as its first day: for ordering what a writer dated
+/// less finely.
+pub fn named_month(text: &str) -> Option<NaiveDate> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || ",.;:()[]|".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).filter_map(|pair| date(pair[1], pair[0], "1")).max()
+}
+
 fn iso(word: &str) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(word, "%Y-%m-%d").ok()
 }
@@ -55,5 +66,15 @@ mod tests {
         );
         assert_eq!(named_date("plays May 12 openings"), None, "no year");
         assert_eq!(named_date("31 Feb 2026"), None, "no such day");
+    }
+
+    #[test]
+    fn a_month_and_year_date_a_memory_to_the_month() {
+        assert_eq!(
+            named_month("Feb 2026. Classical Caro, mated on move 31"),
+            day(2026, 2, 1)
+        );
+        assert_eq!(named_month("in October 2025 and again in March 2026"), day(2026, 3, 1));
+        assert_eq!(named_month("Blitz, autumn 2025"), None);
     }
 }

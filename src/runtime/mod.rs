@@ -117,6 +117,14 @@ impl Runtime {
             && svc.pipeline.subconscious.learned()
     }
 
+    /// From now on every board moment's candidates are kept (for the
+    /// recall bench's `--trace`, which fits the board model on them).
+    pub fn trace_recall(&self) -> Arc<crate::subconscious::RecallTrace> {
+        let trace = self.svc.pipeline.subconscious.trace();
+        trace.start();
+        trace
+    }
+
     pub fn shared(&self) -> Shared {
         Shared {
             db: self.svc.db.clone(),

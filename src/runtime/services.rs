@@ -250,9 +250,22 @@ fn load_listener(
                 if trained {
                     tracing::info!("recall relevance fitted in {:?}", started.elapsed());
                 }
-                let _ = relevance.set(model);
+                let _ = relevance.chat.set(model);
             }
             Err(e) => tracing::warn!("chat recall by similarity thresholds: {e}"),
+        }
+        let started = std::time::Instant::now();
+        match relevance::load_or_fit_board(memory.embedder(), &models_dir).await {
+            Ok((model, fitted)) => {
+                if fitted {
+                    tracing::info!("board recall relevance fitted in {:?}", started.elapsed());
+                }
+                let _ = relevance.board.set(Some(model));
+            }
+            Err(e) => {
+                tracing::warn!("board moments recall by their cues: {e}");
+                let _ = relevance.board.set(None);
+            }
         }
     });
 }

@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 
 use super::board::Phase;
 use super::names;
+use super::relevance::board::{self as moment, subject_of};
 use super::relevance::{Candidate, Line, Relevance};
 use super::situation::Situation;
 use crate::chess::{notation, openings};
@@ -35,6 +36,9 @@ pub struct Evidence<'a> {
     pub words: &'a HashMap<MemoryId, f32>,
     /// The relevance model, for a chat line searched by its own words.
     pub relevance: Option<&'a Relevance>,
+    /// At the board, the board model's probability for each of the
+    /// player's memories found (`board_candidates`).
+    pub board_relevance: Option<&'a HashMap<MemoryId, f32>>,
 }
 
 /// The candidates with evidence, scored and sorted best first, each with
@@ -77,14 +81,20 @@ pub fn rank(
     let told = nearest_told(&found, situation, recall.told_min_similarity);
     // With the model, a chat line brings the player's memories it says the
     // line is about, and a question about what the persona remembers the
-    // memories its cues name; the thresholds serve lore alone.
-    let learned = evidence
-        .relevance
-        .map(|model| learned_relevance(model, &found, situation))
-        .unwrap_or_default();
+    // memories its cues name; the thresholds serve lore alone. At the board
+    // the board model does the same for the moment.
+    let learned = match (evidence.relevance, evidence.board_relevance) {
+        (Some(model), _) => learned_relevance(model, &found, situation),
+        (None, Some(board)) => board.clone(),
+        (None, None) => HashMap::new(),
+    };
     let asks_memory = situation.intent == Some(Intent::AsksMemory);
     let likeliest = learned.values().copied().fold(0.0, f32::max);
-    let relevant = |p: f32| p >= recall.relevance_min && p >= recall.relevance_of_best * likeliest;
+    let (least, of_best) = match evidence.relevance {
+        Some(_) => (recall.relevance_min, recall.relevance_of_best),
+        None => (recall.board_min, recall.board_of_best),
+    };
+    let relevant = |p: f32| p >= least && p >= of_best * likeliest;
     // A line about one of the player's own memories brings theirs, not the
     // persona's stories: lore comes then by its key or a cue the line names.
     let theirs = learned.values().any(|p| relevant(*p));
@@ -134,6 +144,11 @@ pub fn rank(
         r.score = match learned.get(&r.memory.id) {
             Some(p) if asks_memory => situation.tag_score(&r.memory.tags) + p,
             Some(p) => *p,
+            // Beside the board model's probabilities, lore ranks below the
+            // likeliest of the player's own memories (its cues still order it).
+            None if evidence.board_relevance.is_some() && theirs => {
+                likeliest * 0.5 * (situation.tag_score(&r.memory.tags) + r.similarity).min(1.0)
+            }
             None => situation.tag_score(&r.memory.tags) + r.similarity + worded,
         };
         r.why = match situation.best_match(&r.memory.tags) {
@@ -326,18 +341,57 @@ pub fn latest_game_first(ranked: &mut Vec<Recalled>, margin: f32) {
     }
 }
 
-/// The subject a memory's tags say it is about (`memory::subject`), most
-/// specific first.
-fn subject_of(tags: &[String]) -> Option<&'static str> {
-    const SUBJECTS: [&str; 8] = [
-        "record",
-        "past_game",
-        "repertoire",
-        "habit",
-        "mood",
-        "talk",
-        "taste",
-        "personal",
-    ];
-    SUBJECTS.into_iter().find(|s| tags.iter().any(|t| t == s))
+/// Each of the player's memories among `found` as the board model reads
+/// it: its nearness, the cues it answers, whether it was made here, names
+/// this line or this move, its subject and type.
+pub fn board_candidates(
+    found: &[Recalled],
+    situation: &Situation,
+    board: &LiveBoard,
+    recall: &RecallConfig,
+) -> Vec<(MemoryId, moment::Candidate)> {
+    let moves = situation.moves();
+    let latest = latest_game(found);
+    found
+        .iter()
+        .filter(|r| r.memory.player_id.is_some())
+        .map(|r| {
+            let tags = &r.memory.tags;
+            let weighed = moment::Candidate {
+                similarity: r.similarity,
+                subject: subject_of(tags).map(str::to_string),
+                memory_type: r.memory.memory_type,
+                cue_score: situation.tag_score(tags),
+                best_cue: situation
+                    .cues
+                    .iter()
+                    .filter(|c| tags.contains(&c.tag))
+                    .map(|c| c.weight)
+                    .fold(0.0, f32::max),
+                placed: strength::board_match(&r.memory, board, recall).is_some(),
+                lined: on_its_line(r, situation, board),
+                named: moves.iter().any(|san| notation::mentions_move(&r.memory.content, san)),
+                other_colour: of_the_other_colour(tags, situation, recall),
+                latest_game: latest == Some(r.memory.id),
+            };
+            (r.memory.id, weighed)
+        })
+        .collect()
+}
+
+/// Of the player's past games among `found`, the one whose words name the
+/// latest day, or month ("how our last game went" is the last one).
+fn latest_game(found: &[Recalled]) -> Option<MemoryId> {
+    found
+        .iter()
+        .filter(|r| r.memory.player_id.is_some() && subject_of(&r.memory.tags) == Some("past_game"))
+        .filter_map(|r| {
+            let text = &r.memory.content;
+            Some((
+                dated::named_date(text).or_else(|| dated::named_month(text))?,
+                r.memory.id,
+            ))
+        })
+        .max()
+        .map(|(_, id)| id)
 }

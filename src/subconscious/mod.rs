@@ -17,9 +17,11 @@ mod names;
 pub mod plans;
 pub mod relevance;
 pub mod situation;
+mod trace;
 
 pub use fuse::BY_KEY;
 pub use situation::{Cue, Situation};
+pub use trace::{RecallTrace, Traced};
 
 use crate::config::{RecallConfig, RoleConfig};
 use crate::embed::QueryLimits;
@@ -68,6 +70,7 @@ pub struct Subconscious {
     memory: MemoryService,
     config: RecallConfig,
     relevance: relevance::SharedRelevance,
+    trace: std::sync::Arc<RecallTrace>,
 }
 
 impl Subconscious {
@@ -76,13 +79,26 @@ impl Subconscious {
             memory,
             config,
             relevance,
+            trace: Default::default(),
         }
     }
 
-    /// Whether chat lines recall by the relevance model yet (it loads, or
-    /// is fitted, in the background at start).
+    /// Whether chat lines recall by their model yet, and the board model is
+    /// loaded or known missing (each loads, or is fitted, in the background
+    /// at start).
     pub fn learned(&self) -> bool {
-        self.relevance.get().is_some()
+        self.relevance.chat.get().is_some() && self.relevance.board.get().is_some()
+    }
+
+    /// The board model, when there is one and it is on.
+    fn board_model(&self) -> Option<&relevance::board::BoardRelevance> {
+        let model = self.relevance.board.get()?.as_ref()?;
+        self.config.learned_board.then_some(model)
+    }
+
+    /// Where the board moments' candidates are kept once `start`ed.
+    pub fn trace(&self) -> std::sync::Arc<RecallTrace> {
+        self.trace.clone()
     }
 
     /// With a language model, its choice (falling back to the heuristic if
@@ -177,13 +193,23 @@ impl Subconscious {
         // could afford) is read by the relevance model, which weighs each
         // of the player's nearest memories against the others: all of them
         // come, however far.
-        let learned = match (&situation.chat, self.relevance.get()) {
+        let learned = match (&situation.chat, self.relevance.chat.get()) {
             (Some(text), Some(model)) if self.config.learned_relevance && queries[0] == *text => Some(model),
             _ => None,
         };
-        let floor = match learned {
-            Some(_) => f32::MIN,
-            None => self.meaning_floor(&situation),
+        // At the board the board model reads every one of the player's
+        // nearest memories likewise (and so does a trace, so that what it is
+        // fitted on is what it reads).
+        // (Not yet the greeting or the end, whose one memory of each subject
+        // the cues and the record choose better than the model on the
+        // development halves: the record, the last game, today's openings.)
+        let at_board = situation.chat.is_none();
+        let in_game = at_board && !matches!(trigger.kind, TriggerKind::BeforeMatch | TriggerKind::AfterMatch);
+        let board_model = self.board_model().filter(|_| in_game);
+        let weighing = at_board && (board_model.is_some() || self.trace.is_on());
+        let floor = match learned.is_some() || weighing {
+            true => f32::MIN,
+            false => self.meaning_floor(&situation),
         };
         let board = ctx.live_board();
         let wide = self.config.candidates.max(self.config.limit);
@@ -266,11 +292,19 @@ impl Subconscious {
         if let (Some(text), Some(_)) = (&situation.chat, learned) {
             self.memory.measure_similarity(text, &mut found).await?;
         }
+        let board_p = match weighing {
+            true => {
+                self.weigh_at_board(&queries[0], &mut found, (trigger, ctx), (&situation, &board))
+                    .await?
+            }
+            false => None,
+        };
         let evidence = fuse::Evidence {
             situation: &situation,
             board: &board,
             words: &words,
             relevance: learned,
+            board_relevance: board_p.as_ref(),
         };
         let mut chosen = fuse::rank(found, &evidence, now, &self.config, self.memory.config());
         // The persona's lore is told once in a while, not again for each new
@@ -312,6 +346,38 @@ impl Subconscious {
 }
 
 impl Subconscious {
+    /// The board model's probability for each of the player's memories
+    /// found at a moment at the board (None without the model), and the
+    /// candidates kept in the trace if one is on. Memories found by the
+    /// move's words alone get their real nearness to the moment first.
+    async fn weigh_at_board(
+        &self,
+        query: &str,
+        found: &mut [Recalled],
+        (trigger, ctx): (&Trigger, &GameContext),
+        (situation, board): (&Situation, &crate::memory::strength::LiveBoard),
+    ) -> Result<Option<HashMap<MemoryId, f32>>, MemoryError> {
+        self.memory.measure_similarity(query, found).await?;
+        let weighed = fuse::board_candidates(found, situation, board, &self.config);
+        let in_game = !matches!(trigger.kind, TriggerKind::BeforeMatch | TriggerKind::AfterMatch);
+        let model = self.board_model().filter(|_| in_game);
+        let p = model.map(|model| {
+            let candidates: Vec<relevance::board::Candidate> = weighed.iter().map(|(_, c)| c.clone()).collect();
+            let at = |i| relevance::board::features(trigger.kind, &candidates, i);
+            weighed
+                .iter()
+                .enumerate()
+                .map(|(i, (id, _))| (*id, model.p_of(&at(i))))
+                .collect()
+        });
+        self.trace.keep(Traced {
+            match_id: ctx.match_id,
+            trigger: trigger.kind,
+            candidates: weighed,
+        });
+        Ok(p)
+    }
+
     /// When a chat line's own words may run the model (`recall.chat_query_*`).
     pub fn query_limits(&self) -> QueryLimits {
         QueryLimits {

@@ -9,8 +9,9 @@
 //! are printed and written as JSON, never asserted.
 
 mod set;
+mod trace;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -19,22 +20,33 @@ use serde_json::{Value, json};
 use kibitz::chess::Game;
 use kibitz::chess::openings;
 use kibitz::config::Config;
-use kibitz::ids::{MemoryId, PlayerId};
+use kibitz::ids::{MatchId, MemoryId, PlayerId};
 use kibitz::memory::{CreatedBy, MemoryType, NewMemory, PositionTag};
 use kibitz::runtime::Runtime;
+use kibitz::subconscious::RecallTrace;
+use kibitz::subconscious::relevance::board::TracedMoment;
 
 use set::{CaseScore, Ledger, Moment, MomentSet, PastMatch, PastResult, Profile, Step};
 
 /// Idle delays run at this share of the personas' own (30-60 s: 1.5-3 s).
 const IDLE_SCALE: f64 = 0.05;
 
-pub async fn run(config: &Config, set: &Path, only: Option<&str>, out: &Path) -> anyhow::Result<()> {
-    let set = MomentSet::load(set)?;
+/// What to play and where the figures (and, with `trace`, the board
+/// moments' candidates) go.
+pub struct Plan<'a> {
+    pub set: &'a Path,
+    pub only: Option<&'a str>,
+    pub out: &'a Path,
+    pub trace: Option<&'a Path>,
+}
+
+pub async fn run(config: &Config, plan: Plan<'_>) -> anyhow::Result<()> {
+    let set = MomentSet::load(plan.set)?;
     let data = tempfile::tempdir()?;
     let (config, only, out, dir) = (
         config.clone(),
-        only.map(str::to_string),
-        out.to_path_buf(),
+        plan.only.map(str::to_string),
+        (plan.out.to_path_buf(), plan.trace.map(Path::to_path_buf)),
         data.path().to_path_buf(),
     );
     // The server runs on a runtime of its own, dropped (and with it every
@@ -49,8 +61,14 @@ pub async fn run(config: &Config, set: &Path, only: Option<&str>, out: &Path) ->
     .await?
 }
 
-async fn play_all(config: &Config, set: &MomentSet, only: Option<&str>, out: &Path, data: &Path) -> anyhow::Result<()> {
-    let bench = Bench::start(config, data).await?;
+async fn play_all(
+    config: &Config,
+    set: &MomentSet,
+    only: Option<&str>,
+    (out, trace): &(PathBuf, Option<PathBuf>),
+    data: &Path,
+) -> anyhow::Result<()> {
+    let bench = Bench::start(config, data, trace.is_some()).await?;
     let cases: Vec<&Moment> = set
         .cases
         .iter()
@@ -58,13 +76,14 @@ async fn play_all(config: &Config, set: &MomentSet, only: Option<&str>, out: &Pa
         .collect();
     anyhow::ensure!(!cases.is_empty(), "no case matches");
     let started = Instant::now();
-    let mut scores = Vec::new();
+    let (mut scores, mut traced) = (Vec::new(), Vec::new());
     for (i, case) in cases.iter().enumerate() {
         let profile = &set.profiles[&case.profile];
-        let score = bench
+        let (score, weighed) = bench
             .play(i, case, profile)
             .await
             .with_context(|| format!("case {}", case.id))?;
+        traced.extend(weighed);
         eprintln!(
             "recall {}/{} {:<34} {:<17} got [{}] wanted [{}]",
             i + 1,
@@ -77,6 +96,9 @@ async fn play_all(config: &Config, set: &MomentSet, only: Option<&str>, out: &Pa
         scores.push(score);
     }
     bench.runtime.shutdown().await;
+    if let Some(path) = trace {
+        trace::write(path, &traced)?;
+    }
     let (overall, per_kind) = set::report(&scores);
     println!(
         "recall: {} moments in {:.0} s",
@@ -109,10 +131,12 @@ struct Bench {
     base: String,
     http: reqwest::Client,
     ledger: std::sync::Mutex<Ledger>,
+    /// The board moments' candidates, kept with `--trace`.
+    trace: Option<std::sync::Arc<RecallTrace>>,
 }
 
 impl Bench {
-    async fn start(config: &Config, data: &Path) -> anyhow::Result<Bench> {
+    async fn start(config: &Config, data: &Path, trace: bool) -> anyhow::Result<Bench> {
         let mut config = config.clone();
         config.data_dir = data.to_path_buf();
         config.database_url = format!("sqlite://{}", data.join("kibitz.db").display());
@@ -134,15 +158,22 @@ impl Bench {
                 .extend(runtime.shared().db.lore(&persona.id).await?.iter().map(|m| m.id));
         }
         Ok(Bench {
-            runtime,
             base,
             http: reqwest::Client::new(),
             ledger: std::sync::Mutex::new(ledger),
+            trace: trace.then(|| runtime.trace_recall()),
+            runtime,
         })
     }
 
-    /// One moment with a fresh player: history, memories, the moment, its score.
-    async fn play(&self, tag: usize, case: &Moment, profile: &Profile) -> anyhow::Result<CaseScore> {
+    /// One moment with a fresh player: history, memories, the moment, its
+    /// score (and its candidates, traced).
+    async fn play(
+        &self,
+        tag: usize,
+        case: &Moment,
+        profile: &Profile,
+    ) -> anyhow::Result<(CaseScore, Option<TracedMoment>)> {
         let (player, token) = self.new_player(&profile.name).await?;
         let client = Client {
             bench: self,
@@ -161,10 +192,16 @@ impl Bench {
             client.step(&match_id, step).await?;
         }
         let recalled = client.recalled_at(&match_id, &case.trigger).await?;
+        let id: MatchId = match_id.parse()?;
+        let weighed = self.trace.as_ref().map(|t| t.take(id)).unwrap_or_default();
         client.end_match(&match_id).await?;
+        if let Some(t) = &self.trace {
+            t.take(id);
+        }
         let ledger = self.ledger.lock().expect("ledger lock");
         let owners: Vec<_> = recalled.into_iter().map(|id| ledger.owner(id, tag)).collect();
-        Ok(set::score(case, &owners))
+        let traced = trace::labelled(case, weighed, &ledger, tag);
+        Ok((set::score(case, &owners), traced))
     }
 
     async fn new_player(&self, name: &str) -> anyhow::Result<(PlayerId, String)> {
@@ -297,9 +334,16 @@ impl Client<'_> {
             self.wait_for_turn(&id).await?;
         }
         for san in moves.split_whitespace() {
-            self.step(&id, &Step::Move(san.into()))
-                .await
-                .with_context(|| format!("playing {san} of {moves}"))?;
+            match self.step(&id, &Step::Move(san.into())).await {
+                Ok(()) => {}
+                // The persona answered otherwise than the set's writer
+                // foresaw: the game's opening is what was played till then.
+                Err(e) if e.to_string().contains("illegal_move") => {
+                    eprintln!("recall: {san} of {moves} no longer legal; that game ends there");
+                    break;
+                }
+                Err(e) => return Err(e.context(format!("playing {san} of {moves}"))),
+            }
             self.wait_for_turn(&id).await?;
         }
         self.step(&id, &Step::Resign).await

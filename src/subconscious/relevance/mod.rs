@@ -9,6 +9,7 @@
 //! Kept beside the embedding model under a key of that model, the corpus,
 //! the features and the readers they read, like the listener.
 
+pub mod board;
 pub mod corpus;
 mod features;
 
@@ -32,8 +33,16 @@ const HEADS: Heads = Heads { classes: 1, flags: 1 };
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relevance(Linear);
 
-/// Loaded in the background at start; recall keeps its thresholds until then.
-pub type SharedRelevance = Arc<OnceLock<Relevance>>;
+/// The fitted models, loaded in the background at start; recall keeps its
+/// cues and thresholds until each is there.
+#[derive(Debug, Clone, Default)]
+pub struct SharedRelevance {
+    /// What a chat line is about.
+    pub chat: Arc<OnceLock<Relevance>>,
+    /// What a moment at the board brings to mind: None once it could not
+    /// be loaded or fitted (no traces), so nobody waits for it.
+    pub board: Arc<OnceLock<Option<board::BoardRelevance>>>,
+}
 
 impl Relevance {
     /// How likely `found[i]` is what `line` is about.
@@ -87,6 +96,45 @@ pub async fn load_or_train(
     let cache = cache_path(models_dir);
     let (model, fitted) = learn::load_or_fit("recall relevance", &cache, key, HEADS, examples).await?;
     Ok((Relevance(model), fitted))
+}
+
+/// The board model's training: board moments of `corpus/moments/` played
+/// through the product with their candidates traced (`kibitz bench recall
+/// --set corpus/moments/moments_a.json --trace corpus/moments/traces_a.jsonl`;
+/// again whenever what recall weighs changes: the cues, the readers' tags,
+/// the embedding model).
+pub const BOARD_TRACES: [(&str, &str); 2] = [
+    (
+        "corpus/moments/traces_a.jsonl",
+        include_str!("../../../corpus/moments/traces_a.jsonl"),
+    ),
+    (
+        "corpus/moments/traces_b.jsonl",
+        include_str!("../../../corpus/moments/traces_b.jsonl"),
+    ),
+];
+
+/// The traced moments of `files` (name, text).
+pub fn board_traces(files: &[(&str, &str)]) -> Result<Vec<board::TracedMoment>, LearnError> {
+    learn::read_lines(files, |m: board::TracedMoment| {
+        match m.relevant.len() == m.candidates.len() {
+            true => Ok(m),
+            false => Err("a label for each candidate".to_string()),
+        }
+    })
+}
+
+/// The board model: saved beside the embedding model under a key of the
+/// traces and the features, or fitted on the shipped traces now.
+pub async fn load_or_fit_board(
+    embedder: &Embedder,
+    models_dir: &Path,
+) -> Result<(board::BoardRelevance, bool), LearnError> {
+    let mut described = vec![board::VERSION.to_string()];
+    described.extend(BOARD_TRACES.iter().map(|(_, text)| text.to_string()));
+    let key = learn::key_of(&embedder.model_digest().await?, described);
+    let moments = board_traces(&BOARD_TRACES)?;
+    board::BoardRelevance::load_or_fit(&models_dir.join("board.model"), key, moments).await
 }
 
 /// Each pair as a labelled example and its features.

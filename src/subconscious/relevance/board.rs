@@ -1,0 +1,231 @@
+//! Whether one of the player's memories is what a moment at the board (a
+//! greeting, a move, the persona's reply, a long think, the end) brings to
+//! mind: a logistic model over how the two meet, as recall sees them: how
+//! near the memory's meaning is to the moment's cues and how that stands
+//! among the player's other memories, the cues its concepts answer, whether
+//! it was made at this position, names this line or this very move, its
+//! subject and type, and the kind of moment (a record matters at a
+//! greeting, a habit at the board). Fitted on board moments played through
+//! the product itself (`kibitz bench recall --trace`, `corpus/moments/`),
+//! so the features it learns from are the ones it reads live.
+
+use crate::learn::{self, Heads, Labelled, Linear};
+use crate::memory::MemoryType;
+use crate::triggers::TriggerKind;
+
+/// Bumped whenever `features` changes meaning: traces of another version
+/// are not read.
+pub const VERSION: &str = "board-2";
+
+/// The subjects a memory's tags may name (`memory::subject`), most
+/// specific first.
+pub const SUBJECTS: [&str; 8] = [
+    "record",
+    "past_game",
+    "repertoire",
+    "habit",
+    "mood",
+    "talk",
+    "taste",
+    "personal",
+];
+
+/// The subject a memory's tags say it is about, most specific first.
+pub fn subject_of(tags: &[String]) -> Option<&'static str> {
+    SUBJECTS.into_iter().find(|s| tags.iter().any(|t| t == s))
+}
+
+const TRIGGERS: [TriggerKind; 6] = [
+    TriggerKind::BeforeMatch,
+    TriggerKind::OnUserMove,
+    TriggerKind::BeforeAgentMove,
+    TriggerKind::IdleWait,
+    TriggerKind::OnUserInput,
+    TriggerKind::AfterMatch,
+];
+
+/// How many numbers `features` gives.
+pub const COUNT: usize =
+    15 + MemoryType::ALL.len() + (SUBJECTS.len() + 1) + TRIGGERS.len() + TRIGGERS.len() * (SUBJECTS.len() + 1);
+
+/// One of the player's memories found for the moment, as recall weighed
+/// it (kept as such in a trace, so the features can change without
+/// playing the moments again).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Candidate {
+    /// Its best cosine with the moment's queries.
+    pub similarity: f32,
+    /// What its tags say it is about (`subject_of`).
+    pub subject: Option<String>,
+    pub memory_type: MemoryType,
+    /// `Situation::tag_score`: the moment's cues its concepts answer, weighted.
+    pub cue_score: f32,
+    /// The strongest of those cues (0: none).
+    pub best_cue: f32,
+    /// Made at this very position, or in this opening.
+    pub placed: bool,
+    /// The game stands on the line of moves it gives.
+    pub lined: bool,
+    /// It names the move just played or about to be.
+    pub named: bool,
+    /// About the player's other colour only.
+    pub other_colour: bool,
+    /// The past game (of those found) whose words name the latest day.
+    #[serde(default)]
+    pub latest_game: bool,
+}
+
+/// The features of `found[i]` at a moment of kind `trigger`, among all of `found`.
+pub fn features(trigger: TriggerKind, found: &[Candidate], i: usize) -> Vec<f32> {
+    let me = &found[i];
+    let s = me.similarity;
+    let others = found.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| c);
+    let best_other = others.clone().map(|c| c.similarity).fold(f32::NEG_INFINITY, f32::max);
+    let best_other = if best_other.is_finite() { best_other } else { 0.0 };
+    let rank = others.clone().filter(|c| c.similarity > s).count();
+    let mean = found.iter().map(|c| c.similarity).sum::<f32>() / found.len().max(1) as f32;
+    let best_cue_other = others.map(|c| c.cue_score).fold(0.0, f32::max);
+    let flag = |b: bool| f32::from(u8::from(b));
+    let mut f = vec![
+        1.0,
+        s,
+        s - best_other,
+        s - mean,
+        flag(rank == 0),
+        flag(rank <= 2),
+        me.cue_score,
+        me.best_cue,
+        me.cue_score - best_cue_other,
+        flag(me.placed),
+        flag(me.lined),
+        flag(me.named),
+        flag(me.other_colour),
+        (found.len() as f32).ln(),
+        flag(me.latest_game),
+    ];
+    f.extend(MemoryType::ALL.iter().map(|t| flag(*t == me.memory_type)));
+    let subject = me.subject.as_deref();
+    let subject_slot = subject
+        .and_then(|s| SUBJECTS.iter().position(|x| *x == s))
+        .unwrap_or(SUBJECTS.len());
+    let one_hot = |n: usize, at: usize| (0..n).map(move |k| flag(k == at));
+    f.extend(one_hot(SUBJECTS.len() + 1, subject_slot));
+    let trigger_slot = TRIGGERS.iter().position(|t| *t == trigger).unwrap_or(0);
+    f.extend(one_hot(TRIGGERS.len(), trigger_slot));
+    // What a subject is worth depends on the moment: the record at a
+    // greeting, a habit at the board, a feeling at the end.
+    let cells = TRIGGERS.len() * (SUBJECTS.len() + 1);
+    f.extend(one_hot(cells, trigger_slot * (SUBJECTS.len() + 1) + subject_slot));
+    debug_assert_eq!(f.len(), COUNT);
+    f
+}
+
+/// One traced moment: its candidates and which of them were wanted.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct TracedMoment {
+    /// The case of the moments file it was played from.
+    pub case: String,
+    pub trigger: TriggerKind,
+    pub candidates: Vec<Candidate>,
+    pub relevant: Vec<bool>,
+}
+
+/// One flag: the memory is what the moment brings to mind.
+const HEADS: Heads = Heads { classes: 1, flags: 1 };
+
+/// The fitted model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardRelevance(Linear);
+
+impl BoardRelevance {
+    /// How likely the candidate with these features is what the moment brings to mind.
+    pub fn p_of(&self, features: &[f32]) -> f32 {
+        self.0.read("", features).flags[0]
+    }
+
+    pub fn version(&self) -> String {
+        self.0.version()
+    }
+
+    /// Fitted on traced moments.
+    pub fn fit(moments: &[TracedMoment]) -> BoardRelevance {
+        let (labelled, features) = labelled(moments);
+        BoardRelevance(learn::train(&labelled, &features, HEADS))
+    }
+
+    /// The saved weights if they carry `key`, else fitted on `moments` and saved.
+    pub async fn load_or_fit(
+        cache: &std::path::Path,
+        key: [u8; 32],
+        moments: Vec<TracedMoment>,
+    ) -> Result<(BoardRelevance, bool), learn::LearnError> {
+        let examples = async move { Ok::<_, learn::LearnError>(labelled(&moments)) };
+        let (model, fitted) = learn::load_or_fit("board relevance", cache, key, HEADS, examples).await?;
+        Ok((BoardRelevance(model), fitted))
+    }
+}
+
+/// Each candidate of each moment as a labelled example and its features.
+fn labelled(moments: &[TracedMoment]) -> (Vec<Labelled>, Vec<Vec<f32>>) {
+    let mut labelled = Vec::new();
+    let mut rows = Vec::new();
+    for m in moments {
+        for (i, relevant) in m.relevant.iter().enumerate().take(m.candidates.len()) {
+            labelled.push(Labelled {
+                text: String::new(),
+                class: 0,
+                flags: vec![*relevant],
+            });
+            rows.push(features(m.trigger, &m.candidates, i));
+        }
+    }
+    (labelled, rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(similarity: f32, subject: &str, cue_score: f32) -> Candidate {
+        Candidate {
+            similarity,
+            subject: Some(subject.to_string()),
+            memory_type: MemoryType::Pattern,
+            cue_score,
+            best_cue: cue_score,
+            placed: false,
+            lined: false,
+            named: false,
+            other_colour: false,
+            latest_game: false,
+        }
+    }
+
+    #[test]
+    fn it_learns_that_the_memory_answering_the_moment_s_cue_is_meant_not_the_nearer_one() {
+        let moments: Vec<TracedMoment> = (0..60)
+            .map(|n| {
+                let wobble = (n % 5) as f32 * 0.02;
+                TracedMoment {
+                    case: format!("c{n}"),
+                    trigger: TriggerKind::OnUserMove,
+                    candidates: vec![
+                        candidate(0.30 + wobble, "habit", 1.0),
+                        candidate(0.40 - wobble, "record", 0.0),
+                    ],
+                    relevant: vec![true, false],
+                }
+            })
+            .collect();
+        let model = BoardRelevance::fit(&moments);
+        assert_eq!(model, BoardRelevance::fit(&moments), "same moments, same weights");
+        let found = [candidate(0.25, "habit", 0.8), candidate(0.45, "record", 0.0)];
+        let features_of = |i| features(TriggerKind::OnUserMove, &found, i);
+        assert_eq!(features_of(0).len(), COUNT);
+        let (cued, near) = (model.p_of(&features_of(0)), model.p_of(&features_of(1)));
+        assert!(
+            cued > 0.5 && near < 0.5,
+            "the cue answered, not the nearer meaning: {cued} {near}"
+        );
+    }
+}
