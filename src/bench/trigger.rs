@@ -121,7 +121,7 @@ async fn bench_size(config: &Config, size: usize, fires: usize) -> anyhow::Resul
     let pipeline = Pipeline {
         db: db.clone(),
         memory: memory.clone(),
-        subconscious: Subconscious::new(memory.clone(), config.recall.clone(), Default::default()),
+        subconscious: Subconscious::new(memory.clone(), config.recall.clone(), board_model()?),
         listener: Default::default(),
         brain: Arc::new(ScriptedBrain),
         sampling: config.llm.main,
@@ -292,4 +292,14 @@ async fn fire_many(
         }
     }
     Ok(t)
+}
+
+/// The board model the server would load, fitted on the shipped traces, so
+/// the triggers at the board weigh their candidates as they do live.
+fn board_model() -> anyhow::Result<kibitz::subconscious::relevance::SharedRelevance> {
+    use kibitz::subconscious::relevance::{self, board::BoardRelevance};
+    let shared = relevance::SharedRelevance::default();
+    let traces = relevance::board_traces(&relevance::BOARD_TRACES)?;
+    let _ = shared.board.set(Some(BoardRelevance::fit(&traces)));
+    Ok(shared)
 }

@@ -9,6 +9,7 @@
 //! the product itself (`kibitz bench recall --trace`, `corpus/moments/`),
 //! so the features it learns from are the ones it reads live.
 
+use super::features::{Standing, standing};
 use crate::learn::{self, Heads, Labelled, Linear};
 use crate::memory::MemoryType;
 use crate::triggers::TriggerKind;
@@ -80,10 +81,8 @@ pub fn features(trigger: TriggerKind, found: &[Candidate], i: usize) -> Vec<f32>
     let me = &found[i];
     let s = me.similarity;
     let others = found.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| c);
-    let best_other = others.clone().map(|c| c.similarity).fold(f32::NEG_INFINITY, f32::max);
-    let best_other = if best_other.is_finite() { best_other } else { 0.0 };
-    let rank = others.clone().filter(|c| c.similarity > s).count();
-    let mean = found.iter().map(|c| c.similarity).sum::<f32>() / found.len().max(1) as f32;
+    let similarities: Vec<f32> = found.iter().map(|c| c.similarity).collect();
+    let Standing { best_other, rank, mean } = standing(&similarities, i);
     let best_cue_other = others.map(|c| c.cue_score).fold(0.0, f32::max);
     let flag = |b: bool| f32::from(u8::from(b));
     let mut f = vec![

@@ -37,10 +37,7 @@ pub fn features(line: &Line<'_>, found: &[Candidate<'_>], i: usize) -> Vec<f32> 
     let me = &found[i];
     let s = me.similarity;
     let others = found.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| c);
-    let best_other = others.clone().map(|c| c.similarity).fold(f32::NEG_INFINITY, f32::max);
-    let best_other = if best_other.is_finite() { best_other } else { 0.0 };
-    let rank = others.clone().filter(|c| c.similarity > s).count();
-    let mean = found.iter().map(|c| c.similarity).sum::<f32>() / found.len().max(1) as f32;
+    let Standing { best_other, rank, mean } = standing(&found.iter().map(|c| c.similarity).collect::<Vec<_>>(), i);
     let about_me = line
         .about
         .iter()
@@ -86,6 +83,29 @@ pub fn features(line: &Line<'_>, found: &[Candidate<'_>], i: usize) -> Vec<f32> 
     f.extend(Intent::ALL.iter().map(|i| flag(line.intents.contains(i))));
     debug_assert_eq!(f.len(), COUNT);
     f
+}
+
+/// How one similarity stands among its fellows': the best of the others
+/// (0 if none), how many others are nearer, and the mean of all.
+pub struct Standing {
+    pub best_other: f32,
+    pub rank: usize,
+    pub mean: f32,
+}
+
+pub fn standing(similarities: &[f32], i: usize) -> Standing {
+    let s = similarities[i];
+    let others = similarities
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|(_, x)| *x);
+    let best_other = others.clone().fold(f32::NEG_INFINITY, f32::max);
+    Standing {
+        best_other: if best_other.is_finite() { best_other } else { 0.0 },
+        rank: others.filter(|x| *x > s).count(),
+        mean: similarities.iter().sum::<f32>() / similarities.len().max(1) as f32,
+    }
 }
 
 #[cfg(test)]
