@@ -152,13 +152,14 @@ impl BoardRelevance {
         BoardRelevance(learn::train(&labelled, &features, HEADS))
     }
 
-    /// The saved weights if they carry `key`, else fitted on `moments` and saved.
+    /// The saved weights if they carry `key`, else fitted on the moments
+    /// `read` gives (read only then: a server starts without parsing them).
     pub async fn load_or_fit(
         cache: &std::path::Path,
         key: [u8; 32],
-        moments: Vec<TracedMoment>,
+        read: impl FnOnce() -> Result<Vec<TracedMoment>, learn::LearnError>,
     ) -> Result<(BoardRelevance, bool), learn::LearnError> {
-        let examples = async move { Ok::<_, learn::LearnError>(labelled(&moments)) };
+        let examples = async move { Ok(labelled(&read()?)) };
         let (model, fitted) = learn::load_or_fit("board relevance", cache, key, HEADS, examples).await?;
         Ok((BoardRelevance(model), fitted))
     }

@@ -133,8 +133,8 @@ pub async fn load_or_fit_board(
     let mut described = vec![board::VERSION.to_string()];
     described.extend(BOARD_TRACES.iter().map(|(_, text)| text.to_string()));
     let key = learn::key_of(&embedder.model_digest().await?, described);
-    let moments = board_traces(&BOARD_TRACES)?;
-    board::BoardRelevance::load_or_fit(&models_dir.join("board.model"), key, moments).await
+    let read = || board_traces(&BOARD_TRACES);
+    board::BoardRelevance::load_or_fit(&models_dir.join("board.model"), key, read).await
 }
 
 /// Each pair as a labelled example and its features.
