@@ -294,8 +294,8 @@ impl Subconscious {
         }
         let board_p = match weighing {
             true => {
-                self.weigh_at_board(&queries[0], &mut found, (trigger, ctx), (&situation, &board))
-                    .await?
+                let at = (trigger, ctx, &situation, &board);
+                self.weigh_at_board(&queries[0], &mut found, at, board_model).await?
             }
             false => None,
         };
@@ -347,20 +347,18 @@ impl Subconscious {
 
 impl Subconscious {
     /// The board model's probability for each of the player's memories
-    /// found at a moment at the board (None without the model), and the
+    /// found at a moment at the board (None without `model`), and the
     /// candidates kept in the trace if one is on. Memories found by the
     /// move's words alone get their real nearness to the moment first.
     async fn weigh_at_board(
         &self,
         query: &str,
         found: &mut [Recalled],
-        (trigger, ctx): (&Trigger, &GameContext),
-        (situation, board): (&Situation, &crate::memory::strength::LiveBoard),
+        (trigger, ctx, situation, board): (&Trigger, &GameContext, &Situation, &crate::memory::strength::LiveBoard),
+        model: Option<&relevance::board::BoardRelevance>,
     ) -> Result<Option<HashMap<MemoryId, f32>>, MemoryError> {
         self.memory.measure_similarity(query, found).await?;
         let weighed = fuse::board_candidates(found, situation, board, &self.config);
-        let in_game = !matches!(trigger.kind, TriggerKind::BeforeMatch | TriggerKind::AfterMatch);
-        let model = self.board_model().filter(|_| in_game);
         let p = model.map(|model| {
             let candidates: Vec<relevance::board::Candidate> = weighed.iter().map(|(_, c)| c.clone()).collect();
             let at = |i| relevance::board::features(trigger.kind, &candidates, i);

@@ -16,7 +16,7 @@ use crate::triggers::TriggerKind;
 
 /// Bumped whenever `features` changes meaning: traces of another version
 /// are not read.
-pub const VERSION: &str = "board-2";
+pub const VERSION: &str = "board-3";
 
 /// The subjects a memory's tags may name (`memory::subject`), most
 /// specific first.
@@ -36,18 +36,12 @@ pub fn subject_of(tags: &[String]) -> Option<&'static str> {
     SUBJECTS.into_iter().find(|s| tags.iter().any(|t| t == s))
 }
 
-const TRIGGERS: [TriggerKind; 6] = [
-    TriggerKind::BeforeMatch,
-    TriggerKind::OnUserMove,
-    TriggerKind::BeforeAgentMove,
-    TriggerKind::IdleWait,
-    TriggerKind::OnUserInput,
-    TriggerKind::AfterMatch,
-];
+/// How many kinds of trigger there are: a kind's slot is its place in
+/// `TriggerKind`'s declaration (held by a test).
+const KINDS: usize = 6;
 
 /// How many numbers `features` gives.
-pub const COUNT: usize =
-    15 + MemoryType::ALL.len() + (SUBJECTS.len() + 1) + TRIGGERS.len() + TRIGGERS.len() * (SUBJECTS.len() + 1);
+pub const COUNT: usize = 15 + MemoryType::ALL.len() + (SUBJECTS.len() + 1) + KINDS + KINDS * (SUBJECTS.len() + 1);
 
 /// One of the player's memories found for the moment, as recall weighed
 /// it (kept as such in a trace, so the features can change without
@@ -109,11 +103,11 @@ pub fn features(trigger: TriggerKind, found: &[Candidate], i: usize) -> Vec<f32>
         .unwrap_or(SUBJECTS.len());
     let one_hot = |n: usize, at: usize| (0..n).map(move |k| flag(k == at));
     f.extend(one_hot(SUBJECTS.len() + 1, subject_slot));
-    let trigger_slot = TRIGGERS.iter().position(|t| *t == trigger).unwrap_or(0);
-    f.extend(one_hot(TRIGGERS.len(), trigger_slot));
+    let trigger_slot = trigger as usize;
+    f.extend(one_hot(KINDS, trigger_slot));
     // What a subject is worth depends on the moment: the record at a
     // greeting, a habit at the board, a feeling at the end.
-    let cells = TRIGGERS.len() * (SUBJECTS.len() + 1);
+    let cells = KINDS * (SUBJECTS.len() + 1);
     f.extend(one_hot(cells, trigger_slot * (SUBJECTS.len() + 1) + subject_slot));
     debug_assert_eq!(f.len(), COUNT);
     f
@@ -199,6 +193,13 @@ mod tests {
             other_colour: false,
             latest_game: false,
         }
+    }
+
+    #[test]
+    fn every_kind_of_trigger_has_its_own_slot() {
+        use strum::IntoEnumIterator;
+        let slots: Vec<usize> = TriggerKind::iter().map(|k| k as usize).collect();
+        assert_eq!(slots, (0..KINDS).collect::<Vec<_>>());
     }
 
     #[test]
