@@ -132,7 +132,7 @@ async fn players_review_their_own_memories_and_nobody_elses() {
             situation.contains("how our last game went") && situation.contains(cue),
             "{recall}"
         );
-        assert_eq!(p["memory"]["recall_count"], 1);
+        assert_eq!(p["memory"]["recall_count"], 1, "{p}");
     }
 
     // Both matches began with the same words to recall by: the model ran them once.

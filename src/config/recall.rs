@@ -95,10 +95,9 @@ section! {
         pub board_min: f32 = 0.15, NONE;
         /// ... and at least this share of the likeliest memory's.
         pub board_of_best: f32 = 0.5, NONE;
-        /// Whether board moments recall by the board model (off for now:
-        /// it raises recall on both halves but brings a memory at moments
-        /// where none fits, as its relative threshold always finds a
-        /// likeliest; on until it learns "nothing here", see docs/recall.md).
-        pub learned_board: bool = false, NONE;
+        /// Whether board moments recall by the board model beside the cues
+        /// (it adds what the cues miss; a memory told earlier in the match
+        /// it does not bring back on its own, see docs/recall.md).
+        pub learned_board: bool = true, NONE;
     }
 }

@@ -39,6 +39,11 @@ pub struct Evidence<'a> {
     /// At the board, the board model's probability for each of the
     /// player's memories found (`board_candidates`).
     pub board_relevance: Option<&'a HashMap<MemoryId, f32>>,
+    /// Handed over earlier in this match: the board model does not bring
+    /// these back on its probability alone (a greeting's memory is not
+    /// the likeliest again at a routine move); a cue of the moment, the
+    /// board or the move may.
+    pub handed: &'a (dyn Fn(MemoryId) -> bool + Sync),
 }
 
 /// The candidates with evidence, scored and sorted best first, each with
@@ -131,7 +136,15 @@ pub fn rank(
         let meant = close && r.similarity >= recall.min_score;
         let certain = keyed(r).is_some() || named(r).is_some() || name_shared(r).is_some();
         if let Some(p) = learned.get(&r.memory.id) {
-            return relevant(*p) || (asks_memory && cues >= recall.tag_gate) || placed || certain;
+            // Told earlier in this match, a memory comes again for a cue
+            // central to this moment (not the sum of its setting's), or
+            // for the very move: not for the likeliest, nor the same board.
+            let again = evidence.board_relevance.is_some() && (evidence.handed)(r.memory.id);
+            let cued = situation
+                .best_match(&r.memory.tags)
+                .is_some_and(|c| c.weight >= recall.tag_gate);
+            let fits = (relevant(*p) && !again) || cued;
+            return fits || (asks_memory && cues >= recall.tag_gate) || (placed && !again) || certain;
         }
         if theirs && r.memory.player_id.is_none() {
             return certain || cues >= recall.tag_gate;

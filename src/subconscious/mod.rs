@@ -39,29 +39,46 @@ pub struct RecallState {
     given: HashMap<MemoryId, Given>,
 }
 
-/// A memory handed over: when, why, and at how many moves of the game.
+/// A memory handed over: when, why, at which trigger and at how many
+/// moves of the game.
 #[derive(Debug)]
 struct Given {
     at: DateTime<Utc>,
     why: String,
+    kind: TriggerKind,
     moves: usize,
+}
+
+impl Given {
+    /// The persona's answer to a move is a moment of its own: what the
+    /// move brought (at the same count of moves) may come again before the
+    /// persona's reply. (Not what the greeting brought before its first.)
+    fn answered_by(&self, kind: TriggerKind, moves: usize) -> bool {
+        kind == TriggerKind::BeforeAgentMove && self.kind == TriggerKind::OnUserMove && self.moves == moves
+    }
 }
 
 impl RecallState {
     /// Whether this memory was handed over lately for this very reason: a
     /// memory comes back within the time-to-live only for a new reason (the
     /// greeting's "your openings as White", then "your Italian Game" on the
-    /// board), never twice for the same one. The persona's answer to a move
-    /// is a moment of its own: what the move brought (at the same count of
-    /// moves) may come again before the persona's reply.
+    /// board), never twice for the same one, unless this trigger answers
+    /// the moment that brought it (`Given::answered_by`).
     fn given_for(&self, id: MemoryId, why: &str, kind: TriggerKind, moves: usize) -> bool {
-        let answering = |g: &Given| kind == TriggerKind::BeforeAgentMove && g.moves == moves;
-        self.given.get(&id).is_some_and(|g| g.why == why && !answering(g))
+        self.given
+            .get(&id)
+            .is_some_and(|g| g.why == why && !g.answered_by(kind, moves))
     }
 
     /// Whether this memory was handed over lately at all.
     fn given(&self, id: MemoryId) -> bool {
         self.given.contains_key(&id)
+    }
+
+    /// Whether this memory was handed over lately, for any reason, at a
+    /// moment other than the one this trigger answers.
+    fn given_before(&self, id: MemoryId, kind: TriggerKind, moves: usize) -> bool {
+        self.given.get(&id).is_some_and(|g| !g.answered_by(kind, moves))
     }
 }
 
@@ -141,7 +158,7 @@ impl Subconscious {
                     state,
                     &format!("subconscious: {summary}"),
                     now,
-                    ctx.move_count,
+                    (trigger.kind, ctx.move_count),
                 ))
             }
             Ok(None) => self.recall(trigger, ctx, state).await,
@@ -305,6 +322,7 @@ impl Subconscious {
             words: &words,
             relevance: learned,
             board_relevance: board_p.as_ref(),
+            handed: &|id| state.given_before(id, trigger.kind, ctx.move_count),
         };
         let mut chosen = fuse::rank(found, &evidence, now, &self.config, self.memory.config());
         // The persona's lore is told once in a while, not again for each new
@@ -324,7 +342,13 @@ impl Subconscious {
         }
         let chosen = fuse::choose(chosen, &self.config, by_subject);
         let chosen = callback::with_callback(chosen, self.callback(trigger, ctx).await?);
-        Ok(hand_over(chosen, state, &situation.summary(), now, ctx.move_count))
+        Ok(hand_over(
+            chosen,
+            state,
+            &situation.summary(),
+            now,
+            (trigger.kind, ctx.move_count),
+        ))
     }
 
     /// The texts to search by meaning; a chat line's own words only while
@@ -415,11 +439,19 @@ pub struct Recall {
 }
 
 /// Marks memories as given and says why each one came.
-fn hand_over(found: Vec<Recalled>, state: &mut RecallState, query: &str, now: DateTime<Utc>, moves: usize) -> Recall {
+fn hand_over(
+    found: Vec<Recalled>,
+    state: &mut RecallState,
+    query: &str,
+    now: DateTime<Utc>,
+    at: (TriggerKind, usize),
+) -> Recall {
+    let (kind, moves) = at;
     for r in &found {
         let given = Given {
             at: now,
             why: r.why.clone(),
+            kind,
             moves,
         };
         state.given.insert(r.memory.id, given);

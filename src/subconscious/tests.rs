@@ -185,14 +185,36 @@ fn a_memory_given_for_a_move_may_come_again_for_the_answer_and_not_later() {
         Given {
             at: Utc::now(),
             why: why.clone(),
+            kind: TriggerKind::OnUserMove,
             moves: 40,
         },
     );
     // The persona's answer to the move that brought it.
     assert!(!state.given_for(id, &why, TriggerKind::BeforeAgentMove, 40));
+    assert!(!state.given_before(id, TriggerKind::BeforeAgentMove, 40));
     // The same reason at the same move, for anything else, or a move later.
     assert!(state.given_for(id, &why, TriggerKind::OnUserInput, 40));
     assert!(state.given_for(id, &why, TriggerKind::BeforeAgentMove, 42));
-    // Another reason is always a new moment.
+    assert!(state.given_before(id, TriggerKind::BeforeAgentMove, 42));
+    // Another reason is always a new moment (the board model's own is not).
     assert!(!state.given_for(id, "your bishop", TriggerKind::OnUserMove, 40));
+    assert!(state.given_before(id, TriggerKind::OnUserMove, 42));
+}
+
+#[test]
+fn the_greetings_memory_is_no_answer_to_a_move_at_the_first_move() {
+    // The persona has White: its first move comes at the greeting's count
+    // of moves, but it answers no move of the player's.
+    let mut state = RecallState::default();
+    let id = MemoryId::new();
+    let why = "how our last game went".to_string();
+    let greeted = Given {
+        at: Utc::now(),
+        why: why.clone(),
+        kind: TriggerKind::BeforeMatch,
+        moves: 0,
+    };
+    state.given.insert(id, greeted);
+    assert!(state.given_for(id, &why, TriggerKind::BeforeAgentMove, 0));
+    assert!(state.given_before(id, TriggerKind::BeforeAgentMove, 0));
 }

@@ -163,7 +163,8 @@ fn related_memory<'a>(input: &'a BrainInput<'_>, heard: &Heard, answer: &str) ->
     );
     let worth = |r: &&Recalled| r.similarity >= MENTION_SCORE || !r.why.is_empty();
     let not_just_told = |r: &&Recalled| !heard.facts.contains(&r.memory.content);
-    chatty.then(|| input.memories.iter().filter(worth).find(not_just_told))?
+    let fresh = |r: &&Recalled| !super::quoted_this_match(input, r);
+    chatty.then(|| input.memories.iter().filter(worth).filter(fresh).find(not_just_told))?
 }
 
 /// A recalled memory this similar to what the player said gets mentioned.

@@ -59,8 +59,17 @@ fn board_reminder(input: &BrainInput<'_>) -> Option<Action> {
         .memories
         .iter()
         .filter(|r| r.memory.memory_type != MemoryType::SharedMoment)
+        .filter(|r| !quoted_this_match(input, r))
         .find(|r| !r.why.is_empty() && Some(r.memory.id) != greeted)?;
     Some(Action::say(reminder(r), &input.persona.tones[0]))
+}
+
+/// Whether the persona already quoted this memory in this match: a club
+/// friend says "you hate being short of time" once a game, not at every
+/// pause, chat line and the handshake.
+fn quoted_this_match(input: &BrainInput<'_>, r: &Recalled) -> bool {
+    let quote = quoted(&r.memory.content);
+    input.ctx.said.iter().any(|line| line.contains(&quote))
 }
 
 /// "That reminds me, <why>: “<memory>”".

@@ -248,6 +248,41 @@ async fn a_recalled_game_is_told_without_claiming_this_board() {
     }
 }
 
+/// A memory the persona quoted once this match is not quoted again at the
+/// next pause, chat line or the handshake: once a game, like a club friend.
+#[tokio::test]
+async fn a_memory_is_quoted_once_a_match() {
+    let viktor = persona("viktor");
+    let (_, mut ctx) = context(&["e4", "e5", "Nf3"], &MatchHistory::default());
+    let habit = "Ann gets short-tempered when she falls behind on the clock.";
+    let recalled = Recalled {
+        memory: crate::memory::Memory::new(
+            "viktor",
+            MemoryType::Pattern,
+            habit,
+            crate::memory::CreatedBy::MainAgent,
+        ),
+        similarity: 0.9,
+        score: 0.9,
+        why: "you are taking your time".into(),
+    };
+    let chat = || {
+        Trigger::input(UserInput::Chat {
+            text: "ugh my clock is running away from me".into(),
+        })
+    };
+    let quotes = |d: &Decision| said(d).iter().filter(|t| t.contains(habit)).count();
+    let first = decide_recalling(Trigger::idle(0), &ctx, &viktor, std::slice::from_ref(&recalled)).await;
+    assert_eq!(quotes(&first), 1, "{:?}", said(&first));
+    let fresh = decide_recalling(chat(), &ctx, &viktor, std::slice::from_ref(&recalled)).await;
+    assert_eq!(quotes(&fresh), 1, "not yet quoted: {:?}", said(&fresh));
+    ctx.said = std::sync::Arc::new(said(&first));
+    for trigger in [Trigger::idle(1), chat(), Trigger::new(TriggerKind::OnUserMove)] {
+        let again = decide_recalling(trigger, &ctx, &viktor, std::slice::from_ref(&recalled)).await;
+        assert_eq!(quotes(&again), 0, "{:?}", said(&again));
+    }
+}
+
 #[test]
 fn a_line_is_known_by_its_template_whatever_filled_it() {
     assert!(says("Ha! {answer}", "Ha! We've played one game."));
