@@ -44,9 +44,14 @@ async fn a_hung_queen_is_a_blunder_and_the_odds_are_kept() {
         "from a mate in one to a lost queen: {odds}"
     );
 
+    // The engine's score, from White's side: the rook takes the queen.
+    let cp = odds["eval"]["cp"].as_i64().expect("a score in centipawns");
+    assert!(cp < -300, "{odds}");
+
     // Stored with the move: the state of a reloaded match shows it too.
     let (_, state) = server.get(&format!("/api/matches/{m}")).await;
     assert_eq!(first_move(&state)["odds"]["class"], "blunder", "{state}");
+    assert_eq!(first_move(&state)["odds"]["eval"]["cp"].as_i64(), Some(cp), "{state}");
     let persona_reply = &state["moves"][1];
     assert!(persona_reply["odds"]["white"].is_number(), "{persona_reply}");
 }

@@ -291,6 +291,7 @@ mod tests {
                 white: 50.0,
                 delta: -20.0,
                 class,
+                eval: None,
             });
         }
         crate::triggers::test_context(&sans, &odds)

@@ -52,6 +52,59 @@ pub struct MoveOdds {
     /// What the move changed for the player who made it (negative: lost).
     pub delta: f64,
     pub class: MoveClass,
+    /// The engine's score after the move, from White's side (none for
+    /// moves stored before scores were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval: Option<Eval>,
+}
+
+/// An engine's score from White's side, as lichess writes one: `{"cp": 35}`
+/// or `{"mate": -2}` (Black mates in two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Eval {
+    Cp(i32),
+    Mate(i32),
+}
+
+impl Eval {
+    /// From a score for the side to move.
+    pub fn white(score: &Score, white_to_move: bool) -> Eval {
+        let sign = if white_to_move { 1 } else { -1 };
+        match *score {
+            Score::Cp(cp) => Eval::Cp(sign * cp),
+            // Mate 0 (the side to move is mated) stays 0: there is no eval.
+            Score::Mate(m) => Eval::Mate(sign * m),
+        }
+    }
+
+    /// As a PGN `[%eval]` says it: pawns with two decimals, or `#N` (`#-N`
+    /// when Black mates). None for a side already mated: the game is over.
+    pub fn pgn(&self) -> Option<String> {
+        match *self {
+            Eval::Cp(cp) => Some(format!("{:.2}", f64::from(cp) / 100.0)),
+            Eval::Mate(0) => None,
+            Eval::Mate(m) => Some(format!("#{m}")),
+        }
+    }
+
+    /// From the two columns a move's row keeps it in.
+    pub fn from_columns(cp: Option<i64>, mate: Option<i64>) -> Option<Eval> {
+        match (cp, mate) {
+            (_, Some(m)) => i32::try_from(m).ok().map(Eval::Mate),
+            (Some(cp), None) => i32::try_from(cp).ok().map(Eval::Cp),
+            (None, None) => None,
+        }
+    }
+
+    /// The centipawns or the mate distance, for those columns.
+    pub fn columns(eval: Option<Eval>) -> (Option<i64>, Option<i64>) {
+        match eval {
+            Some(Eval::Cp(cp)) => (Some(i64::from(cp)), None),
+            Some(Eval::Mate(m)) => (None, Some(i64::from(m))),
+            None => (None, None),
+        }
+    }
 }
 
 impl MoveOdds {
@@ -69,6 +122,7 @@ impl MoveOdds {
             white,
             delta,
             class: MoveClass::from_delta(delta),
+            eval: Some(Eval::white(after_to_move, !white_moved)),
         }
     }
 }
@@ -102,6 +156,28 @@ mod tests {
         assert_eq!(win_pct(&Score::Mate(3)), 100.0);
         assert_eq!(win_pct(&Score::Mate(-2)), 0.0);
         assert_eq!(win_pct(&Score::Mate(0)), 0.0);
+    }
+
+    #[test]
+    fn a_score_is_kept_from_whites_side_as_a_pgn_says_it() {
+        // White moved: Black to move is +0.35, so White is at -0.35.
+        assert_eq!(Eval::white(&Score::Cp(35), false), Eval::Cp(-35));
+        assert_eq!(Eval::white(&Score::Cp(35), true), Eval::Cp(35));
+        assert_eq!(Eval::white(&Score::Mate(2), false), Eval::Mate(-2));
+        assert_eq!(Eval::Cp(-35).pgn().as_deref(), Some("-0.35"));
+        assert_eq!(Eval::Cp(120).pgn().as_deref(), Some("1.20"));
+        assert_eq!(Eval::Mate(-2).pgn().as_deref(), Some("#-2"));
+        assert_eq!(Eval::white(&Score::Mate(0), true).pgn(), None, "mated: no eval");
+        for e in [Eval::Cp(-35), Eval::Mate(3), Eval::Mate(-1)] {
+            let (cp, mate) = Eval::columns(Some(e));
+            assert_eq!(Eval::from_columns(cp, mate), Some(e));
+        }
+        let odds = MoveOdds::new(50.0, &Score::Cp(-80), true);
+        assert_eq!(odds.eval, Some(Eval::Cp(80)), "Black to move at -0.80: White +0.80");
+        assert_eq!(
+            serde_json::to_value(Eval::Mate(-2)).unwrap(),
+            serde_json::json!({"mate": -2})
+        );
     }
 
     #[test]

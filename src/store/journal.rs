@@ -20,7 +20,7 @@ use super::provenance::{Trace, trace_statements};
 use super::recall_log::{RecallEntry, recall_statements};
 use super::script::Script;
 use super::{Arg, Backend, Db, StoreError, StoreResult, ts};
-use crate::chess::odds::MoveOdds;
+use crate::chess::odds::{Eval, MoveOdds};
 use crate::ids::{MatchId, PersonaId};
 
 /// The domain row an event stands for, written in the same transaction.
@@ -302,7 +302,7 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
         } => {
             script.insert(
                 "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
-                 think_ms, created_at) VALUES ",
+                 eval_cp, eval_mate, think_ms, created_at) VALUES ",
                 [
                     Arg::text(mid),
                     Arg::Int(*ply as i64),
@@ -312,6 +312,8 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
                     Arg::text(fen_after.as_str()),
                     Arg::opt_real(odds.map(|o| o.white)),
                     Arg::opt_real(odds.map(|o| o.delta)),
+                    Arg::opt_int(Eval::columns(odds.and_then(|o| o.eval)).0),
+                    Arg::opt_int(Eval::columns(odds.and_then(|o| o.eval)).1),
                     Arg::opt_int(*think_ms),
                     Arg::text(ts(at)),
                 ],
@@ -320,6 +322,8 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
         DomainWrite::Odds { ply, odds } => {
             let q = script.statement("UPDATE moves SET win_pct_white = ");
             q.real(odds.white).push(", win_pct_delta = ").real(odds.delta);
+            let (cp, mate) = Eval::columns(odds.eval);
+            q.push(", eval_cp = ").opt_int(cp).push(", eval_mate = ").opt_int(mate);
             q.push(" WHERE match_id = ")
                 .text(mid)
                 .push(" AND ply = ")

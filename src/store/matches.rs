@@ -4,7 +4,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::{Db, StoreError, StoreResult, parse_id, parse_ts, ts};
-use crate::chess::odds::{MoveClass, MoveOdds};
+use crate::chess::odds::{Eval, MoveClass, MoveOdds};
 use crate::ids::{MatchId, PersonaId, PlayerId};
 
 pub struct NewMatch {
@@ -87,6 +87,8 @@ pub struct MoveRow {
     pub win_pct_white: Option<f64>,
     /// What the move changed for its player, in win% points.
     pub win_pct_delta: Option<f64>,
+    /// The engine's score after it, from White's side.
+    pub eval: Option<Eval>,
     /// How long its side took over it (none for moves stored before).
     pub think_ms: Option<i64>,
     pub created_at: DateTime<Utc>,
@@ -99,6 +101,7 @@ impl MoveRow {
             white,
             delta,
             class: MoveClass::from_delta(delta),
+            eval: self.eval,
         })
     }
 }
@@ -247,7 +250,8 @@ impl Db {
 
     pub async fn moves(&self, id: MatchId) -> StoreResult<Vec<MoveRow>> {
         let rows = sqlx::query(
-            "SELECT ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, think_ms, created_at FROM moves WHERE match_id = $1 ORDER BY ply",
+            "SELECT ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, eval_cp, eval_mate, think_ms, created_at \
+             FROM moves WHERE match_id = $1 ORDER BY ply",
         )
         .bind(id.to_string())
         .fetch_all(&self.pool)
@@ -262,6 +266,7 @@ impl Db {
                     fen_after: r.get("fen_after"),
                     win_pct_white: r.get("win_pct_white"),
                     win_pct_delta: r.get("win_pct_delta"),
+                    eval: Eval::from_columns(r.get("eval_cp"), r.get("eval_mate")),
                     think_ms: r.get("think_ms"),
                     created_at: parse_ts("moves", r.get("created_at"))?,
                 })

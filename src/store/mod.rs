@@ -323,6 +323,11 @@ impl Numbered {
         self.placeholder()
     }
 
+    pub(crate) fn opt_int(&mut self, value: Option<i64>) -> &mut Numbered {
+        self.args.push(Arg::opt_int(value));
+        self.placeholder()
+    }
+
     pub(crate) fn opt_text(&mut self, value: Option<impl Into<String>>) -> &mut Numbered {
         self.args.push(Arg::opt_text(value));
         self.placeholder()

@@ -135,6 +135,7 @@ async fn after_a_blunder(stage_games: i64) -> String {
         white: 30.0,
         delta: -25.0,
         class: MoveClass::Blunder,
+        eval: None,
     });
     said(&decide(Trigger::new(TriggerKind::OnUserMove), &ctx, &p).await).join(" ")
 }

@@ -28,6 +28,7 @@ fn odds(whites: &[f64], blunder_at: Option<usize>) -> Vec<Option<MoveOdds>> {
                 } else {
                     MoveClass::Good
                 },
+                eval: None,
             })
         })
         .collect()

@@ -53,6 +53,7 @@ mod tests {
             white,
             delta: 0.0,
             class: MoveClass::Good,
+            eval: None,
         }
     }
 
