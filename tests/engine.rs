@@ -219,3 +219,29 @@ async fn an_aggressive_persona_takes_more_than_a_defensive_one() {
     );
     assert!(captures[0] > captures[1], "{captures:?}");
 }
+
+/// A review's better move: the best move at full strength and its score,
+/// from Stockfish and from the built-in engine that stands in for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_best_line_is_the_mate_and_says_so() {
+    let _beside = CHILDREN.read().await;
+    let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+    let stockfish = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let builtin = kibitz::chess::engine::BuiltinEngine;
+    for engine in [&stockfish as &dyn Engine, &builtin] {
+        let best = engine.best_line(mate_in_one, 20_000).await.unwrap();
+        assert_eq!(best.uci, "d1d8", "{}", engine.name());
+        assert_eq!(best.score, kibitz::chess::engine::Score::Mate(1), "{}", engine.name());
+    }
+    // A quiet position: a legal move and a score in centipawns.
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let best = stockfish.best_line(start, 20_000).await.unwrap();
+    assert!(is_legal(start, &best.uci), "{best:?}");
+    assert!(
+        matches!(best.score, kibitz::chess::engine::Score::Cp(cp) if cp.abs() < 100),
+        "{best:?}"
+    );
+    // Checkmated: no move to find.
+    let mated = "3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1";
+    assert!(stockfish.best_line(mated, 1_000).await.is_err());
+}

@@ -9,7 +9,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role, Square};
 
 use super::style::style_bonus;
-use super::{Chosen, Engine, EngineError, Score, SearchRequest, Style};
+use super::{BestLine, Chosen, Engine, EngineError, Score, SearchRequest, Style};
 
 const MATE: i32 = 100_000;
 
@@ -33,19 +33,44 @@ impl Engine for BuiltinEngine {
     /// is only the fallback, so a shallow, predictable score is enough.
     async fn evaluate(&self, fen: &str, _nodes: u64) -> Result<Score, EngineError> {
         let pos = position(fen)?;
+        tokio::task::spawn_blocking(move || Ok(to_score(negamax(&pos, 2, -MATE, MATE))))
+            .await
+            .map_err(|e| EngineError::Process(e.to_string()))?
+    }
+
+    /// Every legal move searched two plies deeper, without a style.
+    async fn best_line(&self, fen: &str, _nodes: u64) -> Result<BestLine, EngineError> {
+        let pos = position(fen)?;
         tokio::task::spawn_blocking(move || {
-            let s = negamax(&pos, 2, -MATE, MATE);
-            let near_mate = MATE - 1000;
-            Ok(if s >= near_mate {
-                Score::Mate(1)
-            } else if s <= -near_mate {
-                Score::Mate(-1)
-            } else {
-                Score::Cp(s)
+            let (best, score) = pos
+                .legal_moves()
+                .into_iter()
+                .map(|m| {
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    (m, -negamax(&after, 2, -MATE, MATE))
+                })
+                .max_by_key(|(_, s)| *s)
+                .ok_or(EngineError::NoMove)?;
+            Ok(BestLine {
+                uci: UciMove::from_move(best, CastlingMode::Standard).to_string(),
+                score: to_score(score),
             })
         })
         .await
         .map_err(|e| EngineError::Process(e.to_string()))?
+    }
+}
+
+/// A search's centipawns as an engine reports them; near the mate bound, a mate.
+fn to_score(s: i32) -> Score {
+    let near_mate = MATE - 1000;
+    if s >= near_mate {
+        Score::Mate(1)
+    } else if s <= -near_mate {
+        Score::Mate(-1)
+    } else {
+        Score::Cp(s)
     }
 }
 

@@ -73,6 +73,14 @@ impl Chosen {
     }
 }
 
+/// The best move of a position at full strength, and the position's score
+/// for its side to move along that move's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BestLine {
+    pub uci: String,
+    pub score: Score,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("engine process failed: {0}")]
@@ -91,6 +99,9 @@ pub trait Engine: Send + Sync {
     /// The position's score for the side to move, at full strength, searching
     /// about `nodes` nodes (a fixed budget, so the cost is predictable).
     async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError>;
+    /// The best move at full strength, searching about `nodes` nodes, and
+    /// the score it keeps (what a review shows as the better move).
+    async fn best_line(&self, fen: &str, nodes: u64) -> Result<BestLine, EngineError>;
     /// How long a search asked for now should expect to wait for a worker
     /// (zero for an engine that searches on the caller's own task).
     fn queue_wait(&self) -> Duration {
@@ -154,6 +165,19 @@ impl Engine for WithFallback {
                     self.primary.name()
                 );
                 self.fallback.evaluate(fen, nodes).await
+            }
+        }
+    }
+
+    async fn best_line(&self, fen: &str, nodes: u64) -> Result<BestLine, EngineError> {
+        match self.primary.best_line(fen, nodes).await {
+            Ok(b) => Ok(b),
+            Err(e) => {
+                tracing::warn!(
+                    "{} could not find the best move ({e}); the built-in engine does",
+                    self.primary.name()
+                );
+                self.fallback.best_line(fen, nodes).await
             }
         }
     }

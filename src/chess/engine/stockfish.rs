@@ -17,7 +17,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 use super::queue::QueueClock;
 use super::style::{Candidate, shape_choice};
 use super::uci::{EngineLine, Score, parse_line};
-use super::{Chosen, Engine, EngineError, SearchBudget, SearchRequest};
+use super::{BestLine, Chosen, Engine, EngineError, SearchBudget, SearchRequest};
 
 /// Lines Stockfish reports per search, for style to choose among. Its own
 /// strength limit searches at least four anyway, so this costs nothing.
@@ -33,11 +33,13 @@ const NODES_LIMIT: Duration = Duration::from_secs(10);
 enum Work {
     Choose(SearchRequest),
     Evaluate { fen: String, nodes: u64 },
+    Best { fen: String, nodes: u64 },
 }
 
 enum Answer {
     Move(Chosen),
     Score(Score),
+    Best(BestLine),
 }
 
 struct Job {
@@ -97,7 +99,7 @@ impl Engine for StockfishEngine {
     async fn choose_move(&self, req: &SearchRequest) -> Result<Chosen, EngineError> {
         match self.ask(Work::Choose(req.clone())).await? {
             Answer::Move(m) => Ok(m),
-            Answer::Score(_) => Err(EngineError::Protocol("a score where a move was due".into())),
+            _ => Err(EngineError::Protocol("no move where a move was due".into())),
         }
     }
 
@@ -108,7 +110,18 @@ impl Engine for StockfishEngine {
         };
         match self.ask(work).await? {
             Answer::Score(s) => Ok(s),
-            Answer::Move(_) => Err(EngineError::Protocol("a move where a score was due".into())),
+            _ => Err(EngineError::Protocol("no score where a score was due".into())),
+        }
+    }
+
+    async fn best_line(&self, fen: &str, nodes: u64) -> Result<BestLine, EngineError> {
+        let work = Work::Best {
+            fen: fen.to_string(),
+            nodes,
+        };
+        match self.ask(work).await? {
+            Answer::Best(b) => Ok(b),
+            _ => Err(EngineError::Protocol("no best line where one was due".into())),
         }
     }
 
@@ -173,7 +186,11 @@ impl Worker {
             let Some(p) = process.as_mut() else { continue };
             result = match work {
                 Work::Choose(req) => p.search(req).await.map(Answer::Move),
-                Work::Evaluate { fen, nodes } => p.evaluate(fen, *nodes).await.map(Answer::Score),
+                Work::Evaluate { fen, nodes } => p.evaluate(fen, *nodes).await.map(|(s, _)| Answer::Score(s)),
+                Work::Best { fen, nodes } => p.evaluate(fen, *nodes).await.and_then(|(score, best)| {
+                    let uci = best.ok_or(EngineError::NoMove)?;
+                    Ok(Answer::Best(BestLine { uci, score }))
+                }),
             };
             if matches!(result, Ok(_) | Err(EngineError::NoMove)) {
                 break;
@@ -300,26 +317,29 @@ impl Process {
         })
     }
 
-    /// Full strength, fixed nodes; the last exact score of the main line.
-    async fn evaluate(&mut self, fen: &str, nodes: u64) -> Result<Score, EngineError> {
+    /// Full strength, fixed nodes; the last exact score of the main line,
+    /// and its move (none where there is no legal move).
+    async fn evaluate(&mut self, fen: &str, nodes: u64) -> Result<(Score, Option<String>), EngineError> {
         let mut out = self.options.set(None, 1);
         out.push_str(&format!("position fen {fen}\ngo nodes {nodes}\n"));
         self.write(&out).await?;
         let mut last = None;
-        self.read_until(NODES_LIMIT, |line| match line {
-            EngineLine::Info {
-                score: Some(score),
-                multipv: None | Some(1),
-                ..
-            } => {
-                last = Some(score);
-                None
-            }
-            EngineLine::BestMove { .. } => Some(()),
-            _ => None,
-        })
-        .await?;
-        last.ok_or_else(|| EngineError::Protocol("no score before bestmove".into()))
+        let best = self
+            .read_until(NODES_LIMIT, |line| match line {
+                EngineLine::Info {
+                    score: Some(score),
+                    multipv: None | Some(1),
+                    ..
+                } => {
+                    last = Some(score);
+                    None
+                }
+                EngineLine::BestMove { mv } => Some(mv),
+                _ => None,
+            })
+            .await?;
+        let score = last.ok_or_else(|| EngineError::Protocol("no score before bestmove".into()))?;
+        Ok((score, best))
     }
 
     async fn send(&mut self, cmd: &str) -> Result<(), EngineError> {
