@@ -50,6 +50,7 @@ macro_rules! id_type {
 id_type!(PlayerId);
 id_type!(MatchId);
 id_type!(MemoryId);
+id_type!(PuzzleId);
 
 /// A persona's id: the name of its file and the slug of its card
 /// ("viktor", "captain-hook"): lowercase ASCII letters, digits and '-',

@@ -22,6 +22,7 @@ pub mod llm;
 pub mod memory;
 pub mod moves;
 pub mod personas;
+pub mod puzzles;
 pub mod rating;
 pub mod reflection;
 pub mod runtime;

@@ -23,7 +23,7 @@ struct Op {
 
 /// Every operation in the served document, its `{id}` filled with one of
 /// Alice's things and a valid body.
-async fn operations(server: &Server, alice: &str, m: &str, memory: &str) -> Vec<Op> {
+async fn operations(server: &Server, alice: &str, m: &str, (memory, puzzle): (&str, &str)) -> Vec<Op> {
     let (status, doc) = server.get("/openapi.json").await;
     assert_eq!(status, 200);
     let mut ops = Vec::new();
@@ -32,6 +32,7 @@ async fn operations(server: &Server, alice: &str, m: &str, memory: &str) -> Vec<
         let id = match template.split('/').nth(2).unwrap_or_default() {
             "players" => alice,
             "memories" => memory,
+            "puzzles" => puzzle,
             "personas" => "margot",
             "admin" if template.starts_with("/api/admin/personas") => "margot",
             _ => m,
@@ -78,7 +79,7 @@ fn body_for(method: &Method, template: &str, alice: &str) -> Option<Value> {
     }
     Some(match template.rsplit('/').next().unwrap() {
         "matches" => json!({ "player_id": alice, "persona_id": "margot", "color": "white" }),
-        "moves" => json!({ "move": "e4" }),
+        "moves" | "answer" => json!({ "move": "e4" }),
         "chat" => json!({ "text": "What do you remember of me?" }),
         "draw" => json!({ "action": "offer" }),
         "talk" => json!({ "mode": "quiet" }),
@@ -86,6 +87,23 @@ fn body_for(method: &Method, template: &str, alice: &str) -> Option<Value> {
         "{id}" => json!({ "pinned": true }),
         _ => json!({}),
     })
+}
+
+/// A puzzle of Alice's: a finished game where she hung her queen.
+async fn planted_puzzle(server: &Server, alice: &str) -> String {
+    let fen = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
+    let body = json!({ "player_id": alice, "persona_id": "margot", "color": "white", "fen": fen });
+    let (status, out) = server.post("/api/matches", body).await;
+    assert_eq!(status, 201, "{out}");
+    let blunder = out["state"]["id"].as_str().unwrap().to_string();
+    let (status, out) = server
+        .post(&format!("/api/matches/{blunder}/moves"), json!({ "move": "Qd4" }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    server.resign(&blunder).await;
+    let list = format!("/api/players/{alice}/puzzles");
+    assert!(eventually(30, || async { server.get(&list).await.1[0]["id"].is_string() }).await);
+    server.get(&list).await.1[0]["id"].as_str().unwrap().to_string()
 }
 
 async fn send(server: &Server, op: &Op, token: Option<&str>) -> (u16, Value) {
@@ -113,15 +131,19 @@ async fn no_endpoint_lets_one_player_reach_anothers_things() {
     .await;
     let (alice, bob) = (server.new_player("Alice").await, server.new_player("Bob").await);
     let (alice_token, bob_token) = (server.token(&alice), server.token(&bob));
+    // (Her finished game first: what it leaves in her memories is settled
+    // before they are counted.)
+    let puzzle = planted_puzzle(&server, &alice).await;
     let (m, _) = server.new_match(&alice, "margot", "white").await;
     let chat = json!({ "text": "My cat is called Bishop" });
     assert_eq!(server.post(&format!("/api/matches/{m}/chat"), chat).await.0, 200);
-    assert!(eventually(20, || async { !server.memories(&alice).await.is_empty() }).await);
+    let told = || async { server.memory_texts(&alice).await.iter().any(|t| t.contains("Bishop")) };
+    assert!(eventually(20, told).await);
     let memories_before = server.memories(&alice).await;
     let memory = memories_before[0]["id"].as_str().unwrap().to_string();
     let (_, match_before) = server.get(&format!("/api/matches/{m}")).await;
 
-    let ops = operations(&server, &alice, &m, &memory).await;
+    let ops = operations(&server, &alice, &m, (&memory, &puzzle)).await;
     assert!(ops.len() >= 27, "{} operations in the document", ops.len());
     let mut swept = 0;
     for op in ops.iter().filter(|op| secured(op)) {

@@ -62,6 +62,10 @@ pub struct KeyMoment {
     pub class: MoveClass,
     /// The position after the move, to show it.
     pub fen_after: String,
+    /// The engine's better move there (SAN), for the player's mistakes the
+    /// analysis after the game found one for (none until it has run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub better: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,6 +128,7 @@ pub fn key_moments(f: &MatchFacts<'_>) -> Vec<KeyMoment> {
                 delta: (o.delta * 10.0).round() / 10.0,
                 class: o.class,
                 fen_after: m.fen_after.clone(),
+                better: None,
             })
         })
         .collect()

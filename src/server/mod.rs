@@ -65,7 +65,7 @@ pub fn router(runtime: Runtime) -> Router {
 
 /// Every API route, each registered with its OpenAPI description.
 fn api_routes() -> OpenApiRouter<AppState> {
-    use routes::{admin, cards, matches, memories, personas, players, reflections};
+    use routes::{admin, cards, matches, memories, personas, players, puzzles, reflections};
     // The innermost body limit wins: uploads may be larger than the rest.
     let uploads = OpenApiRouter::new()
         .routes(routes!(cards::import))
@@ -107,6 +107,9 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(matches::triggers))
         .routes(routes!(reflections::reflection))
         .routes(routes!(reflections::reasoning))
+        .routes(routes!(puzzles::list))
+        .routes(routes!(puzzles::answer))
+        .routes(routes!(puzzles::dismiss))
         .routes(routes!(ws::upgrade))
 }
 

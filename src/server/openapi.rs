@@ -23,6 +23,7 @@ use utoipa::{Modify, OpenApi};
         (name = "players", description = "you, your token and your matches"),
         (name = "matches", description = "playing: moves, chat, draws, events, the live WebSocket, the reflection"),
         (name = "memories", description = "what the personas remember of you: review, correct, pin, erase, export"),
+        (name = "puzzles", description = "your mistakes kept as puzzles: list, answer, dismiss"),
         (name = "admin", description = "operators only (admin token)"),
     )
 )]

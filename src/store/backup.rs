@@ -13,7 +13,7 @@ use sqlx::{Any, AnyPool, Row};
 use super::{Backend, Db, StoreResult};
 
 /// Every table a backup counts (all but sqlx's own).
-pub const TABLES: [&str; 25] = [
+pub const TABLES: [&str; 26] = [
     "players",
     "matches",
     "moves",
@@ -26,6 +26,7 @@ pub const TABLES: [&str; 25] = [
     "recall_log",
     "trigger_log",
     "reflections",
+    "puzzles",
     "rating_history",
     "familiarity_history",
     "match_notes",

@@ -7,9 +7,9 @@ use shakmaty::{Color, Position};
 use tracing::Instrument;
 
 use super::MatchActor;
+use super::after_game::AfterGame;
 use crate::chess::{GameEnd, openings};
 use crate::events::{self, EventBody, MatchEvent, Side};
-use crate::llm::ChatModel;
 use crate::memory::{CreatedBy, MemoryType, NewMemory};
 use crate::reflection::moments::Moment;
 use crate::reflection::{self, MatchFacts};
@@ -48,26 +48,27 @@ impl MatchActor {
         };
         events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
 
-        let (Some(session), persona, id) = (self.reflection_llm.clone(), self.persona.clone(), self.id) else {
-            return Ok(());
+        // Off the reply: the player's mistakes become puzzles and the key
+        // moments get their better moves, then a model may retell it all.
+        let after = AfterGame {
+            db,
+            id: self.id,
+            player: (self.player.id, self.persona.id.clone(), self.table.user()),
+            engine: self
+                .node
+                .engines
+                .analyst
+                .clone()
+                .unwrap_or_else(|| self.node.engines.play.clone()),
+            nodes: self.node.settings.eval_deep_nodes.max(self.node.settings.eval_nodes),
+            game: self.table.game().clone(),
+            odds: self.odds.all().to_vec(),
+            retell: self
+                .reflection_llm
+                .clone()
+                .map(|s| (s, self.persona.clone(), self.node.settings.reflection_sampling)),
         };
-        let sampling = self.node.settings.reflection_sampling;
-        tokio::spawn(
-            async move {
-                let Some(summary) = reflection::retell(session.as_ref(), &persona, &written, sampling).await else {
-                    return;
-                };
-                let retold = reflection::Reflection {
-                    summary,
-                    written_by: session.describe(),
-                    ..written
-                };
-                if let Err(e) = db.save_reflection(id, &retold).await {
-                    tracing::warn!(match_id = %id, "retold reflection not saved: {e}");
-                }
-            }
-            .in_current_span(),
-        );
+        tokio::spawn(after.run(written).in_current_span());
         Ok(())
     }
 

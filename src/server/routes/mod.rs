@@ -5,6 +5,7 @@ pub mod memories;
 pub mod metrics;
 pub mod personas;
 pub mod players;
+pub mod puzzles;
 pub mod reflections;
 
 use std::sync::Arc;
