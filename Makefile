@@ -68,7 +68,7 @@ qdrant:
 setup: system models web
 
 # What only the tests need: a real LLM server, the puzzle data, a browser,
-# and schemathesis for the API fuzz test.
+# schemathesis for the API fuzz test and python-chess for the PGN's.
 test-setup: setup llm puzzles browser fuzz-tools listener prometheus-parser
 
 # The pinned Prometheus text parser tests/metrics.rs reads /metrics with.
@@ -102,9 +102,11 @@ llm:
 puzzles:
 	@scripts/fetch-puzzles.sh bench/data
 
-# schemathesis (PyPI, pinned) in a cached virtualenv, for tests/api_fuzz.rs.
+# schemathesis (PyPI, pinned) in a cached virtualenv, for tests/api_fuzz.rs,
+# and python-chess, the other PGN reader of tests/review_pgn.rs.
 fuzz-tools:
 	@scripts/schemathesis.sh | sed 's/^/fuzz-tools: /'
+	@scripts/python-chess.sh | sed 's/^/fuzz-tools: /'
 
 build:
 	cargo build

@@ -1,128 +1,105 @@
-//! Your mistakes come back as puzzles: a planted blunder becomes a puzzle
-//! after the game, with the engine's better move as its answer; answered
-//! wrong it stays, solved twice it retires; the player may dismiss it; no
-//! one else can see it. The reflection's key moment names the better move.
+//! The board tools against data nobody on the team wrote: 10,000 Lichess
+//! puzzles (CC0) that the test set-up fetches from the PyPI sdist of
+//! atlas-chess (`scripts/fetch-puzzles.sh`, run by `make test`). For each
+//! theme the issue names, the share of tagged puzzles whose theme the tools
+//! detect after the first move must reach its target. `kibitz bench tools`
+//! prints the same figures with the false-claim rates.
 
-mod common;
+use std::path::PathBuf;
+use std::process::Command;
 
-use common::*;
-use serde_json::{Value, json};
+use kibitz::chess::puzzles::{parse_csv, score};
+use kibitz::chess::tools::themes::Theme;
 
-/// White mates with Qxd8#; Qd4 instead hangs the queen to the rook.
-const MATE_OR_BLUNDER: &str = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_blunder_comes_back_as_a_puzzle_until_solved_twice() {
-    let server = Server::start().await;
-    let pat = server.new_player("Pat").await;
-    let body = json!({ "player_id": pat, "persona_id": "margot", "color": "white", "fen": MATE_OR_BLUNDER });
-    let (status, out) = server.post("/api/matches", body).await;
-    assert_eq!(status, 201, "{out}");
-    let m = out["state"]["id"].as_str().unwrap().to_string();
-    let (status, out) = server
-        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qd4" }))
-        .await;
-    assert_eq!(status, 200, "{out}");
-    server.resign(&m).await;
-
-    // Kept after the game, off the reply.
-    let list = format!("/api/players/{pat}/puzzles");
-    let kept = eventually(30, || async {
-        server.get(&list).await.1.as_array().is_some_and(|a| !a.is_empty())
-    })
-    .await;
-    let (_, puzzles) = server.get(&list).await;
-    assert!(kept, "{puzzles}");
-    let p = puzzles[0].clone();
-    assert_eq!(
-        (p["fen"].as_str(), p["played_san"].as_str()),
-        (Some(MATE_OR_BLUNDER), Some("Qd4")),
-        "{p}"
-    );
-    assert_eq!(
-        (p["match_id"].as_str(), p["ply"].as_i64(), p["class"].as_str()),
-        (Some(m.as_str()), Some(1), Some("blunder"))
-    );
-    assert!(
-        p.get("solution_san").is_none() && p.get("solution_uci").is_none(),
-        "the answer is not given away: {p}"
-    );
-    let id = p["id"].as_str().unwrap();
-
-    // The reflection's key moment names the better move.
-    let better = eventually(10, || async {
-        let (_, r) = server.get(&format!("/api/matches/{m}/reflection")).await;
-        r["key_moments"]
-            .as_array()
-            .is_some_and(|k| k.iter().any(|k| k["better"] == "Qxd8#"))
-    })
-    .await;
-    assert!(
-        better,
-        "{}",
-        server.get(&format!("/api/matches/{m}/reflection")).await.1
-    );
-
-    let token = server.token(&pat);
-    let answer = |mv: &'static str| {
-        let (path, server, token) = (format!("/api/puzzles/{id}/answer"), &server, &token);
-        async move {
-            server
-                .send_as(reqwest::Method::POST, &path, Some(token), Some(json!({ "move": mv })))
-                .await
-        }
-    };
-    let (status, wrong) = answer("Qd4").await;
-    assert_eq!(status, 200, "{wrong}");
-    assert_eq!(verdict(&wrong), (false, "Qxd8#", "open"), "{wrong}");
-    assert_eq!(wrong["puzzle"]["failed"], 1);
-    let (status, illegal) = answer("Qh8").await;
-    assert_eq!(
-        (status, illegal["error"]["code"].as_str()),
-        (422, Some("illegal_move")),
-        "{illegal}"
-    );
-    let (_, right) = answer("d1d8").await;
-    assert_eq!(
-        verdict(&right),
-        (true, "Qxd8#", "open"),
-        "solved once, it comes back: {right}"
-    );
-    let (_, again) = answer("Qxd8#").await;
-    assert_eq!(verdict(&again), (true, "Qxd8#", "retired"), "{again}");
-
-    // Nobody else's: another player gets 404 for the list and the puzzle.
-    let eve = server.new_player("Eve").await;
-    let eve_token = server.token(&eve);
-    let (status, _) = server.get_as(&list, &eve_token).await;
-    assert_eq!(status, 404);
-    let (status, _) = server
-        .send_as(
-            reqwest::Method::POST,
-            &format!("/api/puzzles/{id}/answer"),
-            Some(&eve_token),
-            Some(json!({ "move": "Qxd8#" })),
-        )
-        .await;
-    assert_eq!(status, 404);
-    let (status, _) = server
-        .send_as(
-            reqwest::Method::POST,
-            &format!("/api/puzzles/{id}/dismiss"),
-            Some(&token),
-            None,
-        )
-        .await;
-    assert_eq!(status, 204);
-    let (_, after) = server.get(&list).await;
-    assert_eq!(after[0]["status"], "dismissed", "{after}");
+fn puzzles_csv() -> PathBuf {
+    let repo =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()));
+    let csv = repo.join("bench/data/lichess_db_puzzle.csv");
+    if !csv.exists() {
+        let fetched = Command::new(repo.join("scripts/fetch-puzzles.sh"))
+            .arg(repo.join("bench/data"))
+            .status()
+            .expect("scripts/fetch-puzzles.sh runs");
+        assert!(fetched.success(), "fetching the puzzles failed");
+    }
+    csv
 }
 
-fn verdict(answered: &Value) -> (bool, &str, &str) {
-    let v = &answered["verdict"];
-    (
-        v["correct"].as_bool().unwrap_or_default(),
-        v["solution_san"].as_str().unwrap_or_default(),
-        v["status"].as_str().unwrap_or_default(),
-    )
+#[test]
+fn theme_detection_meets_its_targets_on_lichess_puzzles() {
+    let text = std::fs::read_to_string(puzzles_csv()).unwrap();
+    let puzzles = parse_csv(&text);
+    assert!(puzzles.len() >= 9_000, "{} puzzles parsed", puzzles.len());
+    let targets = [
+        (Theme::MateIn1, 0.90),
+        (Theme::HangingPiece, 0.90),
+        (Theme::Fork, 0.70),
+        (Theme::Pin, 0.70),
+        (Theme::DiscoveredAttack, 0.70),
+        (Theme::MateIn2, 0.70),
+    ];
+    let mut misses = Vec::new();
+    for (theme, target) in targets {
+        let s = score(&puzzles, theme);
+        println!(
+            "{:<17} {:>5} tagged, detected {:.3} (target {target})",
+            s.theme, s.tagged, s.detected
+        );
+        assert!(s.tagged >= 50, "too few {} puzzles to judge", s.theme);
+        if s.detected < target {
+            misses.push(format!("{} {:.3} < {target}", s.theme, s.detected));
+        }
+    }
+    assert!(misses.is_empty(), "below target: {misses:?}");
+}
+
+/// What the subconscious reads off a board (`subconscious::board`), checked
+/// the same way: after the puzzle's first move (the player's slip), the
+/// persona's chances must name the tagged tactic, and the endgame's kind
+/// must match Lichess's endgame tags.
+#[test]
+fn situations_name_what_lichess_tags_the_puzzles_with() {
+    use kibitz::subconscious::board::{Board, EndgameKind, Motif, Phase, chances};
+    use shakmaty::Position;
+    let text = std::fs::read_to_string(puzzles_csv()).unwrap();
+    let puzzles = parse_csv(&text);
+    type Check = (&'static str, f64, fn(&Board, &[Motif]) -> bool);
+    let checks: [Check; 7] = [
+        ("mateIn1", 0.90, |_, m| {
+            m.iter().any(|m| matches!(m, Motif::Mate { .. }))
+        }),
+        ("backRankMate", 0.60, |_, m| {
+            m.iter()
+                .any(|m| matches!(m, Motif::Mate { back_rank: true } | Motif::BackRank))
+        }),
+        ("fork", 0.70, |_, m| m.iter().any(|m| matches!(m, Motif::Fork(_)))),
+        ("hangingPiece", 0.85, |_, m| {
+            m.iter().any(|m| matches!(m, Motif::HangingPiece(_)))
+        }),
+        ("rookEndgame", 0.85, |b, _| b.endgame() == Some(EndgameKind::Rook)),
+        ("queenEndgame", 0.80, |b, _| b.endgame() == Some(EndgameKind::Queen)),
+        ("endgame", 0.80, |b, _| b.phase() == Phase::Endgame),
+    ];
+    let mut misses = Vec::new();
+    for (tag, target, holds) in checks {
+        let reads = |p: &kibitz::chess::puzzles::Puzzle| {
+            let board = Board {
+                pos: p.pos.clone(),
+                user: !p.pos.turn(),
+            };
+            holds(&board, &chances(&p.pos))
+        };
+        let (tagged, untagged): (Vec<_>, Vec<_>) = puzzles.iter().partition(|p| p.themes.iter().any(|t| t == tag));
+        let share = tagged.iter().filter(|p| reads(p)).count() as f64 / tagged.len().max(1) as f64;
+        let claimed = untagged.iter().filter(|p| reads(p)).count() as f64 / untagged.len().max(1) as f64;
+        println!(
+            "{tag:<13} {:>5} tagged, read {share:.3} (target {target}), claimed on {claimed:.3} of the others",
+            tagged.len()
+        );
+        assert!(tagged.len() >= 30, "too few {tag} puzzles to judge");
+        if share < target {
+            misses.push(format!("{tag} {share:.3} < {target}"));
+        }
+    }
+    assert!(misses.is_empty(), "below target: {misses:?}");
 }

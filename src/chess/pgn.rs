@@ -20,12 +20,30 @@ pub struct Comment {
     pub text: String,
 }
 
+/// What follows a move in an annotated PGN: its glyph as a NAG (`$2` a
+/// mistake) and a comment (`[%eval 0.35]` and words).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MoveNote {
+    pub nag: Option<u8>,
+    pub comment: Option<String>,
+}
+
+/// The NAGs of lichess's move judgements.
+pub const NAG_MISTAKE: u8 = 2;
+pub const NAG_BLUNDER: u8 = 4;
+pub const NAG_DUBIOUS: u8 = 6;
+
 pub fn write(headers: &PgnHeaders, game: &Game) -> String {
     write_with(headers, game, &[])
 }
 
 /// The PGN with `comments` in its movetext.
 pub fn write_with(headers: &PgnHeaders, game: &Game, comments: &[Comment]) -> String {
+    write_annotated(headers, game, comments, &[])
+}
+
+/// The PGN with `comments` before moves and `notes[i]` after move `i`.
+pub fn write_annotated(headers: &PgnHeaders, game: &Game, comments: &[Comment], notes: &[MoveNote]) -> String {
     let result = game.end().map_or("*", |e| e.result());
     let mut out = String::new();
     let mut tag = |k: &str, v: &str| {
@@ -49,13 +67,13 @@ pub fn write_with(headers: &PgnHeaders, game: &Game, comments: &[Comment]) -> St
         tag(k, v);
     }
     out.push('\n');
-    out.push_str(&movetext(game, comments));
+    out.push_str(&movetext(game, comments, notes));
     out.push_str(result);
     out.push('\n');
     out
 }
 
-fn movetext(game: &Game, comments: &[Comment]) -> String {
+fn movetext(game: &Game, comments: &[Comment], notes: &[MoveNote]) -> String {
     let start_fen = game.start_fen();
     let mut fields = start_fen.split(' ').skip(1);
     let white_first = fields.next() != Some("b");
@@ -64,11 +82,15 @@ fn movetext(game: &Game, comments: &[Comment]) -> String {
     let comment_at = |i: usize, text: &mut String| {
         let mut any = false;
         for c in comments.iter().filter(|c| c.before == i) {
-            // A comment ends at the first `}`: no brace inside.
-            text.push_str(&format!("{{{}}} ", c.text.replace('{', "(").replace('}', ")")));
+            text.push_str(&braced(&c.text));
             any = true;
         }
-        any
+        // The note after the move before this one also interrupts the
+        // moves: Black's move is then numbered again ("3... Nf6").
+        any || i
+            .checked_sub(1)
+            .and_then(|p| notes.get(p))
+            .is_some_and(|n| n.comment.is_some())
     };
     for (i, m) in game.moves().iter().enumerate() {
         let white_to_move = (i % 2 == 0) == white_first;
@@ -80,12 +102,25 @@ fn movetext(game: &Game, comments: &[Comment]) -> String {
         }
         text.push_str(&m.san);
         text.push(' ');
+        if let Some(note) = notes.get(i) {
+            if let Some(nag) = note.nag {
+                text.push_str(&format!("${nag} "));
+            }
+            if let Some(comment) = &note.comment {
+                text.push_str(&braced(comment));
+            }
+        }
         if !white_to_move {
             number += 1;
         }
     }
     comment_at(game.moves().len(), &mut text);
     text
+}
+
+/// `{text} `: a comment ends at the first `}`, so none inside.
+fn braced(text: &str) -> String {
+    format!("{{{}}} ", text.replace('{', "(").replace('}', ")"))
 }
 
 /// A tag value as the PGN standard (8.1.1) allows it: printing characters
@@ -98,7 +133,7 @@ fn escape(v: &str) -> String {
         .replace('"', "\\\"")
 }
 
-/// Reads the SAN moves of a PGN's movetext, past its comments (no variations).
+/// Reads the SAN moves of a PGN's movetext, past its comments and NAGs (no variations).
 pub fn san_moves(pgn: &str) -> Vec<String> {
     let movetext: String = pgn
         .lines()
@@ -117,7 +152,7 @@ pub fn san_moves(pgn: &str) -> Vec<String> {
     }
     plain
         .split_whitespace()
-        .filter(|t| !t.ends_with('.') && !matches!(*t, "1-0" | "0-1" | "1/2-1/2" | "*"))
+        .filter(|t| !t.ends_with('.') && !t.starts_with('$') && !matches!(*t, "1-0" | "0-1" | "1/2-1/2" | "*"))
         .map(|t| t.rsplit('.').next().unwrap_or(t).to_string())
         .collect()
 }
@@ -171,6 +206,33 @@ mod tests {
             "{pgn}"
         );
         assert_eq!(san_moves(&pgn), ["e4", "e5", "Nf3", "Nc6"]);
+    }
+
+    #[test]
+    fn notes_follow_their_moves_with_nags_and_black_is_numbered_again() {
+        let mut game = Game::new(None).unwrap();
+        for m in ["e4", "e5", "Qh5", "Nc6"] {
+            let mv = game.parse(m).unwrap();
+            game.play(mv);
+        }
+        let note = |nag: Option<u8>, comment: &str| MoveNote {
+            nag,
+            comment: Some(comment.into()),
+        };
+        let notes = [
+            note(None, "[%eval 0.35]"),
+            note(None, "[%eval 0.30]"),
+            note(Some(NAG_DUBIOUS), "[%eval 0.00] Margot: \"{Bold}\""),
+            MoveNote::default(),
+        ];
+        let pgn = write_annotated(&headers(), &game, &[], &notes);
+        assert!(
+            pgn.contains(
+                "1. e4 {[%eval 0.35]} 1... e5 {[%eval 0.30]} 2. Qh5 $6 {[%eval 0.00] Margot: \"(Bold)\"} 2... Nc6 *"
+            ),
+            "{pgn}"
+        );
+        assert_eq!(san_moves(&pgn), ["e4", "e5", "Qh5", "Nc6"]);
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod players;
 mod ratings;
 mod records;
 mod resume;
+mod review;
 mod roster;
 mod services;
 mod shutdown;
@@ -49,7 +50,6 @@ use loading::{stored_game, talk_mode};
 pub use timing::{Phase, PhaseStats, PhaseTimes};
 
 use actor::Command;
-use state::StateParts;
 
 use crate::config::Config;
 use crate::events::Pushed;
@@ -274,28 +274,8 @@ impl Runtime {
     }
 
     async fn stored_state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
-        let (row, game, odds) = self.stored_game(id).await?;
-        let player = self.player(row.player_id).await?;
-        let persona = self.svc.persona(&row.persona_id);
-        let notes = self.svc.db.match_notes(id).await?;
-        let talk = talk_mode(&self.svc.db, row.player_id, &row.persona_id).await?;
-        let parts = StateParts {
-            id,
-            player_id: row.player_id,
-            player_name: &player.name,
-            persona_id: &row.persona_id,
-            persona_name: persona.as_ref().map_or(row.persona_id.as_str(), |p| p.name.as_str()),
-            persona_elo: persona.as_ref().map_or(0, |p| p.elo),
-            user_color: color_of(&row),
-            date: row.created_at,
-            emotion: &row.emotion,
-            draw_offer: row.draw_offer.as_deref(),
-            last_seq: self.svc.db.last_event_seq(id).await?,
-            odds: &odds,
-            notes: &notes,
-            talk,
-        };
-        Ok(MatchState::build(parts, &game))
+        let stored = self.stored_parts(id).await?;
+        Ok(MatchState::build(stored.parts(), &stored.game))
     }
 
     async fn stored_game(&self, id: MatchId) -> Result<StoredGame, RuntimeError> {

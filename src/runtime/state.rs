@@ -5,7 +5,7 @@ use shakmaty::Color;
 
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
-use crate::chess::pgn::{self, Comment, PgnHeaders};
+use crate::chess::pgn::{self, Comment, MoveNote, PgnHeaders};
 use crate::ids::{MatchId, PersonaId, PlayerId};
 use crate::store::{MatchNote, MatchStatus, NoteKind};
 use crate::triggers::TalkMode;
@@ -144,6 +144,15 @@ impl MatchState {
 }
 
 fn pgn_of(p: &StateParts<'_>, game: &Game) -> String {
+    pgn::write_with(&headers_of(p), game, &comments_of(p))
+}
+
+/// The PGN with a note after each move (`runtime/review.rs`).
+pub fn analysed_pgn_of(p: &StateParts<'_>, game: &Game, notes: &[MoveNote]) -> String {
+    pgn::write_annotated(&headers_of(p), game, &comments_of(p), notes)
+}
+
+fn headers_of(p: &StateParts<'_>) -> PgnHeaders {
     let (white, black) = if p.user_color.is_white() {
         (p.player_name.to_string(), p.persona_name.to_string())
     } else {
@@ -154,7 +163,7 @@ fn pgn_of(p: &StateParts<'_>, game: &Game) -> String {
     } else {
         "WhiteElo"
     };
-    let headers = PgnHeaders {
+    PgnHeaders {
         event: "kibitz club game".into(),
         site: "kibitz".into(),
         date: p.date.format("%Y.%m.%d").to_string(),
@@ -164,14 +173,16 @@ fn pgn_of(p: &StateParts<'_>, game: &Game) -> String {
             (elo_tag.into(), p.persona_elo.to_string()),
             ("KibitzMatch".into(), p.id.to_string()),
         ],
-    };
-    let comments: Vec<Comment> = p
-        .notes
+    }
+}
+
+/// The game's notes (a hint asked for, a takeback) before their moves.
+fn comments_of(p: &StateParts<'_>) -> Vec<Comment> {
+    p.notes
         .iter()
         .map(|n| Comment {
             before: n.ply,
             text: format!("{}: {}", n.kind, n.text),
         })
-        .collect();
-    pgn::write_with(&headers, game, &comments)
+        .collect()
 }

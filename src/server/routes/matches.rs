@@ -85,18 +85,29 @@ pub async fn get(
     Ok(Json(runtime.state(id).await?))
 }
 
-#[utoipa::path(get, path = "/api/matches/{id}/pgn", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), responses((status = 200, description = "the game so far as PGN", content_type = "application/x-chess-pgn", body = String), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PgnQuery {
+    /// With the analysis: each move's `[%eval]`, its glyph as a NAG, the
+    /// better move of a reviewed mistake and the persona's words after it.
+    #[serde(default)]
+    analysis: bool,
+}
+
+#[utoipa::path(get, path = "/api/matches/{id}/pgn", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id"), PgnQuery), responses((status = 200, description = "the game so far as PGN", content_type = "application/x-chess-pgn", body = String), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn pgn(
     State(runtime): State<Runtime>,
     caller: Caller,
     IdPath(id): IdPath<MatchId>,
+    ApiQuery(q): ApiQuery<PgnQuery>,
 ) -> Result<impl IntoResponse, ApiError> {
     let id = caller.owned_match(&runtime, id).await?;
-    let state = runtime.state(id).await?;
-    Ok((
-        [(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")],
-        state.pgn,
-    ))
+    let pgn = match q.analysis {
+        true => runtime.analysed_pgn(id).await?,
+        false => runtime.state(id).await?.pgn,
+    };
+    Ok(([(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")], pgn))
 }
 
 #[derive(Deserialize, utoipa::ToSchema)]

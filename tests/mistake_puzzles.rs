@@ -1,0 +1,128 @@
+//! Your mistakes come back as puzzles: a planted blunder becomes a puzzle
+//! after the game, with the engine's better move as its answer; answered
+//! wrong it stays, solved twice it retires; the player may dismiss it; no
+//! one else can see it. The reflection's key moment names the better move.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+
+/// White mates with Qxd8#; Qd4 instead hangs the queen to the rook.
+const MATE_OR_BLUNDER: &str = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blunder_comes_back_as_a_puzzle_until_solved_twice() {
+    let server = Server::start().await;
+    let pat = server.new_player("Pat").await;
+    let body = json!({ "player_id": pat, "persona_id": "margot", "color": "white", "fen": MATE_OR_BLUNDER });
+    let (status, out) = server.post("/api/matches", body).await;
+    assert_eq!(status, 201, "{out}");
+    let m = out["state"]["id"].as_str().unwrap().to_string();
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qd4" }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    server.resign(&m).await;
+
+    // Kept after the game, off the reply.
+    let list = format!("/api/players/{pat}/puzzles");
+    let kept = eventually(30, || async {
+        server.get(&list).await.1.as_array().is_some_and(|a| !a.is_empty())
+    })
+    .await;
+    let (_, puzzles) = server.get(&list).await;
+    assert!(kept, "{puzzles}");
+    let p = puzzles[0].clone();
+    assert_eq!(
+        (p["fen"].as_str(), p["played_san"].as_str()),
+        (Some(MATE_OR_BLUNDER), Some("Qd4")),
+        "{p}"
+    );
+    assert_eq!(
+        (p["match_id"].as_str(), p["ply"].as_i64(), p["class"].as_str()),
+        (Some(m.as_str()), Some(1), Some("blunder"))
+    );
+    assert!(
+        p.get("solution_san").is_none() && p.get("solution_uci").is_none(),
+        "the answer is not given away: {p}"
+    );
+    let id = p["id"].as_str().unwrap();
+
+    // The reflection's key moment names the better move.
+    let better = eventually(10, || async {
+        let (_, r) = server.get(&format!("/api/matches/{m}/reflection")).await;
+        r["key_moments"]
+            .as_array()
+            .is_some_and(|k| k.iter().any(|k| k["better"] == "Qxd8#"))
+    })
+    .await;
+    assert!(
+        better,
+        "{}",
+        server.get(&format!("/api/matches/{m}/reflection")).await.1
+    );
+
+    let token = server.token(&pat);
+    let answer = |mv: &'static str| {
+        let (path, server, token) = (format!("/api/puzzles/{id}/answer"), &server, &token);
+        async move {
+            server
+                .send_as(reqwest::Method::POST, &path, Some(token), Some(json!({ "move": mv })))
+                .await
+        }
+    };
+    let (status, wrong) = answer("Qd4").await;
+    assert_eq!(status, 200, "{wrong}");
+    assert_eq!(verdict(&wrong), (false, "Qxd8#", "open"), "{wrong}");
+    assert_eq!(wrong["puzzle"]["failed"], 1);
+    let (status, illegal) = answer("Qh8").await;
+    assert_eq!(
+        (status, illegal["error"]["code"].as_str()),
+        (422, Some("illegal_move")),
+        "{illegal}"
+    );
+    let (_, right) = answer("d1d8").await;
+    assert_eq!(
+        verdict(&right),
+        (true, "Qxd8#", "open"),
+        "solved once, it comes back: {right}"
+    );
+    let (_, again) = answer("Qxd8#").await;
+    assert_eq!(verdict(&again), (true, "Qxd8#", "retired"), "{again}");
+
+    // Nobody else's: another player gets 404 for the list and the puzzle.
+    let eve = server.new_player("Eve").await;
+    let eve_token = server.token(&eve);
+    let (status, _) = server.get_as(&list, &eve_token).await;
+    assert_eq!(status, 404);
+    let (status, _) = server
+        .send_as(
+            reqwest::Method::POST,
+            &format!("/api/puzzles/{id}/answer"),
+            Some(&eve_token),
+            Some(json!({ "move": "Qxd8#" })),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, _) = server
+        .send_as(
+            reqwest::Method::POST,
+            &format!("/api/puzzles/{id}/dismiss"),
+            Some(&token),
+            None,
+        )
+        .await;
+    assert_eq!(status, 204);
+    let (_, after) = server.get(&list).await;
+    assert_eq!(after[0]["status"], "dismissed", "{after}");
+}
+
+fn verdict(answered: &Value) -> (bool, &str, &str) {
+    let v = &answered["verdict"];
+    (
+        v["correct"].as_bool().unwrap_or_default(),
+        v["solution_san"].as_str().unwrap_or_default(),
+        v["status"].as_str().unwrap_or_default(),
+    )
+}
