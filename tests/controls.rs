@@ -322,3 +322,32 @@ async fn viktor_never_grants_one_and_margot_only_for_a_slip() {
         "{out}"
     );
 }
+
+/// `kibitz play`: a blunder in one game comes back as a puzzle at the next
+/// one's greeting, drawn in the terminal, and `/puzzle` answers it.
+#[test]
+fn the_terminal_offers_an_old_mistake_and_takes_its_answer() {
+    let data = tempfile::tempdir().unwrap();
+    let play = |fen: Option<&str>, input: &str| {
+        let mut cmd = kibitz_in(data.path());
+        cmd.args(["play", "--persona", "margot", "--player", "Wren", "--color", "white"])
+            .env("KIBITZ_DATA_DIR", data.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        if let Some(fen) = fen {
+            cmd.args(["--fen", fen]);
+        }
+        let mut child = cmd.spawn().unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "kibitz play failed");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    // Qxd8# mates; Qd4 hangs the queen. The review runs before play exits.
+    play(Some("3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1"), "Qd4\n/resign\n");
+    let text = play(None, "/puzzle Qxd8#\n/resign\n");
+    assert!(text.contains("Puzzle: you played Qd4 here"), "{text}");
+    assert!(text.contains("Remember") && text.contains("“Qd4”"), "{text}");
+    assert!(text.contains("(puzzle solved: Qxd8#)"), "{text}");
+}

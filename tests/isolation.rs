@@ -79,7 +79,7 @@ fn body_for(method: &Method, template: &str, alice: &str) -> Option<Value> {
     }
     Some(match template.rsplit('/').next().unwrap() {
         "matches" => json!({ "player_id": alice, "persona_id": "margot", "color": "white" }),
-        "moves" | "answer" => json!({ "move": "e4" }),
+        "moves" | "answer" | "puzzle" => json!({ "move": "e4" }),
         "chat" => json!({ "text": "What do you remember of me?" }),
         "draw" => json!({ "action": "offer" }),
         "talk" => json!({ "mode": "quiet" }),

@@ -126,3 +126,83 @@ fn verdict(answered: &Value) -> (bool, &str, &str) {
         v["status"].as_str().unwrap_or_default(),
     )
 }
+
+/// A planted blunder's puzzle, kept: its id.
+async fn planted(server: &Server, pat: &str) -> String {
+    let body = json!({ "player_id": pat, "persona_id": "margot", "color": "white", "fen": MATE_OR_BLUNDER });
+    let (status, out) = server.post("/api/matches", body).await;
+    assert_eq!(status, 201, "{out}");
+    let m = out["state"]["id"].as_str().unwrap().to_string();
+    let (status, out) = server
+        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qd4" }))
+        .await;
+    assert_eq!(status, 200, "{out}");
+    server.resign(&m).await;
+    let list = format!("/api/players/{pat}/puzzles");
+    assert!(eventually(30, || async { server.get(&list).await.1[0]["id"].is_string() }).await);
+    server.get(&list).await.1[0]["id"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_game_offers_the_mistake_and_the_player_solves_it_on_the_websocket() {
+    let server = Server::start().await;
+    let pat = server.new_player("Pat").await;
+    let id = planted(&server, &pat).await;
+
+    // The next game with Margot: the greeting offers it, in her words.
+    let (m, opened) = server.new_match(&pat, "margot", "white").await;
+    let events = opened["events"].as_array().unwrap();
+    let offer = events.iter().find(|e| e["type"] == "puzzle").expect("a puzzle offered");
+    assert_eq!(
+        (offer["data"]["id"].as_str(), offer["data"]["fen"].as_str()),
+        (Some(id.as_str()), Some(MATE_OR_BLUNDER))
+    );
+    assert_eq!(offer["data"]["played_san"], "Qd4");
+    let said: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "message" && e["data"]["sender"] == "persona")
+        .filter_map(|e| e["data"]["content"].as_str())
+        .collect();
+    assert!(
+        said.iter().any(|l| l.contains("Remember") && l.contains("“Qd4”")),
+        "{said:?}"
+    );
+
+    // Solved on the WebSocket: judged, told, and in her words.
+    let mut ws = ws_connect_as(&server.ws_url(&m, 0), &server.token(&pat)).await.unwrap();
+    ws_send(&mut ws, json!({ "type": "puzzle", "move": "Qxd8#" })).await;
+    let frames = ws_until(&mut ws, std::time::Duration::from_secs(10), |f| {
+        f["type"] == "puzzle_answer"
+    })
+    .await;
+    let answer = frames.last().unwrap();
+    assert_eq!(answer["type"], "puzzle_answer", "{frames:?}");
+    assert_eq!(
+        (answer["data"]["correct"].as_bool(), answer["data"]["status"].as_str()),
+        (Some(true), Some("open"))
+    );
+    let frames = ws_until(&mut ws, std::time::Duration::from_secs(10), |f| f["type"] == "message").await;
+    let words = frames.last().unwrap()["data"]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(words.contains("That's it"), "{frames:?}");
+    let (_, puzzles) = server.get(&format!("/api/players/{pat}/puzzles")).await;
+    assert_eq!(puzzles[0]["solved"], 1, "{puzzles}");
+
+    // One answer a game; and tried today, it rests before it comes back.
+    let (status, again) = server
+        .post(&format!("/api/matches/{m}/puzzle"), json!({ "move": "Qxd8#" }))
+        .await;
+    assert_eq!(
+        (status, again["error"]["code"].as_str()),
+        (409, Some("no_puzzle")),
+        "{again}"
+    );
+    server.resign(&m).await;
+    let (_, next) = server.new_match(&pat, "margot", "white").await;
+    assert!(
+        !next["events"].as_array().unwrap().iter().any(|e| e["type"] == "puzzle"),
+        "{next}"
+    );
+}

@@ -119,6 +119,11 @@ pub fn turn(input: &BrainInput<'_>) -> String {
                 "\nThe player asked to take back “{moves}”; {verdict}. Say so in character, the moves in quotes."
             ));
         }
+        Some(UserInput::PuzzleOffer { .. }) | Some(UserInput::PuzzleAnswer { .. }) => out.push_str(&format!(
+            "\nOne of the player's old mistakes, as a puzzle. True (say it your way, in character, every move in \
+             quotes: it is from another game): {}",
+            super::scripted::puzzle_words(input)
+        )),
         Some(UserInput::Explain) => out.push_str(&format!(
             "\nThe player asks why you played your last move. True, from your search and the board tools \
              (say it your way): {}",

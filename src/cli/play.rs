@@ -41,7 +41,7 @@ enum ColorArg {
 }
 
 const HELP: &str = "Type a move (e4, Nf3, e7e8q), or just talk. Commands: /board /resign /draw /accept /decline /pgn \
-     /hint (the engine's move for you) /explain (why the persona's last move) /takeback (your last move, if it lets you) \
+     /hint (the engine's move for you) /explain (why the persona's last move) /takeback (your last move, if it lets you) /puzzle <move> (answer the puzzle it offers you) \
      /quiet (it speaks only when spoken to) /chatty /talk (as usual again) /help /quit";
 
 pub async fn run(config: Config, args: PlayArgs) -> anyhow::Result<()> {
@@ -145,6 +145,9 @@ async fn act(runtime: &Runtime, id: MatchId, line: &str, view: &mut View) -> any
         "/hint" => UserCommand::Hint,
         "/explain" => UserCommand::Explain,
         "/takeback" => UserCommand::Takeback,
+        answer if answer.starts_with("/puzzle") => {
+            UserCommand::Puzzle(answer.trim_start_matches("/puzzle").trim().to_string())
+        }
         "/quiet" => UserCommand::Talk(TalkMode::Quiet),
         "/chatty" => UserCommand::Talk(TalkMode::Chatty),
         "/talk" => UserCommand::Talk(TalkMode::Normal),
@@ -208,6 +211,16 @@ impl View {
             EventBody::Hint(hint) => println!("  (hint {}: {})", hint.count, hint.san),
             EventBody::Takeback(t) if t.granted => println!("  (taken back: {})", t.moves),
             EventBody::Takeback(t) => println!("  (no takeback: {})", t.why.as_deref().unwrap_or("")),
+            EventBody::Puzzle(p) => match Game::new(Some(&p.fen)) {
+                Ok(game) => println!(
+                    "  Puzzle: you played {} here. Find better (/puzzle <move>):\n{}",
+                    p.played_san,
+                    diagram(&game, game.turn() == Color::White)
+                ),
+                Err(_) => println!("  Puzzle: {} (/puzzle <move>)", p.fen),
+            },
+            EventBody::PuzzleAnswer(a) if a.correct => println!("  (puzzle solved: {})", a.solution_san),
+            EventBody::PuzzleAnswer(a) => println!("  (puzzle: {} was it)", a.solution_san),
             _ => {}
         }
     }
@@ -233,7 +246,19 @@ fn board(state: &MatchState) -> String {
     let Ok(game) = Game::new(Some(&state.fen)) else {
         return state.fen.clone();
     };
-    let white_view = state.user_color == "white";
+    let mut out = diagram(&game, state.user_color == "white");
+    let to_move = if game.turn() == Color::White { "White" } else { "Black" };
+    if state.status == MatchStatus::Active {
+        out.push_str(&format!(
+            "  {to_move} to move{}",
+            if state.your_turn { " (you)" } else { "" }
+        ));
+    }
+    out
+}
+
+/// A position's pieces, from one side, with coordinates.
+fn diagram(game: &Game, white_view: bool) -> String {
     let ranks: Vec<u32> = if white_view {
         (0..8).rev().collect()
     } else {
@@ -260,13 +285,6 @@ fn board(state: &MatchState) -> String {
         .map(|f| format!(" {}", (b'a' + *f as u8) as char))
         .collect();
     out.push_str(&format!("    {letters}\n"));
-    let to_move = if game.turn() == Color::White { "White" } else { "Black" };
-    if state.status == MatchStatus::Active {
-        out.push_str(&format!(
-            "  {to_move} to move{}",
-            if state.your_turn { " (you)" } else { "" }
-        ));
-    }
     out
 }
 

@@ -55,6 +55,8 @@ event_kinds!(
     Talk(Talk) = "talk",
     Hint(Hint) = "hint",
     Takeback(Takeback) = "takeback",
+    Puzzle(PuzzleOffer) = "puzzle",
+    PuzzleAnswer(PuzzleAnswer) = "puzzle_answer",
     Familiarity(FamiliarityReached) = "familiarity",
     Draft(Draft) = "draft",
 );
@@ -233,6 +235,30 @@ pub struct Hint {
     pub win_pct: Option<f64>,
     /// The how-manieth hint of this game.
     pub count: u32,
+}
+
+/// One of the player's old mistakes offered as a puzzle: the position
+/// before it (the player to move), what they played, and where it was.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PuzzleOffer {
+    pub id: crate::ids::PuzzleId,
+    pub fen: String,
+    pub played_san: String,
+    pub from_match: crate::ids::MatchId,
+    pub ply: i64,
+    /// When that game was played.
+    pub played_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// An answer to the offered puzzle, judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct PuzzleAnswer {
+    pub id: crate::ids::PuzzleId,
+    pub correct: bool,
+    pub answered_san: String,
+    pub solution_san: String,
+    /// `open` (it comes back) or `retired` (solved twice).
+    pub status: crate::puzzles::PuzzleStatus,
 }
 
 /// A takeback asked for: granted (the moves are gone) or refused, and why.

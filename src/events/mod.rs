@@ -12,7 +12,7 @@ use tokio::sync::broadcast;
 
 pub use body::{
     Draft, DrawOffer, Emotion, EventBody, FamiliarityReached, GameOver, Hint, MemorySaved, Message, Move, Odds,
-    OddsDepth, Rating, Reflection, Side, Takeback, Talk, TriggerFired,
+    OddsDepth, PuzzleAnswer, PuzzleOffer, Rating, Reflection, Side, Takeback, Talk, TriggerFired,
 };
 
 use crate::ids::MatchId;

@@ -27,6 +27,10 @@ pub enum RuntimeError {
     NoHint(String),
     #[error("no more hints this game: {per_game} is all this persona gives")]
     NoHintsLeft { per_game: u32 },
+    #[error("no puzzle was offered in this game, or it is answered")]
+    NoPuzzle,
+    #[error(transparent)]
+    Puzzle(#[from] crate::puzzles::PuzzleError),
     #[error("text must not be empty")]
     EmptyText,
     /// PostgreSQL cannot store NUL in text; no client has a reason to send it.

@@ -123,6 +123,8 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::NothingToTakeBack => ApiError::new(S::CONFLICT, "nothing_to_take_back", message),
             RuntimeError::NoHint(_) => ApiError::new(S::SERVICE_UNAVAILABLE, "no_hint", message),
             RuntimeError::NoHintsLeft { .. } => ApiError::new(S::CONFLICT, "no_hints_left", message),
+            RuntimeError::NoPuzzle => ApiError::new(S::CONFLICT, "no_puzzle", message),
+            RuntimeError::Puzzle(e) => e.into(),
             RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),
             RuntimeError::NulInText => ApiError::new(S::BAD_REQUEST, "invalid_text", message),
             RuntimeError::ControlInName(_) => ApiError::new(S::BAD_REQUEST, "invalid_name", message),

@@ -212,7 +212,7 @@ fn refilled<'a>(
 pub fn command_weight(cmd: &crate::runtime::UserCommand) -> Option<f64> {
     use crate::runtime::UserCommand as C;
     match cmd {
-        C::Chat(_) | C::Explain | C::Takeback | C::OfferDraw => Some(1.0),
+        C::Chat(_) | C::Explain | C::Takeback | C::OfferDraw | C::Puzzle(_) => Some(1.0),
         C::Hint => Some(3.0),
         C::Move(_) | C::Resign | C::AcceptDraw | C::DeclineDraw | C::Talk(_) => None,
     }

@@ -103,6 +103,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(matches::hint))
         .routes(routes!(matches::explain))
         .routes(routes!(matches::takeback))
+        .routes(routes!(matches::puzzle))
         .routes(routes!(matches::events))
         .routes(routes!(matches::triggers))
         .routes(routes!(reflections::reflection))

@@ -3,7 +3,7 @@
 //! It also takes commands: {"type":"move","move":"e4"}, {"type":"chat","text":...},
 //! {"type":"resign"}, {"type":"draw","action":"offer|accept|decline"},
 //! {"type":"talk","mode":"quiet|chatty|normal"}, {"type":"hint"}, {"type":"explain"},
-//! {"type":"takeback"}.
+//! {"type":"takeback"}, {"type":"puzzle","move":"Qxd8#"}.
 //! Only the match's player (or the admin) may connect; see `auth`.
 
 use axum::extract::State;
@@ -62,6 +62,10 @@ enum ClientCommand {
     Hint,
     Explain,
     Takeback,
+    Puzzle {
+        #[serde(rename = "move")]
+        mv: String,
+    },
 }
 
 /// What the WebSocket route works with, as one sub-state of the router's.
@@ -328,6 +332,7 @@ async fn handle(runtime: &Runtime, limits: &RateLimits, id: MatchId, body: &str)
         Ok(ClientCommand::Hint) => UserCommand::Hint,
         Ok(ClientCommand::Explain) => UserCommand::Explain,
         Ok(ClientCommand::Takeback) => UserCommand::Takeback,
+        Ok(ClientCommand::Puzzle { mv }) => UserCommand::Puzzle(mv),
         Err(e) => return Some(error_frame("invalid_command", &e.to_string())),
     };
     // What costs the persona words or a search is rationed as over HTTP.

@@ -70,6 +70,21 @@ pub enum UserInput {
         moves: String,
         why: String,
     },
+    /// At the greeting: one of the player's old mistakes, offered as a
+    /// puzzle (what they played, and when: "on 24 November").
+    PuzzleOffer {
+        played_san: String,
+        when: String,
+    },
+    /// The player's answer to the offered puzzle, judged; `retired` once
+    /// solved twice.
+    PuzzleAnswer {
+        correct: bool,
+        answered_san: String,
+        solution_san: String,
+        when: String,
+        retired: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -37,7 +37,10 @@ impl Brain for ScriptedBrain {
             _ => None,
         };
         let said = standing.map(|text| Action::say(text, &input.persona.tones[0]));
-        for extra in [board_reminder(&input), familiar::callback(&input), said]
+        // One of the player's old mistakes, offered at the greeting.
+        let offer = matches!(input.trigger.input, Some(UserInput::PuzzleOffer { .. }))
+            .then(|| Action::say(puzzle::words(&input), &input.persona.tones[0]));
+        for extra in [board_reminder(&input), familiar::callback(&input), said, offer]
             .into_iter()
             .flatten()
         {
@@ -220,6 +223,11 @@ fn on_user_input(input: &BrainInput<'_>) -> Decision {
         ),
         Some(UserInput::Hint { .. }) | Some(UserInput::Explain) => board::control(input),
         Some(UserInput::Takeback { granted, moves, .. }) => takeback::words(input, &s, *granted, moves),
+        Some(UserInput::PuzzleAnswer { .. }) => decision(
+            "An answer to one of their old mistakes.",
+            vec![Action::say(puzzle::words(input), &input.persona.tones[0])],
+        ),
+        Some(UserInput::PuzzleOffer { .. }) => Decision::default(),
         Some(UserInput::Chat { text }) => match &input.trigger.heard {
             Some(heard) => chat::reply(input, &s, text, heard),
             // Not heard by the pipeline (a brain driven directly): by rules.
@@ -335,11 +343,13 @@ mod board;
 mod chat;
 mod echo;
 mod familiar;
+mod puzzle;
 mod speaker;
 mod standing;
 mod takeback;
 pub(crate) use board::control_answer;
 pub(crate) use chat::answer as known_answer;
+pub(crate) use puzzle::words as puzzle_words;
 pub(crate) use standing::adapted_notice;
 #[cfg(test)]
 mod familiar_tests;

@@ -114,7 +114,7 @@ impl MatchActor {
     }
 
     /// The persona's words to a control, as on_user_input.
-    async fn answer_control(&mut self, input: UserInput, events: &mut Events) -> Result<(), RuntimeError> {
+    pub(super) async fn answer_control(&mut self, input: UserInput, events: &mut Events) -> Result<(), RuntimeError> {
         let mut trigger = Trigger::new(TriggerKind::OnUserInput);
         trigger.input = Some(input);
         self.idle.reset();

@@ -12,6 +12,7 @@ mod history;
 mod idle;
 mod odds;
 mod odds_book;
+mod puzzle;
 mod rated;
 mod reflect;
 mod seat;
@@ -65,6 +66,8 @@ pub enum UserCommand {
     Explain,
     /// Take back the player's last move (and the persona's reply).
     Takeback,
+    /// An answer (SAN or UCI) to the puzzle offered in this game.
+    Puzzle(String),
 }
 
 /// What a command produced, and the match afterwards.
@@ -141,6 +144,10 @@ pub struct MatchActor {
     odds: OddsBook,
     idle: IdleTimer,
     history: MatchHistory,
+    /// The player's old mistake offered in this game, until answered.
+    puzzle: Option<crate::puzzles::PuzzleRow>,
+    /// The review of the finished game, running off the replies.
+    after_game: Option<tokio::task::JoinHandle<()>>,
     emitter: Emitter,
     inbox: mpsc::WeakSender<Command>,
     /// after_match has run; the actor stops.
@@ -214,6 +221,13 @@ impl MatchActor {
             }
         }
         self.idle.cancel().await;
+        // The review after the game (puzzles, better moves, the retelling)
+        // ends before the actor does: a clean stop waits for it. The inbox
+        // closes first, so nobody's command waits on it meanwhile.
+        drop(rx);
+        if let Some(review) = self.after_game.take() {
+            let _ = review.await;
+        }
     }
 
     /// `result` once everything the command wrote is committed: nobody is
@@ -268,12 +282,13 @@ impl MatchActor {
     async fn begin(&mut self, fresh: bool) -> Result<Outcome, RuntimeError> {
         let mut events = Vec::new();
         if fresh {
-            self.fire(
-                Trigger::new(crate::triggers::TriggerKind::BeforeMatch),
-                None,
-                &mut events,
-            )
-            .await?;
+            let offer = self.due_puzzle().await;
+            let mut greeting = Trigger::new(crate::triggers::TriggerKind::BeforeMatch);
+            greeting.input = offer.as_ref().map(puzzle::offered);
+            self.fire(greeting, None, &mut events).await?;
+            if let Some(p) = offer {
+                self.offer_puzzle(p, &mut events).await?;
+            }
         }
         if !self.finish_if_over(&mut events).await? {
             self.agent_move(None, &mut events).await?;
@@ -326,6 +341,7 @@ impl MatchActor {
             }
             UserCommand::Talk(mode) => self.set_talk(mode, &mut events).await?,
             UserCommand::Hint => self.hint(&mut events).await?,
+            UserCommand::Puzzle(answer) => self.answer_puzzle(&answer, &mut events).await?,
             UserCommand::Explain => self.explain(&mut events).await?,
             UserCommand::Takeback => self.takeback(&mut events).await?,
         }

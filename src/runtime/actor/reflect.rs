@@ -68,7 +68,7 @@ impl MatchActor {
                 .clone()
                 .map(|s| (s, self.persona.clone(), self.node.settings.reflection_sampling)),
         };
-        tokio::spawn(after.run(written).in_current_span());
+        self.after_game = Some(tokio::spawn(after.run(written).in_current_span()));
         Ok(())
     }
 

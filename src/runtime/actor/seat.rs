@@ -84,6 +84,8 @@ impl MatchActor {
             emitter: Emitter::new(db.clone(), id, db.last_event_seq(id).await?, events),
             inbox,
             done: false,
+            puzzle: None,
+            after_game: None,
             brain,
             agent_llm: sessions.main,
             sub_llm: sessions.subconscious,

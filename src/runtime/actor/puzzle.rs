@@ -1,0 +1,111 @@
+//! One of the player's old mistakes, offered at the greeting of a later
+//! game with the same persona (at most one a game, never to a player who
+//! asked for quiet), and their answer judged and recorded (`puzzles`): the
+//! persona says so in its voice through the trigger pipeline, like a hint.
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::{Events, MatchActor};
+use crate::events::{PuzzleAnswer, PuzzleOffer};
+use crate::puzzles::{self, PuzzleRow, PuzzleStatus};
+use crate::runtime::error::RuntimeError;
+use crate::store::DomainWrite;
+use crate::triggers::{TalkMode, UserInput};
+
+/// A puzzle tried lately rests this long before it is offered again.
+const REST: Duration = Duration::hours(12);
+
+/// What the greeting is told of the puzzle it offers.
+pub(super) fn offered(p: &PuzzleRow) -> UserInput {
+    UserInput::PuzzleOffer {
+        played_san: p.played_san.clone(),
+        when: when(p.created_at, Utc::now()),
+    }
+}
+
+/// "Tuesday" within the week, else "24 November".
+fn when(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    match now - at < Duration::days(6) && at.date_naive() != now.date_naive() {
+        true => at.format("%A").to_string(),
+        false if at.date_naive() == now.date_naive() => "earlier today".to_string(),
+        false => at.format("%-d %B").to_string(),
+    }
+}
+
+impl MatchActor {
+    /// The player's open puzzle with this persona most due: one failed
+    /// before one never tried, the oldest first; none rested less than
+    /// `REST`, none from this game, none for a player who asked for quiet.
+    pub(super) async fn due_puzzle(&self) -> Option<PuzzleRow> {
+        if self.voice.mode() == TalkMode::Quiet {
+            return None;
+        }
+        let all = self
+            .node
+            .db
+            .puzzles_of(self.player.id, Some(&self.persona.id))
+            .await
+            .map_err(|e| tracing::warn!(match_id = %self.id, "no puzzle offered: {e}"))
+            .ok()?;
+        let now = Utc::now();
+        let rested = |p: &PuzzleRow| p.last_tried_at.is_none_or(|t| now - t >= REST);
+        all.into_iter()
+            .filter(|p| p.status == PuzzleStatus::Open && p.match_id != self.id && rested(p))
+            .min_by_key(|p| (p.failed == 0, p.created_at))
+    }
+
+    /// The puzzle on the wire (its position, what was played, where).
+    pub(super) async fn offer_puzzle(&mut self, p: PuzzleRow, events: &mut Events) -> Result<(), RuntimeError> {
+        let data = PuzzleOffer {
+            id: p.id,
+            fen: p.fen.clone(),
+            played_san: p.played_san.clone(),
+            from_match: p.match_id,
+            ply: p.ply,
+            played_at: p.created_at,
+        };
+        events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
+        self.puzzle = Some(p);
+        Ok(())
+    }
+
+    /// The player's answer: judged, recorded, told on the wire and in the
+    /// persona's words. One answer a game.
+    pub(super) async fn answer_puzzle(&mut self, answer: &str, events: &mut Events) -> Result<(), RuntimeError> {
+        let Some(p) = self.puzzle.clone() else {
+            return Err(RuntimeError::NoPuzzle);
+        };
+        let (verdict, now) = puzzles::answer(&self.node.db, p.id, answer).await?;
+        self.puzzle = None;
+        let data = PuzzleAnswer {
+            id: p.id,
+            correct: verdict.correct,
+            answered_san: verdict.answered_san.clone(),
+            solution_san: verdict.solution_san.clone(),
+            status: now.status,
+        };
+        events.push(self.emitter.emit(data, DomainWrite::Nothing).await?);
+        let input = UserInput::PuzzleAnswer {
+            correct: verdict.correct,
+            answered_san: verdict.answered_san,
+            solution_san: verdict.solution_san,
+            when: when(p.created_at, Utc::now()),
+            retired: now.status == PuzzleStatus::Retired,
+        };
+        self.answer_control(input, events).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_game_is_named_by_its_weekday_within_the_week() {
+        let now: DateTime<Utc> = "2026-11-27T20:00:00Z".parse().unwrap();
+        let at = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
+        assert_eq!(when(at("2026-11-24T19:00:00Z"), now), "Tuesday");
+        assert_eq!(when(at("2026-11-27T09:00:00Z"), now), "earlier today");
+        assert_eq!(when(at("2026-11-10T19:00:00Z"), now), "10 November");
+    }
+}
