@@ -92,14 +92,8 @@ fn body_for(method: &Method, template: &str, alice: &str) -> Option<Value> {
 /// A puzzle of Alice's: a finished game where she hung her queen.
 async fn planted_puzzle(server: &Server, alice: &str) -> String {
     let fen = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
-    let body = json!({ "player_id": alice, "persona_id": "margot", "color": "white", "fen": fen });
-    let (status, out) = server.post("/api/matches", body).await;
-    assert_eq!(status, 201, "{out}");
-    let blunder = out["state"]["id"].as_str().unwrap().to_string();
-    let (status, out) = server
-        .post(&format!("/api/matches/{blunder}/moves"), json!({ "move": "Qd4" }))
-        .await;
-    assert_eq!(status, 200, "{out}");
+    let blunder = server.new_match_at(alice, "margot", "white", fen).await;
+    server.play_move(&blunder, "Qd4").await;
     server.resign(&blunder).await;
     let list = format!("/api/players/{alice}/puzzles");
     assert!(eventually(30, || async { server.get(&list).await.1[0]["id"].is_string() }).await);

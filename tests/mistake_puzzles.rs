@@ -15,24 +15,9 @@ const MATE_OR_BLUNDER: &str = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
 async fn a_blunder_comes_back_as_a_puzzle_until_solved_twice() {
     let server = Server::start().await;
     let pat = server.new_player("Pat").await;
-    let body = json!({ "player_id": pat, "persona_id": "margot", "color": "white", "fen": MATE_OR_BLUNDER });
-    let (status, out) = server.post("/api/matches", body).await;
-    assert_eq!(status, 201, "{out}");
-    let m = out["state"]["id"].as_str().unwrap().to_string();
-    let (status, out) = server
-        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qd4" }))
-        .await;
-    assert_eq!(status, 200, "{out}");
-    server.resign(&m).await;
-
-    // Kept after the game, off the reply.
+    let (m, id) = planted(&server, &pat).await;
     let list = format!("/api/players/{pat}/puzzles");
-    let kept = eventually(30, || async {
-        server.get(&list).await.1.as_array().is_some_and(|a| !a.is_empty())
-    })
-    .await;
     let (_, puzzles) = server.get(&list).await;
-    assert!(kept, "{puzzles}");
     let p = puzzles[0].clone();
     assert_eq!(
         (p["fen"].as_str(), p["played_san"].as_str()),
@@ -47,7 +32,6 @@ async fn a_blunder_comes_back_as_a_puzzle_until_solved_twice() {
         p.get("solution_san").is_none() && p.get("solution_uci").is_none(),
         "the answer is not given away: {p}"
     );
-    let id = p["id"].as_str().unwrap();
 
     // The reflection's key moment names the better move.
     let better = eventually(10, || async {
@@ -127,27 +111,23 @@ fn verdict(answered: &Value) -> (bool, &str, &str) {
     )
 }
 
-/// A planted blunder's puzzle, kept: its id.
-async fn planted(server: &Server, pat: &str) -> String {
-    let body = json!({ "player_id": pat, "persona_id": "margot", "color": "white", "fen": MATE_OR_BLUNDER });
-    let (status, out) = server.post("/api/matches", body).await;
-    assert_eq!(status, 201, "{out}");
-    let m = out["state"]["id"].as_str().unwrap().to_string();
-    let (status, out) = server
-        .post(&format!("/api/matches/{m}/moves"), json!({ "move": "Qd4" }))
-        .await;
-    assert_eq!(status, 200, "{out}");
+/// A game with a planted blunder, over and reviewed: its id and its puzzle's.
+async fn planted(server: &Server, pat: &str) -> (String, String) {
+    let m = server.new_match_at(pat, "margot", "white", MATE_OR_BLUNDER).await;
+    server.play_move(&m, "Qd4").await;
     server.resign(&m).await;
+    // Kept after the game, off the reply.
     let list = format!("/api/players/{pat}/puzzles");
     assert!(eventually(30, || async { server.get(&list).await.1[0]["id"].is_string() }).await);
-    server.get(&list).await.1[0]["id"].as_str().unwrap().to_string()
+    let id = server.get(&list).await.1[0]["id"].as_str().unwrap().to_string();
+    (m, id)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_next_game_offers_the_mistake_and_the_player_solves_it_on_the_websocket() {
     let server = Server::start().await;
     let pat = server.new_player("Pat").await;
-    let id = planted(&server, &pat).await;
+    let (_, id) = planted(&server, &pat).await;
 
     // The next game with Margot: the greeting offers it, in her words.
     let (m, opened) = server.new_match(&pat, "margot", "white").await;

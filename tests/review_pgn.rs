@@ -63,15 +63,9 @@ fn read_with_python_chess(pgn: &str) -> Value {
 async fn python_chess_reads_the_same_evaluations_glyphs_and_words() {
     let server = Server::start().await;
     let pat = server.new_player("Pat").await;
-    let body = json!({ "player_id": pat, "persona_id": "margot", "color": "white", "fen": MATE_OR_BLUNDER });
-    let (status, out) = server.post("/api/matches", body).await;
-    assert_eq!(status, 201, "{out}");
-    let m = out["state"]["id"].as_str().unwrap().to_string();
+    let m = server.new_match_at(&pat, "margot", "white", MATE_OR_BLUNDER).await;
     for mv in ["Qd4", "h3"] {
-        let (status, out) = server
-            .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
-            .await;
-        assert_eq!(status, 200, "{out}");
+        server.play_move(&m, mv).await;
     }
     server.resign(&m).await;
     let reviewed = eventually(30, || async {

@@ -225,9 +225,11 @@ impl Familiarity {
                 ..Familiarity::default()
             };
         };
-        let points = faded(last.points, days_between(last.game.played_at, now));
-        let stage = thresholds.stage(points);
+        // Faded by whole days apart: an hour after a game the persona knows
+        // the player as that game left it, the stage its history shows.
         let days_away = (now - last.game.played_at).num_days();
+        let points = faded(last.points, days_away as f64);
+        let stage = thresholds.stage(points);
         let next = stage.next();
         Familiarity {
             stage,

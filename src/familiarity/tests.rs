@@ -53,6 +53,24 @@ fn nobody_is_a_stranger_with_no_games_and_the_next_stage_is_one_game_away() {
 }
 
 #[test]
+fn within_the_day_of_a_game_the_stage_is_the_one_that_game_reached() {
+    // One game that just reaches the first stage: an hour later the player
+    // is still an acquaintance, as the history says, not a stranger "0.0
+    // points" short of it.
+    let games = [game(0, true, 0, 0, 0)];
+    let history = replay(&games);
+    let thresholds = Thresholds {
+        acquaintance: history[0].points,
+        ..Thresholds::default()
+    };
+    let later = games[0].played_at + Duration::hours(3);
+    let f = Familiarity::of(&history, &thresholds, later);
+    assert_eq!(f.stage, thresholds.stage(history[0].points));
+    assert_eq!(f.stage, Stage::Acquaintance, "{f:?}");
+    assert!(f.points_to_next.is_some_and(|p| p > 0.0), "{f:?}");
+}
+
+#[test]
 fn an_unfinished_game_alone_leaves_a_stranger() {
     let f = stage_after(&[game(0, false, 0, 0, 0)], 1);
     assert_eq!((f.stage, f.games), (Stage::Stranger, 0));

@@ -432,6 +432,23 @@ impl Server {
         (out["state"]["id"].as_str().unwrap().to_string(), out)
     }
 
+    /// A new match from a set-up position: its id.
+    pub async fn new_match_at(&self, player: &str, persona: &str, color: &str, fen: &str) -> String {
+        let body = json!({ "player_id": player, "persona_id": persona, "color": color, "fen": fen });
+        let (status, out) = self.post("/api/matches", body).await;
+        assert_eq!(status, 201, "{out}");
+        out["state"]["id"].as_str().unwrap().to_string()
+    }
+
+    /// The player's move in match `m`, taken (200).
+    pub async fn play_move(&self, m: &str, mv: &str) -> Value {
+        let (status, out) = self
+            .post(&format!("/api/matches/{m}/moves"), json!({ "move": mv }))
+            .await;
+        assert_eq!(status, 200, "{mv}: {out}");
+        out
+    }
+
     pub async fn triggers(&self, m: &str) -> Vec<Value> {
         let (status, t) = self.get(&format!("/api/matches/{m}/triggers")).await;
         assert_eq!(status, 200, "{t}");

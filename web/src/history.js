@@ -55,7 +55,8 @@ function streak(matches) {
   if (!outcomes.length) return null;
   const run = outcomes.findIndex((o) => o !== outcomes[0]);
   const n = run === -1 ? outcomes.length : run;
-  return `you ${outcomes[0]} ${n} in a row`;
+  // One game is a result, not a streak.
+  return n >= 2 ? `you ${outcomes[0]} ${n} in a row` : null;
 }
 
 async function reflection(view, matchId) {

@@ -255,7 +255,9 @@ pub async fn takeback(
 #[serde(deny_unknown_fields)]
 pub struct PuzzleBody {
     /// SAN (`Qxd8#`) or UCI (`d1d8`), on the offered puzzle's position.
-    #[schema(min_length = 2, max_length = 16)]
+    #[schema(
+        pattern = r"^(O-O(-O)?|[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|([a-h]x)?[a-h][1-8](=[QRBN])?|[a-h][1-8][a-h][1-8][qrbn]?)[+#]?$"
+    )]
     #[serde(rename = "move")]
     mv: String,
 }
