@@ -71,7 +71,7 @@ pub enum UserInput {
         why: String,
     },
     /// At the greeting: one of the player's old mistakes, offered as a
-    /// puzzle (what they played, and when: "on 24 November").
+    /// puzzle (what they played, and when: "earlier today", "on Tuesday").
     PuzzleOffer {
         played_san: String,
         when: String,

@@ -1,6 +1,6 @@
 //! The persona's words for the player's old mistakes as puzzles: the offer
-//! at the greeting ("Remember 24 November? You played “Qd4” there. Find
-//! better."), and right or wrong after an answer, with the line. Every move
+//! at the greeting ("Remember our game on Tuesday? You played “Qd4” there.
+//! Find better."), and right or wrong after an answer, with the line. Every move
 //! is quoted: it is from another game, not this board.
 
 use crate::agent::BrainInput;
@@ -11,7 +11,7 @@ pub(crate) fn words(input: &BrainInput<'_>) -> String {
     let name = &input.ctx.player_name;
     match &input.trigger.input {
         Some(UserInput::PuzzleOffer { played_san, when }) => format!(
-            "Remember {when}, {name}? You played “{played_san}” there. Find better: the position is on your puzzle board."
+            "Remember our game {when}, {name}? You played “{played_san}” there. Find better: the position is on your puzzle board."
         ),
         Some(UserInput::PuzzleAnswer {
             correct: true,
@@ -24,7 +24,7 @@ pub(crate) fn words(input: &BrainInput<'_>) -> String {
                 true => " Twice now: that one is yours for good.",
                 false => " I'll ask again another day, to be sure.",
             };
-            format!("“{answered_san}”. That's it: the move you missed on {when}.{done}")
+            format!("“{answered_san}”. That's it: the move you missed {when}.{done}")
         }
         Some(UserInput::PuzzleAnswer {
             answered_san,
@@ -48,13 +48,13 @@ mod tests {
         let mut trigger = Trigger::new(TriggerKind::BeforeMatch);
         trigger.input = Some(UserInput::PuzzleOffer {
             played_san: "Qd4".into(),
-            when: "24 November".into(),
+            when: "on 24 November".into(),
         });
         let said =
             crate::agent::scripted::tests::said(&crate::agent::scripted::tests::decide(trigger, &ctx, &margot).await);
         assert!(
             said.iter()
-                .any(|l| l.contains("Remember 24 November") && l.contains("“Qd4”")),
+                .any(|l| l.contains("Remember our game on 24 November") && l.contains("“Qd4”")),
             "{said:?}"
         );
         let answer = |correct: bool, retired: bool| {
@@ -63,7 +63,7 @@ mod tests {
                 correct,
                 answered_san: if correct { "Qxd8#" } else { "Qd4" }.into(),
                 solution_san: "Qxd8#".into(),
-                when: "24 November".into(),
+                when: "on 24 November".into(),
                 retired,
             });
             t

@@ -23,12 +23,15 @@ pub(super) fn offered(p: &PuzzleRow) -> UserInput {
     }
 }
 
-/// "Tuesday" within the week, else "24 November".
+/// When that game was, as a sentence says it: "earlier today", "on
+/// Tuesday" within the week, else "on 24 November".
 fn when(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
-    match now - at < Duration::days(6) && at.date_naive() != now.date_naive() {
-        true => at.format("%A").to_string(),
-        false if at.date_naive() == now.date_naive() => "earlier today".to_string(),
-        false => at.format("%-d %B").to_string(),
+    if at.date_naive() == now.date_naive() {
+        "earlier today".to_string()
+    } else if now - at < Duration::days(6) {
+        at.format("on %A").to_string()
+    } else {
+        at.format("on %-d %B").to_string()
     }
 }
 
@@ -104,8 +107,8 @@ mod tests {
     fn a_game_is_named_by_its_weekday_within_the_week() {
         let now: DateTime<Utc> = "2026-11-27T20:00:00Z".parse().unwrap();
         let at = |s: &str| s.parse::<DateTime<Utc>>().unwrap();
-        assert_eq!(when(at("2026-11-24T19:00:00Z"), now), "Tuesday");
+        assert_eq!(when(at("2026-11-24T19:00:00Z"), now), "on Tuesday");
         assert_eq!(when(at("2026-11-27T09:00:00Z"), now), "earlier today");
-        assert_eq!(when(at("2026-11-10T19:00:00Z"), now), "10 November");
+        assert_eq!(when(at("2026-11-10T19:00:00Z"), now), "on 10 November");
     }
 }
