@@ -354,4 +354,6 @@ pub(crate) use standing::adapted_notice;
 #[cfg(test)]
 mod familiar_tests;
 #[cfg(test)]
+mod reminder_tests;
+#[cfg(test)]
 mod tests;

@@ -251,27 +251,16 @@ pub async fn takeback(
     command(&runtime, &limits, caller, id, UserCommand::Takeback).await
 }
 
-#[derive(Deserialize, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PuzzleBody {
-    /// SAN (`Qxd8#`) or UCI (`d1d8`), on the offered puzzle's position.
-    #[schema(
-        pattern = r"^(O-O(-O)?|[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|([a-h]x)?[a-h][1-8](=[QRBN])?|[a-h][1-8][a-h][1-8][qrbn]?)[+#]?$"
-    )]
-    #[serde(rename = "move")]
-    mv: String,
-}
-
 /// Answer the puzzle the persona offered in this game (one of your old
 /// mistakes): judged, recorded, and told in the persona's words (a
 /// `puzzle_answer` event); 409 `no_puzzle` if none is waiting.
-#[utoipa::path(post, path = "/api/matches/{id}/puzzle", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = PuzzleBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
+#[utoipa::path(post, path = "/api/matches/{id}/puzzle", tag = "matches", security(("bearer" = [])), params(("id" = uuid::Uuid, Path, description = "match id")), request_body = super::puzzles::AnswerBody, responses((status = 200, body = Outcome), (status = "4XX", description = "a client error, with a stable code", body = crate::server::ErrorBody)))]
 pub async fn puzzle(
     State(runtime): State<Runtime>,
     State(limits): State<Arc<RateLimits>>,
     caller: Caller,
     IdPath(id): IdPath<MatchId>,
-    ApiJson(body): ApiJson<PuzzleBody>,
+    ApiJson(body): ApiJson<super::puzzles::AnswerBody>,
 ) -> Result<Json<Outcome>, ApiError> {
     command(&runtime, &limits, caller, id, UserCommand::Puzzle(body.mv)).await
 }

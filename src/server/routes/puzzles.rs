@@ -39,12 +39,13 @@ pub async fn list(
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerBody {
-    /// SAN (`Rd8#`) or UCI (`d1d8`).
+    /// SAN (`Rd8#`) or UCI (`d1d8`), on the puzzle's position (also the
+    /// body of `POST /api/matches/{id}/puzzle`).
     #[schema(
         pattern = r"^(O-O(-O)?|[KQRBN][a-h]?[1-8]?x?[a-h][1-8]|([a-h]x)?[a-h][1-8](=[QRBN])?|[a-h][1-8][a-h][1-8][qrbn]?)[+#]?$"
     )]
     #[serde(rename = "move")]
-    mv: String,
+    pub(super) mv: String,
 }
 
 #[derive(Serialize, utoipa::ToSchema)]

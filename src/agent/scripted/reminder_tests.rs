@@ -1,0 +1,77 @@
+//! The player's memories as the scripted brain says them: a past game told
+//! without claiming this board, and a memory quoted once a game.
+
+use super::tests::{context, decide_recalling, persona, said};
+use super::*;
+use crate::triggers::{MatchHistory, Trigger};
+
+/// A memory brought up by the board or a chat line tells of another game: its
+/// "checkmate" is no claim about this board, and the claim checker keeps it.
+#[tokio::test]
+async fn a_recalled_game_is_told_without_claiming_this_board() {
+    let viktor = persona("viktor");
+    let (_, ctx) = context(&["e4", "e5", "Nf3"], &MatchHistory::default());
+    let past = "On 2 May, Ann played White and lost to me by checkmate after 24 moves.";
+    let recalled = Recalled {
+        memory: crate::memory::Memory::new(
+            "viktor",
+            MemoryType::GameContext,
+            past,
+            crate::memory::CreatedBy::MainAgent,
+        ),
+        similarity: 0.9,
+        score: 0.9,
+        why: "we played this opening before".into(),
+    };
+    let chat = Trigger::input(UserInput::Chat {
+        text: "nice game so far".into(),
+    });
+    for trigger in [Trigger::new(TriggerKind::OnUserMove), chat] {
+        let d = decide_recalling(trigger, &ctx, &viktor, std::slice::from_ref(&recalled)).await;
+        let said = said(&d);
+        let reminder = said
+            .iter()
+            .find(|t| t.contains("lost to me by checkmate"))
+            .expect("reminded");
+        assert_eq!(
+            crate::actions::claims::check(reminder, &ctx),
+            crate::actions::claims::Checked::True,
+            "{reminder}"
+        );
+    }
+}
+
+/// A memory the persona quoted once this match is not quoted again at the
+/// next pause, chat line or the handshake: once a game, like a club friend.
+#[tokio::test]
+async fn a_memory_is_quoted_once_a_match() {
+    let viktor = persona("viktor");
+    let (_, mut ctx) = context(&["e4", "e5", "Nf3"], &MatchHistory::default());
+    let habit = "Ann gets short-tempered when she falls behind on the clock.";
+    let recalled = Recalled {
+        memory: crate::memory::Memory::new(
+            "viktor",
+            MemoryType::Pattern,
+            habit,
+            crate::memory::CreatedBy::MainAgent,
+        ),
+        similarity: 0.9,
+        score: 0.9,
+        why: "you are taking your time".into(),
+    };
+    let chat = || {
+        Trigger::input(UserInput::Chat {
+            text: "ugh my clock is running away from me".into(),
+        })
+    };
+    let quotes = |d: &Decision| said(d).iter().filter(|t| t.contains(habit)).count();
+    let first = decide_recalling(Trigger::idle(0), &ctx, &viktor, std::slice::from_ref(&recalled)).await;
+    assert_eq!(quotes(&first), 1, "{:?}", said(&first));
+    let fresh = decide_recalling(chat(), &ctx, &viktor, std::slice::from_ref(&recalled)).await;
+    assert_eq!(quotes(&fresh), 1, "not yet quoted: {:?}", said(&fresh));
+    ctx.said = std::sync::Arc::new(said(&first));
+    for trigger in [Trigger::idle(1), chat(), Trigger::new(TriggerKind::OnUserMove)] {
+        let again = decide_recalling(trigger, &ctx, &viktor, std::slice::from_ref(&recalled)).await;
+        assert_eq!(quotes(&again), 0, "{:?}", said(&again));
+    }
+}
