@@ -8,9 +8,6 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 
-/// White mates with Qxd8#; Qd4 instead hangs the queen to the rook.
-const MATE_OR_BLUNDER: &str = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blunder_comes_back_as_a_puzzle_until_solved_twice() {
     let server = Server::start().await;
@@ -111,18 +108,6 @@ fn verdict(answered: &Value) -> (bool, &str, &str) {
     )
 }
 
-/// A game with a planted blunder, over and reviewed: its id and its puzzle's.
-async fn planted(server: &Server, pat: &str) -> (String, String) {
-    let m = server.new_match_at(pat, "margot", "white", MATE_OR_BLUNDER).await;
-    server.play_move(&m, "Qd4").await;
-    server.resign(&m).await;
-    // Kept after the game, off the reply.
-    let list = format!("/api/players/{pat}/puzzles");
-    assert!(eventually(30, || async { server.get(&list).await.1[0]["id"].is_string() }).await);
-    let id = server.get(&list).await.1[0]["id"].as_str().unwrap().to_string();
-    (m, id)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_next_game_offers_the_mistake_and_the_player_solves_it_on_the_websocket() {
     let server = Server::start().await;
@@ -185,4 +170,45 @@ async fn the_next_game_offers_the_mistake_and_the_player_solves_it_on_the_websoc
         !next["events"].as_array().unwrap().iter().any(|e| e["type"] == "puzzle"),
         "{next}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_puzzle_the_greeting_could_not_offer_comes_while_the_player_thinks() {
+    // Margot nudges after 60 s, scaled to 3 s.
+    let server = Server::start_with(&[("KIBITZ_IDLE_TIME_SCALE", "0.05")]).await;
+    let pat = server.new_player("Pat").await;
+    // A game begun before the mistake was made: nothing to offer at its greeting.
+    let (m, opened) = server.new_match(&pat, "margot", "white").await;
+    assert!(
+        !opened["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "puzzle"),
+        "{opened}"
+    );
+    let (_, id) = planted(&server, &pat).await;
+    // The player moves; while they think over the next one, she offers it.
+    server.play_move(&m, "e4").await;
+    let offered = || async {
+        let events = server.events(&m).await;
+        let offer = events
+            .iter()
+            .any(|e| e["type"] == "puzzle" && e["data"]["id"] == id.as_str());
+        let said = events.iter().any(|e| {
+            e["type"] == "message"
+                && e["data"]["content"]
+                    .as_str()
+                    .is_some_and(|c| c.starts_with("While you think") && c.contains("“Qd4”"))
+        });
+        offer && said
+    };
+    assert!(eventually(30, offered).await, "{:?}", server.events(&m).await);
+    let (status, answered) = server
+        .post(&format!("/api/matches/{m}/puzzle"), json!({ "move": "Qxd8#" }))
+        .await;
+    assert_eq!(status, 200, "{answered}");
+    // One a game: the next idle wait offers nothing more.
+    let offers = server.events(&m).await.iter().filter(|e| e["type"] == "puzzle").count();
+    assert_eq!(offers, 1);
 }

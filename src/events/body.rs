@@ -248,6 +248,9 @@ pub struct PuzzleOffer {
     pub ply: i64,
     /// When that game was played.
     pub played_at: chrono::DateTime<chrono::Utc>,
+    /// The legal moves there (UCI), for the page's puzzle board.
+    #[serde(default)]
+    pub legal_moves: Vec<String>,
 }
 
 /// An answer to the offered puzzle, judged.

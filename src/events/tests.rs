@@ -35,11 +35,11 @@ fn the_fixture_covers_every_stored_kind() {
     let mut seen: Vec<String> = stored_rows().into_iter().map(|(k, _)| k).collect();
     seen.sort();
     seen.dedup();
-    // Drafts are passing: pushed, never stored.
+    // Drafts are passing: pushed, never stored; puzzles came after the fixture.
     let stored: Vec<&str> = samples()
         .iter()
         .map(EventBody::kind)
-        .filter(|k| *k != "draft")
+        .filter(|k| !["draft", "puzzle", "puzzle_answer"].contains(k))
         .collect();
     for kind in stored {
         assert!(seen.iter().any(|s| s == kind), "no stored {kind} in the fixture");
@@ -77,7 +77,30 @@ fn samples() -> Vec<EventBody> {
         spoke: Some(true),
     };
     bodies.extend([offered.into(), withdrawn.into(), streaming.into(), done.into()]);
+    bodies.extend(puzzle_samples());
     bodies
+}
+
+/// A puzzle offered and answered (kinds newer than the fixture).
+fn puzzle_samples() -> [EventBody; 2] {
+    let id = crate::ids::PuzzleId::new();
+    let offer = PuzzleOffer {
+        id,
+        fen: "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1".into(),
+        played_san: "Qd4".into(),
+        from_match: crate::ids::MatchId::new(),
+        ply: 1,
+        played_at: chrono::Utc::now(),
+        legal_moves: vec!["d1d8".into(), "d1d4".into()],
+    };
+    let answer = PuzzleAnswer {
+        id,
+        correct: true,
+        answered_san: "Qxd8#".into(),
+        solution_san: "Qxd8#".into(),
+        status: crate::puzzles::PuzzleStatus::Open,
+    };
+    [offer.into(), answer.into()]
 }
 
 #[test]

@@ -7,6 +7,7 @@
 
 pub mod moments;
 mod retelling;
+pub mod review;
 mod rows;
 
 use chrono::{DateTime, Utc};
@@ -39,7 +40,21 @@ pub struct Reflection {
     /// What the game did to the player's rating (None: not rated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rating: Option<RatingChange>,
+    /// The player's puzzles with this persona when the game ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub puzzles: Option<PuzzleProgress>,
     pub created_at: DateTime<Utc>,
+}
+
+/// How the player's old mistakes stand, as puzzles, with this persona.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct PuzzleProgress {
+    /// Solved twice: learned.
+    pub retired: usize,
+    /// Still to come back.
+    pub open: usize,
+    /// The puzzle offered in this game, if it was answered: right or not.
+    pub answered_here: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -100,13 +115,24 @@ pub struct MatchFacts<'a> {
     pub mood: &'a str,
     /// Including this match.
     pub history: &'a MatchHistory,
+    pub puzzles: Option<PuzzleProgress>,
 }
 
 /// The moves that swung the odds most, worst first (only those that lost at
 /// least an inaccuracy's worth, or the largest swings if none did).
 pub fn key_moments(f: &MatchFacts<'_>) -> Vec<KeyMoment> {
-    let mut swings: Vec<(usize, MoveOdds)> = f
-        .odds
+    turning_points(f.moves, f.odds, f.user_is_white, |i| move_label(f, i))
+}
+
+/// Up to `KEY_MOMENTS` moves that lost an inaccuracy's worth or more, in
+/// the game's order; `label` numbers move `i` as a score sheet does.
+pub fn turning_points(
+    moves: &[PlayedMove],
+    odds: &[Option<MoveOdds>],
+    user_is_white: bool,
+    label: impl Fn(usize) -> Option<String>,
+) -> Vec<KeyMoment> {
+    let mut swings: Vec<(usize, MoveOdds)> = odds
         .iter()
         .enumerate()
         .filter_map(|(i, o)| o.map(|o| (i, o)))
@@ -118,11 +144,11 @@ pub fn key_moments(f: &MatchFacts<'_>) -> Vec<KeyMoment> {
     swings
         .into_iter()
         .filter_map(|(i, o)| {
-            let m = f.moves.get(i)?;
-            let by_user = m.mover.is_white() == f.user_is_white;
+            let m = moves.get(i)?;
+            let by_user = m.mover.is_white() == user_is_white;
             Some(KeyMoment {
                 ply: i + 1,
-                move_label: move_label(f, i)?,
+                move_label: label(i)?,
                 san: m.san.clone(),
                 by: if by_user { "player" } else { "persona" }.into(),
                 delta: (o.delta * 10.0).round() / 10.0,
@@ -176,6 +202,7 @@ pub fn write(f: &MatchFacts<'_>) -> Reflection {
         mood: f.mood.to_string(),
         head_to_head: h2h,
         rating: rating_change(f.history),
+        puzzles: f.puzzles,
         created_at: Utc::now(),
     }
 }
@@ -214,6 +241,31 @@ fn scripted_summary(f: &MatchFacts<'_>, outcome: &str, moments: &[KeyMoment], h2
         h2h.played, h2h.player_wins, h2h.player_losses, h2h.draws
     ));
     text.push_str(&rating_sentence(f));
+    text.push_str(&puzzle_sentence(f));
+    text
+}
+
+/// " Ann solved the puzzle from an old game. Her puzzles: 2 learned, 1 to
+/// come back.", from the figures; empty when she has none.
+fn puzzle_sentence(f: &MatchFacts<'_>) -> String {
+    let Some(p) = f
+        .puzzles
+        .filter(|p| p.retired + p.open > 0 || p.answered_here.is_some())
+    else {
+        return String::new();
+    };
+    let mut text = match p.answered_here {
+        Some(true) => format!(" {} solved the puzzle from an old mistake.", f.player_name),
+        Some(false) => format!(
+            " {} missed the puzzle from an old mistake; it will come back.",
+            f.player_name
+        ),
+        None => String::new(),
+    };
+    text.push_str(&format!(
+        " Puzzles from {}'s mistakes: {} learned (solved twice), {} to come back.",
+        f.player_name, p.retired, p.open
+    ));
     text
 }
 

@@ -60,6 +60,7 @@ fn the_worst_swings_are_the_key_moments_and_the_summary_states_facts() {
         learned: vec![],
         mood: "proud",
         history: &history,
+        puzzles: None,
     };
     let r = write(&facts);
     assert_eq!((r.outcome.as_str(), r.moves, r.result.as_str()), ("win", 2, "0-1"));
@@ -96,6 +97,7 @@ fn drawn_with_margot<'a>(
         learned: vec![],
         mood: "calm",
         history,
+        puzzles: None,
     }
 }
 
@@ -112,6 +114,32 @@ fn a_clean_game_says_so() {
         "{}",
         r.summary
     );
+}
+
+#[test]
+fn the_reflection_counts_the_players_puzzles_from_the_figures() {
+    let moves = played(&["e4", "e5"]);
+    let odds = odds(&[52.0, 50.0]);
+    let history = MatchHistory::default();
+    let mut facts = drawn_with_margot(&moves, &odds, &history);
+    assert!(!write(&facts).summary.contains("uzzle"), "no puzzles, no word of them");
+    facts.puzzles = Some(PuzzleProgress {
+        retired: 1,
+        open: 2,
+        answered_here: Some(true),
+    });
+    let r = write(&facts);
+    assert!(
+        r.summary.contains("Ann solved the puzzle") && r.summary.contains("1 learned (solved twice), 2 to come back"),
+        "{}",
+        r.summary
+    );
+    facts.puzzles = Some(PuzzleProgress {
+        retired: 0,
+        open: 1,
+        answered_here: Some(false),
+    });
+    assert!(write(&facts).summary.contains("Ann missed the puzzle"));
 }
 
 #[test]

@@ -27,6 +27,8 @@ pub enum RuntimeError {
     NoHint(String),
     #[error("no more hints this game: {per_game} is all this persona gives")]
     NoHintsLeft { per_game: u32 },
+    #[error("the review is shown once the match is over")]
+    NotOver,
     #[error("no puzzle was offered in this game, or it is answered")]
     NoPuzzle,
     #[error(transparent)]

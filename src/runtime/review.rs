@@ -10,8 +10,8 @@ use crate::chess::odds::{MoveClass, MoveOdds};
 use crate::chess::pgn::{MoveNote, NAG_BLUNDER, NAG_DUBIOUS, NAG_MISTAKE};
 use crate::events::{self, EventBody, Side};
 use crate::ids::MatchId;
-use crate::store::{MatchNote, MatchRow, Player};
-use crate::triggers::TalkMode;
+use crate::store::{Db, MatchNote, MatchRow, Player};
+use crate::triggers::{TalkMode, TriggerKind};
 
 /// What a stored match's state is made from, owned.
 pub(super) struct StoredParts {
@@ -78,7 +78,7 @@ impl Runtime {
             .await?
             .map(|r| r.key_moments)
             .unwrap_or_default();
-        let said = self.persona_lines(id, &stored.game).await?;
+        let said = persona_lines(&self.svc.db, id, &stored.game).await?;
         let notes: Vec<MoveNote> = (0..stored.game.moves().len())
             .map(|i| {
                 let odds = stored.odds.get(i).copied().flatten();
@@ -93,30 +93,45 @@ impl Runtime {
             .collect();
         Ok(state::analysed_pgn_of(&stored.parts(), &stored.game, &notes))
     }
+}
 
-    /// What the persona said after each move still in the game (by ply).
-    async fn persona_lines(&self, id: MatchId, game: &Game) -> Result<Vec<(usize, String)>, RuntimeError> {
-        let mut at: Option<(usize, String)> = None;
-        let mut lines = Vec::new();
-        for e in events::readable(self.svc.db.events_since(id, 0).await?) {
-            match e.body {
-                EventBody::Move(m) => at = Some((m.ply, m.uci)),
-                EventBody::Message(m) if m.sender == Side::Persona => {
-                    // A move taken back since takes its words with it.
-                    let kept = at.as_ref().filter(|(ply, uci)| {
-                        game.moves()
-                            .get(ply.wrapping_sub(1))
-                            .is_some_and(|played| &played.uci == uci)
-                    });
-                    if let Some((ply, _)) = kept {
-                        lines.push((*ply, m.content));
-                    }
+/// What the persona said after each move still in the game (by ply). The
+/// words of `before_agent_move` come before the persona's move and are
+/// about it: they go with that move. Its last words, after the game is
+/// over, are about the whole game, not its last move: the reflection has
+/// them.
+pub(super) async fn persona_lines(db: &Db, id: MatchId, game: &Game) -> Result<Vec<(usize, String)>, RuntimeError> {
+    // A move taken back since takes its words with it.
+    let still_played = |ply: usize, uci: &str| {
+        game.moves()
+            .get(ply.wrapping_sub(1))
+            .is_some_and(|played| played.uci == uci)
+    };
+    let mut at: Option<(usize, String)> = None;
+    let (mut ahead, mut waiting) = (false, Vec::new());
+    let mut lines = Vec::new();
+    for e in events::readable(db.events_since(id, 0).await?) {
+        match e.body {
+            EventBody::Trigger(t) => ahead = t.trigger == TriggerKind::BeforeAgentMove,
+            EventBody::GameOver(_) => break,
+            EventBody::Move(m) => {
+                if still_played(m.ply, &m.uci) {
+                    lines.extend(waiting.drain(..).map(|w| (m.ply, w)));
                 }
-                _ => {}
+                waiting.clear();
+                ahead = false;
+                at = Some((m.ply, m.uci));
             }
+            EventBody::Message(m) if m.sender == Side::Persona && ahead => waiting.push(m.content),
+            EventBody::Message(m) if m.sender == Side::Persona => {
+                if let Some((ply, _)) = at.as_ref().filter(|(ply, uci)| still_played(*ply, uci)) {
+                    lines.push((*ply, m.content));
+                }
+            }
+            _ => {}
         }
-        Ok(lines)
     }
+    Ok(lines)
 }
 
 /// A move's note: its glyph, its score, the better move, the persona's words.

@@ -123,6 +123,7 @@ impl From<RuntimeError> for ApiError {
             RuntimeError::NothingToTakeBack => ApiError::new(S::CONFLICT, "nothing_to_take_back", message),
             RuntimeError::NoHint(_) => ApiError::new(S::SERVICE_UNAVAILABLE, "no_hint", message),
             RuntimeError::NoHintsLeft { .. } => ApiError::new(S::CONFLICT, "no_hints_left", message),
+            RuntimeError::NotOver => ApiError::new(S::CONFLICT, "match_not_over", message),
             RuntimeError::NoPuzzle => ApiError::new(S::CONFLICT, "no_puzzle", message),
             RuntimeError::Puzzle(e) => e.into(),
             RuntimeError::EmptyText => ApiError::new(S::BAD_REQUEST, "empty_text", message),

@@ -107,6 +107,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(matches::events))
         .routes(routes!(matches::triggers))
         .routes(routes!(reflections::reflection))
+        .routes(routes!(reflections::review))
         .routes(routes!(reflections::reasoning))
         .routes(routes!(puzzles::list))
         .routes(routes!(puzzles::answer))

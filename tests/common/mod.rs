@@ -6,11 +6,14 @@ pub mod cards;
 pub mod club;
 pub mod fake_llm;
 pub mod llama;
+mod planted;
 mod qdrant;
 pub mod slow_llm;
 mod watch;
 
 // Each test binary uses some of these, none all of them.
+#[allow(unused_imports)]
+pub use planted::*;
 #[allow(unused_imports)]
 pub use qdrant::{drop_collection, skip_unless_embedded, test_qdrant};
 pub use watch::*;

@@ -4,15 +4,22 @@
 //! is quoted: it is from another game, not this board.
 
 use crate::agent::BrainInput;
-use crate::triggers::UserInput;
+use crate::triggers::{TriggerKind, UserInput};
 
 /// The true words of the offer or the verdict (empty for anything else).
 pub(crate) fn words(input: &BrainInput<'_>) -> String {
     let name = &input.ctx.player_name;
     match &input.trigger.input {
-        Some(UserInput::PuzzleOffer { played_san, when }) => format!(
-            "Remember our game {when}, {name}? You played “{played_san}” there. Find better: the position is on your puzzle board."
-        ),
+        Some(UserInput::PuzzleOffer { played_san, when }) => {
+            // Offered while they think over this game's move, it says so.
+            let aside = match input.trigger.kind {
+                TriggerKind::IdleWait => "While you think, one from before. ",
+                _ => "",
+            };
+            format!(
+                "{aside}Remember our game {when}, {name}? You played “{played_san}” there. Find better: the position is on your puzzle board."
+            )
+        }
         Some(UserInput::PuzzleAnswer {
             correct: true,
             answered_san,
@@ -39,7 +46,7 @@ pub(crate) fn words(input: &BrainInput<'_>) -> String {
 mod tests {
     use super::*;
     use crate::agent::scripted::tests::{context, persona};
-    use crate::triggers::{MatchHistory, Trigger, TriggerKind};
+    use crate::triggers::{MatchHistory, Trigger};
 
     #[tokio::test]
     async fn the_offer_and_the_verdicts_quote_their_moves() {

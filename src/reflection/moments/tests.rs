@@ -53,6 +53,7 @@ fn facts<'a>(
         learned: vec![],
         mood: "calm",
         history,
+        puzzles: None,
     }
 }
 

@@ -145,7 +145,7 @@ pub struct MatchActor {
     idle: IdleTimer,
     history: MatchHistory,
     /// The player's old mistake offered in this game, until answered.
-    puzzle: Option<crate::puzzles::PuzzleRow>,
+    puzzle: puzzle::PuzzleBoard,
     /// The review of the finished game, running off the replies.
     after_game: Option<tokio::task::JoinHandle<()>>,
     emitter: Emitter,

@@ -36,6 +36,7 @@ impl MatchActor {
             learned,
             mood: self.voice.emotion(),
             history: &self.history,
+            puzzles: self.puzzle_progress().await,
         };
         let written = reflection::write(&facts);
         db.save_reflection(self.id, &written).await?;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc};
 
+use super::puzzle::PuzzleBoard;
 use super::{Command, IdleTimer, MatchActor, MatchHandles, OddsBook, Table, Voice};
 use crate::chess::Game;
 use crate::chess::odds::MoveOdds;
@@ -69,8 +70,10 @@ impl MatchActor {
         let draw_offer = row.draw_offer.as_deref().and_then(Side::parse);
         let table = Table::new(game, color_of(&row), draw_offer, db.match_notes(id).await?);
         let mut idle = IdleTimer::new(node.scheduler.clone());
+        let mut puzzle = PuzzleBoard::default();
         if !fresh {
             idle.resume_nudges(db.nudges_since_user_acted(id).await?);
+            puzzle = PuzzleBoard::restore(db, id).await?;
         }
         let mut actor = MatchActor {
             id,
@@ -84,7 +87,7 @@ impl MatchActor {
             emitter: Emitter::new(db.clone(), id, db.last_event_seq(id).await?, events),
             inbox,
             done: false,
-            puzzle: None,
+            puzzle,
             after_game: None,
             brain,
             agent_llm: sessions.main,

@@ -196,7 +196,15 @@ impl MatchActor {
         }
         let nudge = self.idle.nudge();
         let mut events = Vec::new();
-        self.fire(Trigger::idle(nudge), None, &mut events).await?;
+        // A puzzle the greeting did not offer (none was due then, or the
+        // match came back after a restart) may come while the player thinks.
+        let offer = self.due_puzzle().await;
+        let mut trigger = Trigger::idle(nudge);
+        trigger.input = offer.as_ref().map(super::puzzle::offered);
+        self.fire(trigger, None, &mut events).await?;
+        if let Some(p) = offer {
+            self.offer_puzzle(p, &mut events).await?;
+        }
         self.arm_idle().await;
         Ok(())
     }
