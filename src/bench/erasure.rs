@@ -81,11 +81,11 @@ pub async fn run(events: usize, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn player(db: &Db, i: usize) -> anyhow::Result<PlayerId> {
+pub(super) async fn player(db: &Db, i: usize) -> anyhow::Result<PlayerId> {
     Ok(db.create_player(&format!("Player {i}"), &format!("hash-{i}")).await?.id)
 }
 
-async fn new_match(db: &Db, player: PlayerId) -> anyhow::Result<MatchId> {
+pub(super) async fn new_match(db: &Db, player: PlayerId) -> anyhow::Result<MatchId> {
     let m = NewMatch {
         id: MatchId::new(),
         player_id: player,
@@ -127,7 +127,7 @@ async fn turn_events(db: &Db, m: MatchId, first: i64, last: i64) -> anyhow::Resu
     Ok(queued)
 }
 
-async fn settle(queued: Vec<Queued>) -> anyhow::Result<()> {
+pub(super) async fn settle(queued: Vec<Queued>) -> anyhow::Result<()> {
     for q in queued {
         q.committed().await?;
     }

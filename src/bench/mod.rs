@@ -13,6 +13,7 @@ mod policy;
 pub mod prompt;
 pub mod recall;
 pub mod relevance;
+pub mod review;
 pub(crate) mod stats;
 pub mod subjects;
 mod synthetic;

@@ -40,6 +40,17 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-erasure.json")]
         json: PathBuf,
     },
+    /// Building the review of a long finished game (a synthetic one).
+    Review {
+        /// Half-moves in the game.
+        #[arg(long, default_value_t = 240)]
+        plies: usize,
+        /// Reviews built and timed.
+        #[arg(long, default_value_t = 200)]
+        builds: usize,
+        #[arg(long, default_value = "bench/last-review.json")]
+        json: PathBuf,
+    },
     /// Load: N WebSocket matches against a real server; latency, lost events, idle lateness, RSS.
     Live(crate::bench::live::LiveArgs),
     /// One trigger's overhead beyond the language model, at several memory counts.
@@ -142,6 +153,7 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
         BenchWhat::Live(live) => bench::live::run(config, live).await,
         BenchWhat::Trigger { sizes, fires, json } => bench::trigger::run(config, &sizes, fires, &json).await,
         BenchWhat::Erasure { events, json } => bench::erasure::run(events, &json).await,
+        BenchWhat::Review { plies, builds, json } => bench::review::run(plies, builds, &json).await,
         BenchWhat::Recall { set, only, json, trace } => {
             let plan = bench::recall::Plan {
                 set: &set,
