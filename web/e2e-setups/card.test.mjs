@@ -31,7 +31,7 @@ test("an imported card plays with its portrait and faces", { timeout: 60_000 }, 
     assert.ok(await loaded(card.locator("img.portrait")), "its portrait shows in the lobby");
     await page.screenshot({ path: `${ARTIFACTS}/10-card-lobby.png` });
     await card.getByRole("button", { name: "Play Captain" }).click();
-    await page.locator(".play cg-board").waitFor();
+    await page.locator(".board-side cg-board").waitFor();
     await page.locator(".msg.persona").first().waitFor();
     const greeting = await page.locator(".msg.persona").first().innerText();
     assert.match(greeting, /Ahoy, Robin!|Well met, Robin\./, "the card's greeting");

@@ -35,3 +35,12 @@ export async function newMatch(page, persona, fen) {
     return (await res.json()).state.id;
   }, { persona, fen });
 }
+
+/** Clicks a square of a board (`board`: its cg-board's selector), White at the bottom. */
+export async function clickSquare(page, square, board = ".board-side cg-board") {
+  const box = await page.locator(board).boundingBox();
+  const file = square.charCodeAt(0) - 97;
+  const rank = Number(square[1]) - 1;
+  const size = box.width / 8;
+  await page.mouse.click(box.x + (file + 0.5) * size, box.y + (7 - rank + 0.5) * size);
+}

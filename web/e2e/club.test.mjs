@@ -7,19 +7,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
-import { ARTIFACTS, BASE, launch, newMatch, signIn } from "./browser.mjs";
+import { ARTIFACTS, BASE, clickSquare, launch, newMatch, signIn } from "./browser.mjs";
 
 /** White mates with Rd8 (the back rank). */
 const BACK_RANK = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
-
-/** Clicks a square of the board, White at the bottom. */
-async function clickSquare(page, square) {
-  const box = await page.locator(".play cg-board").boundingBox();
-  const file = square.charCodeAt(0) - 97;
-  const rank = Number(square[1]) - 1;
-  const size = box.width / 8;
-  await page.mouse.click(box.x + (file + 0.5) * size, box.y + (7 - rank + 0.5) * size);
-}
 
 test("the club room, end to end", { timeout: 120_000 }, async () => {
   assert.ok(BASE, "KIBITZ_URL names the server under test");
@@ -48,7 +39,7 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     // A match from a set position, made with the player's own token.
     const matchId = await newMatch(page, "margot", BACK_RANK);
     await page.goto(`${BASE}/#/play/${matchId}`);
-    await page.locator(".play cg-board").waitFor();
+    await page.locator(".board-side cg-board").waitFor();
     const moodBefore = await page.locator(".play").getAttribute("data-emotion");
 
     // Chat: the persona answers.
@@ -85,8 +76,8 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     assert.ok((await page.locator(".moves li").allTextContents()).includes("Rd8#"), "the move list shows the mate");
     await page.waitForFunction((before) => document.querySelector(".play").dataset.emotion !== before, moodBefore);
 
-    // The reflection of the finished match.
-    await page.getByRole("link", { name: "Read the reflection" }).click();
+    // The review of the finished match, with its reflection.
+    await page.getByRole("link", { name: "Review the game" }).click();
     await page.locator(".summary").waitFor();
     assert.match(await page.locator(".summary").textContent(), /Robin beat Margot|lost to Robin/);
     await page.screenshot({ path: `${ARTIFACTS}/4-reflection.png` });
@@ -130,7 +121,7 @@ test("the club room, end to end", { timeout: 120_000 }, async () => {
     // Readable on a phone: nothing wider than 360 px.
     await page.setViewportSize({ width: 360, height: 740 });
     await page.goto(`${BASE}/#/play/${matchId}`);
-    await page.locator(".play cg-board").waitFor();
+    await page.locator(".board-side cg-board").waitFor();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
     assert.ok(overflow <= 360, `page is ${overflow}px wide at 360`);
     await page.screenshot({ path: `${ARTIFACTS}/6-phone.png` });
@@ -150,7 +141,7 @@ test("promotion, typed moves and a flipped board", { timeout: 60_000 }, async ()
     // White pawn on a7 about to queen; kings far apart.
     const matchId = await newMatch(page, "pip", "8/P5k1/8/8/8/8/8/K7 w - - 0 1");
     await page.goto(`${BASE}/#/play/${matchId}`);
-    await page.locator(".play cg-board").waitFor();
+    await page.locator(".board-side cg-board").waitFor();
     await clickSquare(page, "a7");
     await clickSquare(page, "a8");
     const dialog = page.getByRole("dialog", { name: "Promote to" });
@@ -201,7 +192,7 @@ test("the rating: fair pairings in the lobby, the change after a game, the chart
     // A fourth, resigned on the page: the change is told in the chat.
     const id = await newMatch(page, "margot");
     await page.goto(`${BASE}/#/play/${id}`);
-    await page.locator(".play cg-board").waitFor();
+    await page.locator(".board-side cg-board").waitFor();
     await page.getByRole("button", { name: "Resign" }).click();
     await page.locator(".msg.club", { hasText: "Your rating:" }).waitFor({ timeout: 20_000 });
     assert.match(await page.locator(".msg.club", { hasText: "Your rating:" }).last().textContent(), /Your rating: [\d,]+ ± \d+ \(-\d+\)/);
@@ -234,7 +225,7 @@ test("the player's controls: a hint, why that move, quiet and chatty", { timeout
     await signIn(page, "Kim");
     const matchId = await newMatch(page, "pip", BACK_RANK);
     await page.goto(`${BASE}/#/play/${matchId}`);
-    await page.locator(".play cg-board").waitFor();
+    await page.locator(".board-side cg-board").waitFor();
     // A hint: the engine's move (Rd8#), in Pip's words, counted on the button.
     await page.getByRole("button", { name: "Hint" }).click();
     await page.locator(".msg.persona", { hasText: "A hint? Try “Rd8#”" }).waitFor({ timeout: 20_000 });

@@ -45,6 +45,13 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/// An SVG element, as `el` makes HTML ones.
+export function svg(tag, attrs = {}) {
+  const node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  return node;
+}
+
 /// Saves what `path` answers as a file; a plain link would carry no token.
 export async function download(path, filename) {
   const res = await fetch(path, { headers: authorized({}) });

@@ -21,7 +21,7 @@ async function route() {
   try {
     if (page === "play" && arg) leave = await play(view, arg);
     else if (page === "memories" && player) await memories(view);
-    else if (page === "history" && player) await history(view, arg);
+    else if (page === "history" && player) leave = (await history(view, arg)) || null;
     else await lobby(view);
   } catch (e) {
     view.replaceChildren(Object.assign(document.createElement("p"), { className: "error", textContent: e.message }));

@@ -1,7 +1,9 @@
 // What a persona remembers about me: search, filters, provenance and why it
-// was recalled, edit, delete, pin, never recall, export.
+// was recalled, edit, delete, pin, never recall, export; and my old
+// mistakes kept as puzzles, which I may dismiss.
 
 import { api, el, me } from "./api.js";
+import { puzzleList } from "./puzzles.js";
 
 const TYPES = ["player_behavior", "player_observation", "game_context", "personal_note", "streak", "pattern", "emotional"];
 
@@ -29,6 +31,16 @@ export async function memories(view) {
     }
     items = items.filter((m) => (!persona.value || m.persona_id === persona.value) && (!type.value || m.memory_type === type.value));
     list.replaceChildren(...(items.length ? items.map((m) => item(m, load)) : [el("li", { class: "empty" }, "Nothing remembered here.")]));
+    await loadPuzzles();
+  }
+
+  // Their old mistakes, kept as puzzles; one dismissed is never offered again.
+  const puzzles = el("div", { class: "memory-puzzles" });
+  const personaName = (id) => personas.find((p) => p.id === id)?.name || id;
+  async function loadPuzzles() {
+    const query = persona.value ? `?persona=${encodeURIComponent(persona.value)}` : "";
+    const all = await api("GET", `/api/players/${player.id}/puzzles${query}`);
+    puzzles.replaceChildren(puzzleList(all, loadPuzzles, personaName));
   }
 
   const exportButton = el("button", { type: "button", onclick: async () => {
@@ -41,7 +53,8 @@ export async function memories(view) {
     q, persona, type, el("button", { type: "submit" }, "Show"), exportButton);
   persona.onchange = load;
   type.onchange = load;
-  view.replaceChildren(el("section", { class: "memories" }, el("h1", {}, "What the club remembers about you"), filters, list));
+  view.replaceChildren(el("section", { class: "memories" }, el("h1", {}, "What the club remembers about you"), filters, list,
+    el("h2", {}, "Your mistakes, kept as puzzles"), puzzles));
   await load();
 }
 

@@ -5,6 +5,7 @@
 import { Chessground } from "chessground";
 import { api, el, me } from "./api.js";
 import { emblem, showFace } from "./faces.js";
+import { puzzleBoard } from "./puzzles.js";
 import { ratingEvent } from "./rating.js";
 
 // Match events the room shows nothing of (the memories page and History
@@ -38,6 +39,7 @@ function layout(persona) {
     face: el("span", { class: "face", role: "img" }),
     mood: el("span", { class: "mood" }),
     promotion: el("div", { class: "promotion", hidden: true, role: "dialog", "aria-label": "Promote to" }),
+    puzzle: el("div", { class: "puzzle-slot" }),
   };
   ui.chatInput = el("input", { name: "chat", placeholder: "Say something…", maxlength: 1000, "aria-label": "Chat message" });
   ui.moveInput = el("input", { name: "move", placeholder: "e4, Nf3, O-O", maxlength: 12, "aria-label": "Type a move" });
@@ -62,7 +64,7 @@ function layout(persona) {
     el("aside", { class: "side" },
       el("div", { class: "opponent" }, emblem(persona),
         el("div", {}, el("strong", {}, persona.name), el("div", { class: "emotion" }, ui.face, " ", ui.mood))),
-      ui.chat, ui.thinking, ui.chatForm,
+      ui.chat, ui.thinking, ui.chatForm, ui.puzzle,
       el("div", { class: "talk-controls", role: "group", "aria-label": "Ask your opponent" }, ui.hint, ui.explain, ui.takeback, ui.quiet, ui.chatty),
       ui.moves));
   return ui;
@@ -153,6 +155,17 @@ class Match {
     this.closed = true;
     this.ws?.close();
     this.cg.destroy();
+    this.puzzle?.close();
+  }
+
+  /** One of the player's old mistakes, on a board of its own beside the game. */
+  offerPuzzle(offer) {
+    this.puzzle?.close();
+    this.puzzle = puzzleBoard(offer, (move) => {
+      this.send({ type: "puzzle", move });
+      this.thinking(true);
+    });
+    this.ui.puzzle.replaceChildren(this.puzzle.node);
   }
 
   send(cmd) {
@@ -210,6 +223,12 @@ class Match {
         if (d.granted) this.notice(`Taken back: ${d.moves}.`);
         this.refresh();
         break;
+      case "puzzle":
+        this.offerPuzzle(d);
+        break;
+      case "puzzle_answer":
+        this.puzzle?.verdict(d);
+        break;
       case "move":
       case "game_over":
       case "draw_offer":
@@ -254,7 +273,7 @@ class Match {
       this.thinking(false);
     } else if (s.status === "finished") {
       ui.status.replaceChildren(`Game over: ${s.result} (${s.termination.replaceAll("_", " ")}). `,
-        el("a", { href: `#/history/${s.id}` }, "Read the reflection"));
+        el("a", { href: `#/history/${s.id}` }, "Review the game"));
       this.thinking(false);
     } else if (s.draw_offer === "persona") {
       ui.status.replaceChildren(`${this.persona.name} offers a draw. `,

@@ -2,9 +2,7 @@
 // the rating after each rated game with its deviation as a band, and what a
 // game did to it (the `rating` event).
 
-import { el } from "./api.js";
-
-const SVG = "http://www.w3.org/2000/svg";
+import { el, svg } from "./api.js";
 
 export function figure(n) {
   return Math.round(n).toLocaleString("en-US");
@@ -30,12 +28,6 @@ export function ratingLine(r) {
 export function ratingEvent(d) {
   if (!d.rated) return `Not rated: ${d.why}.`;
   return `Your rating: ${figure(d.rating)} ± ${Math.round(d.deviation)} (${signed(d.change)}).`;
-}
-
-function svg(tag, attrs = {}) {
-  const node = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  return node;
 }
 
 /// The rating after each rated game (a line from the start at 1,500), the
