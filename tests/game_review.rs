@@ -131,3 +131,41 @@ async fn an_offered_puzzle_can_be_answered_after_the_server_crashed() {
 fn offered(events: &Value) -> Option<&Value> {
     events.as_array()?.iter().find(|e| e["type"] == "puzzle")
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_a_crash_cut_short_is_made_at_the_next_start() {
+    let mut server = Server::start().await;
+    let pat = server.new_player("Pat").await;
+    let (m, _) = planted(&server, &pat).await;
+    let list = format!("/api/players/{pat}/puzzles");
+    assert!(eventually(10, || reviewed(&server, &m)).await);
+
+    // As if the server died between the reflection and the review after it.
+    server.kill();
+    let sql = server.sql().await;
+    sqlx::query("DELETE FROM puzzles WHERE match_id = $1")
+        .bind(&m)
+        .execute(&sql)
+        .await
+        .unwrap();
+    sqlx::query(
+        "UPDATE reflections SET body = REPLACE(body, '\"reviewed\":true', '\"reviewed\":false') WHERE match_id = $1",
+    )
+    .bind(&m)
+    .execute(&sql)
+    .await
+    .unwrap();
+    server.launch().await;
+    let (_, r) = server.get(&format!("/api/matches/{m}/reflection")).await;
+    let kept = || async { server.get(&list).await.1[0]["played_san"] == "Qd4" };
+    assert!(
+        eventually(30, kept).await,
+        "the puzzle is found again: {}; reflection then: {r}",
+        server.get(&list).await.1
+    );
+    assert!(eventually(10, || reviewed(&server, &m)).await);
+}
+
+async fn reviewed(server: &Server, m: &str) -> bool {
+    server.get(&format!("/api/matches/{m}/reflection")).await.1["reviewed"] == true
+}

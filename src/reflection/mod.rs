@@ -43,6 +43,11 @@ pub struct Reflection {
     /// The player's puzzles with this persona when the game ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub puzzles: Option<PuzzleProgress>,
+    /// The review after the game ran (the player's mistakes searched, kept
+    /// as puzzles, the better moves written here); false until it has, so
+    /// a review a stop cut short is made at the next start.
+    #[serde(default)]
+    pub reviewed: bool,
     pub created_at: DateTime<Utc>,
 }
 
@@ -203,6 +208,7 @@ pub fn write(f: &MatchFacts<'_>) -> Reflection {
         head_to_head: h2h,
         rating: rating_change(f.history),
         puzzles: f.puzzles,
+        reviewed: false,
         created_at: Utc::now(),
     }
 }

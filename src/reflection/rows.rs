@@ -1,7 +1,8 @@
 //! Reflections after matches, and what a match taught the persona.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use sqlx::Row;
+use sqlx::any::AnyRow;
 
 use super::{Learned, Reflection};
 use crate::ids::{MatchId, PlayerId};
@@ -34,6 +35,17 @@ impl Db {
         .transpose()
     }
 
+    /// The reflections written since `since` whose review after the game
+    /// did not run (a stop cut it short), with their match ids.
+    pub async fn unreviewed_since(&self, since: DateTime<Utc>) -> StoreResult<Vec<(MatchId, Reflection)>> {
+        let rows = sqlx::query("SELECT match_id, body FROM reflections WHERE created_at >= $1")
+            .bind(ts(since))
+            .fetch_all(self.pool())
+            .await?;
+        let all: StoreResult<Vec<(MatchId, Reflection)>> = rows.iter().map(read_row).collect();
+        Ok(all?.into_iter().filter(|(_, r)| !r.reviewed).collect())
+    }
+
     /// A player's reflections, newest first, with their match ids.
     pub async fn reflections_of(&self, player: PlayerId, limit: i64) -> StoreResult<Vec<(MatchId, Reflection)>> {
         let rows = sqlx::query(
@@ -44,15 +56,7 @@ impl Db {
         .bind(limit)
         .fetch_all(self.pool())
         .await?;
-        rows.iter()
-            .map(|r| {
-                let id: String = r.try_get("match_id")?;
-                let body: String = r.try_get("body")?;
-                let id = id.parse().map_err(|_| corrupt(format!("match id {id}")))?;
-                let reflection = serde_json::from_str(&body).map_err(corrupt)?;
-                Ok((id, reflection))
-            })
-            .collect()
+        rows.iter().map(read_row).collect()
     }
 
     /// Memories made or reinforced in this match that are still current.
@@ -81,4 +85,13 @@ fn corrupt(detail: impl std::fmt::Display) -> StoreError {
         table: "reflections",
         detail: detail.to_string(),
     }
+}
+
+/// A reflection's row: its match id and body.
+fn read_row(r: &AnyRow) -> StoreResult<(MatchId, Reflection)> {
+    let id: String = r.try_get("match_id")?;
+    let body: String = r.try_get("body")?;
+    let id = id.parse().map_err(|_| corrupt(format!("match id {id}")))?;
+    let reflection = serde_json::from_str(&body).map_err(corrupt)?;
+    Ok((id, reflection))
 }

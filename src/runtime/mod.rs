@@ -25,6 +25,7 @@ mod services;
 mod shutdown;
 mod state;
 mod timing;
+mod unreviewed;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -105,6 +106,7 @@ impl Runtime {
         runtime.keep_roster().await;
         let unfinished = runtime.unfinished_to_load().await.map_err(StartError::Resume)?;
         runtime.resume_in_background(unfinished);
+        runtime.review_the_unreviewed();
         runtime.watch_for_abandoned().await;
         Ok(runtime)
     }

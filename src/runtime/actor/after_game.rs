@@ -19,7 +19,7 @@ use crate::puzzles;
 use crate::reflection::{self, Reflection};
 use crate::store::Db;
 
-pub(super) struct AfterGame {
+pub(in crate::runtime) struct AfterGame {
     pub db: Db,
     pub id: MatchId,
     /// The player, the persona, and the player's colour.
@@ -62,16 +62,17 @@ impl AfterGame {
             }
         };
         if let Err(e) = self.db.save_puzzles((*player, persona, self.id), &found).await {
+            // Not marked reviewed: the next start tries again.
             tracing::warn!(match_id = %self.id, "this game's puzzles were not kept: {e}");
+            return written;
         }
-        let mut bettered = false;
         for k in &mut written.key_moments {
             if let Some(f) = found.iter().find(|f| f.ply == k.ply) {
                 k.better = Some(f.solution_san.clone());
-                bettered = true;
             }
         }
-        if bettered && let Err(e) = self.db.save_reflection(self.id, &written).await {
+        written.reviewed = true;
+        if let Err(e) = self.db.save_reflection(self.id, &written).await {
             tracing::warn!(match_id = %self.id, "the key moments' better moves were not kept: {e}");
         }
         tracing::info!(match_id = %self.id, puzzles = found.len(), "game reviewed");

@@ -2,7 +2,7 @@
 //! happens to it, so no two decisions for one match ever run at once.
 
 mod abandon;
-mod after_game;
+pub(super) mod after_game;
 mod controls;
 mod draws;
 mod familiar;
