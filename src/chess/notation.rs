@@ -117,6 +117,73 @@ pub fn mentions_move(text: &str, san: &str) -> bool {
         .any(|token| bare(token) == wanted)
 }
 
+/// Whether `text` names the move `san` as written (`mentions_move`) or in
+/// the words players write: the piece and the square it went to ("her
+/// knight sat on d4", "a bishop on the long diagonal to g7" is too far:
+/// within five words), or the castling ("castled long", "castles
+/// queenside", "short castling").
+pub fn names_move(text: &str, san: &str) -> bool {
+    mentions_move(text, san) || castles_in_words(text, san) || piece_on_square(text, san)
+}
+
+/// How many words may stand between a piece and its square.
+const PIECE_TO_SQUARE: usize = 5;
+
+fn words_of(text: &str) -> Vec<String> {
+    // "queen-side" is "queenside".
+    text.replace("-side", "side")
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+fn piece_on_square(text: &str, san: &str) -> bool {
+    let role = match san.chars().next() {
+        Some('N') => "knight",
+        Some('B') => "bishop",
+        Some('R') => "rook",
+        Some('Q') => "queen",
+        Some('K') => "king",
+        _ => return false,
+    };
+    let Some(square) = destination(san) else { return false };
+    let words = words_of(text);
+    words.iter().enumerate().any(|(i, w)| {
+        w.trim_end_matches('s') == role
+            && words[i + 1..]
+                .iter()
+                .take(PIECE_TO_SQUARE)
+                .any(|later| later == &square)
+    })
+}
+
+/// The square a SAN move goes to ("d4" of "Nxd4+").
+fn destination(san: &str) -> Option<String> {
+    let b = san.as_bytes();
+    (1..b.len()).rev().find_map(|i| {
+        let (file, rank) = (b[i - 1], b[i]);
+        ((b'a'..=b'h').contains(&file) && (b'1'..=b'8').contains(&rank))
+            .then(|| format!("{}{}", file as char, rank as char))
+    })
+}
+
+fn castles_in_words(text: &str, san: &str) -> bool {
+    let bare = san.trim_end_matches(|c: char| "+#!?".contains(c));
+    let sides: &[&str] = match bare {
+        "O-O-O" | "0-0-0" => &["long", "queenside"],
+        "O-O" | "0-0" => &["short", "kingside"],
+        _ => return false,
+    };
+    let words = words_of(text);
+    words.iter().enumerate().any(|(i, w)| {
+        w.starts_with("castl")
+            && words[i.saturating_sub(2)..(i + 3).min(words.len())]
+                .iter()
+                .any(|near| sides.contains(&near.as_str()))
+    })
+}
+
 pub fn role_name(role: Role) -> &'static str {
     match role {
         Role::Pawn => "pawn",
@@ -179,5 +246,28 @@ mod tests {
         assert!(!mentions_move(greek, "Bxh2+"), "another square");
         assert!(!mentions_move("Meets 1.e4 with the French", "e4"), "too short to tell");
         assert!(!mentions_move("Nf3 and g3", "Nf"));
+    }
+
+    #[test]
+    fn a_move_is_named_in_words_too() {
+        let outpost = "Builds her whole game round a knight on a hole: d4 as Black.";
+        assert!(names_move(outpost, "Nd4") && names_move("Her knight sat on d4", "Nxd4+"));
+        assert!(!names_move(outpost, "Bd4"), "another piece");
+        assert!(!names_move(outpost, "Nd5"), "another square");
+        assert!(
+            !names_move("a knight, a bishop, a rook and then much later on d4", "Nd4"),
+            "too far apart"
+        );
+        assert!(names_move("Oskar castled long and marched his pawns", "O-O-O"));
+        assert!(names_move("Castles queenside and pushes g4-g5", "O-O-O"));
+        assert!(
+            !names_move("Castles queenside and pushes g4-g5", "O-O"),
+            "the other wing"
+        );
+        assert!(names_move("always short castling, never long", "O-O"));
+        assert!(
+            !names_move("a queen on the board", "e4"),
+            "pawn moves need their letters"
+        );
     }
 }

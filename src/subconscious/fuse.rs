@@ -113,12 +113,16 @@ pub fn rank(
         let line = situation.chat.as_deref()?;
         names::shared(line, &r.memory.content, &telling)
     };
-    // A memory that names the very move just played, or about to be.
+    // A memory that names the very move just played, or about to be (not
+    // a move of a line they play with the other colour: "3.Bc4 Bc5 4.b4").
     let moves = situation.moves();
     let named = |r: &Recalled| {
+        if played_with_the_other_colour(&r.memory.tags, situation) {
+            return None;
+        }
         moves
             .iter()
-            .find(|san| notation::mentions_move(&r.memory.content, san))
+            .find(|san| notation::names_move(&r.memory.content, san))
             .copied()
     };
     // What they play with the other colour is beside the point at a board
@@ -279,16 +283,25 @@ fn standing_out(found: &[Recalled], recall: &RecallConfig) -> Option<MemoryId> {
 /// for no more than being a repertoire ("knows the minority attack well"
 /// read as a Black repertoire still answers a minority attack).
 fn of_the_other_colour(tags: &[String], situation: &Situation, recall: &RecallConfig) -> bool {
+    let beyond: Vec<String> = tags.iter().filter(|t| !repertoire(t)).cloned().collect();
+    played_with_the_other_colour(tags, situation) && situation.tag_score(&beyond) < recall.tag_gate
+}
+
+/// Tagged with the colour the player does not have now, and not this one.
+fn played_with_the_other_colour(tags: &[String], situation: &Situation) -> bool {
     let (this, other) = if situation.user_colour.is_white() {
         ("as_white", "as_black")
     } else {
         ("as_black", "as_white")
     };
-    let repertoire = |t: &String| {
-        ["opening", "repertoire", "as_white", "as_black"].contains(&t.as_str()) || t.starts_with("opening:")
-    };
-    let beyond: Vec<String> = tags.iter().filter(|t| !repertoire(t)).cloned().collect();
-    tags.iter().any(|t| t == other) && !tags.iter().any(|t| t == this) && situation.tag_score(&beyond) < recall.tag_gate
+    tags.iter().any(|t| t == other) && !tags.iter().any(|t| t == this)
+}
+
+/// A tag that says what is played: an opening, a colour, a gambit (an
+/// opening choice too: theirs with the other colour is beside the point
+/// when one is offered now).
+fn repertoire(t: &str) -> bool {
+    ["opening", "repertoire", "as_white", "as_black", "gambit"].contains(&t) || t.starts_with("opening:")
 }
 
 /// Whether the game stands on the line of moves the memory gives, played
@@ -383,7 +396,7 @@ pub fn board_candidates(
                     .fold(0.0, f32::max),
                 placed: strength::board_match(&r.memory, board, recall).is_some(),
                 lined: on_its_line(r, situation, board),
-                named: moves.iter().any(|san| notation::mentions_move(&r.memory.content, san)),
+                named: moves.iter().any(|san| notation::names_move(&r.memory.content, san)),
                 other_colour: of_the_other_colour(tags, situation, recall),
                 latest_game: latest == Some(r.memory.id),
             };

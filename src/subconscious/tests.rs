@@ -28,6 +28,28 @@ fn the_players_opening_is_their_choice_and_a_cue() {
 }
 
 #[test]
+fn a_gambit_is_a_cue_and_what_the_player_made_of_it_says_why() {
+    let gambit = |s: &Situation| s.cues.iter().find(|c| c.tag == "gambit").map(|c| c.reason.clone());
+    let declined = ["e4", "e5", "f4", "Bc5"];
+    let white = Situation::read(&Trigger::new(TriggerKind::OnUserMove), &ctx(&declined));
+    assert_eq!(gambit(&white).as_deref(), Some("your gambit"), "{:?}", white.cues);
+    let mut as_black = ctx(&declined);
+    as_black.user_color = "black";
+    let black = Situation::read(&Trigger::new(TriggerKind::OnUserMove), &as_black);
+    assert_eq!(
+        gambit(&black).as_deref(),
+        Some("you declined the gambit"),
+        "{:?}",
+        black.cues
+    );
+    let italian = Situation::read(
+        &Trigger::new(TriggerKind::OnUserMove),
+        &ctx(&["e4", "e5", "Nf3", "Nc6", "Bc4"]),
+    );
+    assert_eq!(gambit(&italian), None, "no gambit, no cue");
+}
+
+#[test]
 fn a_move_is_read_for_what_it_is_and_what_it_leaves() {
     // 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6?? 4. Qxf7#: before White's mate, Black's
     // last move left a mate in one.

@@ -6,7 +6,7 @@
 
 use shakmaty::Role;
 
-use super::{Cue, MoveSeen, Situation, chat};
+use super::{Cue, MoveSeen, OpeningSeen, Situation, chat};
 use crate::chess::notation::role_name;
 use crate::chess::odds::MoveClass;
 use crate::memory::concepts::opening_tag;
@@ -242,10 +242,31 @@ fn opening(s: &Situation, scale: f32) -> Vec<Cue> {
                 &format!("{whose} {}", o.family),
             ));
             cues.push(Cue::new("opening", 0.5, "the opening"));
+            cues.extend(gambit(o));
         }
         None => cues.push(Cue::new("opening", 0.4, "the opening")),
     }
     cues.into_iter().map(|c| c.scaled(scale)).collect()
+}
+
+/// A gambit on the board, and what the player made of it: offered,
+/// declined or taken ("declines every gambit put to him", "takes every
+/// pawn offered"), from the opening's name.
+fn gambit(o: &OpeningSeen) -> Option<Cue> {
+    if !o.name.contains("Gambit") {
+        return None;
+    }
+    let reason = match (
+        o.chosen_by_user,
+        o.name.contains("Declined"),
+        o.name.contains("Accepted"),
+    ) {
+        (true, _, _) => "your gambit",
+        (false, true, _) => "you declined the gambit",
+        (false, false, true) => "you took the gambit pawn",
+        _ => "a gambit offered to you",
+    };
+    Some(Cue::new("gambit", 0.7, reason))
 }
 
 /// The phase and the endgame's kind, weighted by how much the trigger is
