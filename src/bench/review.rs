@@ -50,7 +50,7 @@ pub async fn run(plies: usize, builds: usize, out: &Path) -> anyhow::Result<()> 
     let mut bytes = 0;
     for i in 0..builds {
         let started = Instant::now();
-        let review = kibitz::runtime::game_review(&db, m, "Margot Vidal").await?;
+        let review = kibitz::runtime::game_review(&db, m, |_| "Margot Vidal".to_string()).await?;
         bytes = serde_json::to_vec(&review)?.len();
         ms.push(started.elapsed().as_secs_f64() * 1000.0);
         if (i + 1) % 50 == 0 {

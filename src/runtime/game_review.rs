@@ -4,31 +4,34 @@
 
 use super::review::persona_lines;
 use super::{Runtime, RuntimeError, color_of, stored_game};
-use crate::ids::MatchId;
+use crate::ids::{MatchId, PersonaId};
 use crate::reflection::review::{GameReview, ReviewParts, review_moments, reviewed_moves};
 use crate::store::{Db, MatchStatus};
 
 impl Runtime {
     /// The finished match laid out for the review page.
     pub async fn review(&self, id: MatchId) -> Result<GameReview, RuntimeError> {
-        let row = self
-            .svc
-            .db
-            .match_row(id)
-            .await?
-            .ok_or_else(|| RuntimeError::NotFound(format!("match {id}")))?;
-        let persona = self.svc.persona(&row.persona_id);
-        let name = persona.as_ref().map_or(row.persona_id.to_string(), |p| p.name.clone());
-        game_review(&self.svc.db, id, &name).await
+        let named = |persona: &PersonaId| {
+            self.svc
+                .persona(persona)
+                .map_or(persona.to_string(), |p| p.name.clone())
+        };
+        game_review(&self.svc.db, id, named).await
     }
 }
 
-/// The review of match `id` against the persona called `persona_name`.
-pub async fn game_review(db: &Db, id: MatchId, persona_name: &str) -> Result<GameReview, RuntimeError> {
+/// The review of match `id`; `persona_name` names its persona.
+pub async fn game_review(
+    db: &Db,
+    id: MatchId,
+    persona_name: impl Fn(&PersonaId) -> String,
+) -> Result<GameReview, RuntimeError> {
     let (row, game, odds) = stored_game(db, id).await?;
     if row.status != MatchStatus::Finished {
         return Err(RuntimeError::NotOver);
     }
+    let persona_name = persona_name(&row.persona_id);
+    let persona_name = persona_name.as_str();
     let player = db
         .player(row.player_id)
         .await?

@@ -66,17 +66,21 @@ impl Db {
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                let payload: String = r.get("payload");
-                Ok(EventRow {
-                    seq: r.get("seq"),
-                    kind: r.get("kind"),
-                    payload: serde_json::from_str(&payload).unwrap_or(serde_json::Value::Null),
-                    created_at: parse_ts("events", r.get("created_at"))?,
-                })
-            })
-            .collect()
+        event_rows(&rows)
+    }
+
+    /// A match's events of two kinds, in order (what a resumed match reads
+    /// back of itself, without the whole game's chat and moves).
+    pub async fn events_of_kinds(&self, id: MatchId, kinds: [&str; 2]) -> StoreResult<Vec<EventRow>> {
+        let rows = sqlx::query(
+            "SELECT seq, kind, payload, created_at FROM events WHERE match_id = $1 AND kind IN ($2, $3) ORDER BY seq",
+        )
+        .bind(id.to_string())
+        .bind(kinds[0])
+        .bind(kinds[1])
+        .fetch_all(&self.pool)
+        .await?;
+        event_rows(&rows)
     }
 
     pub async fn messages(&self, id: MatchId) -> StoreResult<Vec<MessageRow>> {
@@ -163,4 +167,19 @@ impl Db {
             })
             .collect()
     }
+}
+
+/// Event rows as read: the payload parsed (Null if it does not parse).
+fn event_rows(rows: &[sqlx::any::AnyRow]) -> StoreResult<Vec<EventRow>> {
+    rows.iter()
+        .map(|r| {
+            let payload: String = r.get("payload");
+            Ok(EventRow {
+                seq: r.get("seq"),
+                kind: r.get("kind"),
+                payload: serde_json::from_str(&payload).unwrap_or(serde_json::Value::Null),
+                created_at: parse_ts("events", r.get("created_at"))?,
+            })
+        })
+        .collect()
 }

@@ -64,6 +64,7 @@ test("a blunder reviewed, then solved as a puzzle in the next game", { timeout: 
     await page.keyboard.press("ArrowLeft");
     await page.waitForFunction(() => document.querySelector(".review-board .board").dataset.ply === "1");
     assert.equal(await page.locator(".game-puzzles .puzzle").count(), 1, "the game's puzzle is listed");
+    await page.waitForFunction(() => !document.querySelector(".review-board piece.anim"));
     await page.screenshot({ path: `${ARTIFACTS}/11-review.png`, fullPage: true });
 
     // On a phone: nothing wider than the screen, the chart still works.
@@ -75,6 +76,7 @@ test("a blunder reviewed, then solved as a puzzle in the next game", { timeout: 
     const small = await page.locator(".win-chart").boundingBox();
     await page.mouse.click(small.x + small.width * 0.95, small.y + small.height / 2);
     await page.waitForFunction(() => document.querySelector(".review-board .board").dataset.ply === "2");
+    await page.waitForFunction(() => !document.querySelector(".review-board piece.anim"));
     await page.screenshot({ path: `${ARTIFACTS}/12-review-phone.png`, fullPage: true });
     await page.setViewportSize({ width: 1100, height: 900 });
 
@@ -93,12 +95,16 @@ test("a blunder reviewed, then solved as a puzzle in the next game", { timeout: 
     const [kept] = await puzzles(page);
     assert.equal(kept.solved, 1, "the answer is recorded");
 
-    // The memories page lists it; dismissed, it is never offered again.
+    // The memories page lists it; dismissed on the game's review, it is
+    // never offered again, and both lists say so.
     await page.goto(`${BASE}/#/memories`);
     const listed = page.locator(`.memory-puzzles .puzzle[data-id="${kept.id}"]`);
     await listed.waitFor();
     assert.match(await listed.textContent(), /solved 1/);
-    await listed.getByRole("button", { name: "Dismiss" }).click();
+    await page.goto(`${BASE}/#/history/${matchId}`);
+    await page.locator(`.game-puzzles .puzzle[data-id="${kept.id}"]`).getByRole("button", { name: "Dismiss" }).click();
+    await page.locator(`.game-puzzles .puzzle[data-id="${kept.id}"][data-status="dismissed"]`).waitFor();
+    await page.goto(`${BASE}/#/memories`);
     await page.locator(`.memory-puzzles .puzzle[data-id="${kept.id}"][data-status="dismissed"]`).waitFor();
   } catch (e) {
     await page.screenshot({ path: `${ARTIFACTS}/review-failure.png` }).catch(() => {});

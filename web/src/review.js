@@ -5,7 +5,7 @@
 // game's mistakes became, the reflection, and the persona's reasoning.
 
 import { Chessground } from "chessground";
-import { api, download, el } from "./api.js";
+import { api, download, el, me } from "./api.js";
 import { puzzleList } from "./puzzles.js";
 import { stepFor, winChart } from "./winchart.js";
 
@@ -23,9 +23,10 @@ export async function review(view, matchId) {
       ["»", "Last position", () => r.moves.length]].map(([label, title, to]) =>
       el("button", { type: "button", title, "aria-label": title, onclick: () => go(to()) }, label)));
   const puzzles = el("div", { class: "game-puzzles" });
+  // After a dismissal only the list is read again, not the whole review.
   const showPuzzles = async () => {
-    const fresh = await api("GET", `/api/matches/${matchId}/review`);
-    puzzles.replaceChildren(puzzleList(fresh.puzzles, showPuzzles, name));
+    const all = await api("GET", `/api/players/${me().id}/puzzles?persona=${encodeURIComponent(r.persona_id)}`);
+    puzzles.replaceChildren(puzzleList(all.filter((p) => p.match_id === matchId), showPuzzles, name));
   };
   puzzles.replaceChildren(puzzleList(r.puzzles, showPuzzles, name));
   const reasoning = el("ol", { class: "reasoning" });

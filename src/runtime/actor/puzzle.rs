@@ -32,7 +32,7 @@ impl PuzzleBoard {
     pub async fn restore(db: &Db, id: MatchId) -> Result<PuzzleBoard, RuntimeError> {
         let mut board = PuzzleBoard::default();
         let mut waiting = None;
-        for e in events::readable(db.events_since(id, 0).await?) {
+        for e in events::readable(db.events_of_kinds(id, ["puzzle", "puzzle_answer"]).await?) {
             match e.body {
                 EventBody::Puzzle(offer) => {
                     board.offered = true;
