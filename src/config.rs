@@ -6,6 +6,7 @@
 mod backup;
 mod cluster;
 pub mod declare;
+mod lichess;
 mod limits;
 mod llm;
 mod load;
@@ -17,6 +18,7 @@ mod show;
 pub use backup::BackupConfig;
 pub use cluster::ClusterConfig;
 pub use declare::{Source, Sources};
+pub use lichess::{ChallengePolicy, LichessAccount, LichessConfig};
 pub use limits::{LimitsConfig, Registration, TrustedProxies};
 pub use llm::{ApiKind, EndpointConfig, LlmConfig, RoleConfig};
 pub use load::{DEFAULT_FILE, Loaded};
@@ -114,6 +116,7 @@ section! {
         pub llm: LlmConfig = LlmConfig::default(), NONE;
         pub cluster: ClusterConfig = ClusterConfig::default(), NONE;
         pub backup: BackupConfig = BackupConfig::default(), NONE;
+        pub lichess: LichessConfig = LichessConfig::default(), NONE;
         /// Bearer token that may read every player's memories. Never printed.
         #[serde(skip_serializing)]
         pub admin_token: Option<String> = None, env("KIBITZ_ADMIN_TOKEN").secret();
@@ -172,6 +175,7 @@ impl Config {
         }
         self.memory.validate()?;
         self.backup.validate()?;
+        self.lichess.validate()?;
         self.cluster.validate(&self.database_url, self.qdrant_url.as_deref())?;
         Ok(self)
     }

@@ -17,6 +17,7 @@ pub mod events;
 pub mod familiarity;
 pub mod ids;
 pub mod learn;
+pub mod lichess;
 pub mod listen;
 pub mod llm;
 pub mod memory;

@@ -45,6 +45,12 @@ enum Command {
     /// the club's registration mode and request limits (for clients over
     /// HTTP) do not apply; a player named here is created if new.
     Play(cli::play::PlayArgs),
+    /// Play on Lichess as the personas' BOT accounts ([[lichess.accounts]]), without the web server.
+    ///
+    /// `kibitz serve` does the same beside the club when accounts are
+    /// configured. Each account's token comes from the environment
+    /// variable its `token_env` names; docs/lichess.md says how to make one.
+    Lichess(cli::lichess::LichessArgs),
     /// Print the effective configuration: each setting, its value and its source.
     Config(ConfigArgs),
     /// The club's personas: list, import a character card, export one as a card.
@@ -124,6 +130,7 @@ fn main() -> anyhow::Result<()> {
         match cli.command {
             Command::Serve { .. } => cli::serve(config).await,
             Command::Play(args) => cli::play::run(config, args).await,
+            Command::Lichess(args) => cli::lichess::run(config, args).await,
             Command::Config(_) => unreachable!("answered before the runtime starts"),
             Command::Personas(args) => cli::personas::run(&config, args),
             Command::Memories(args) => cli::memories::run(&config, args).await,

@@ -39,12 +39,18 @@ pub enum GameEnd {
     DrawAgreed,
     /// The player stopped coming back: no result either way.
     Abandoned,
+    /// A clock ran out (a game played on a site with clocks): the other
+    /// side won, or drew when it had no mating material.
+    Timeout {
+        winner: Option<Color>,
+    },
 }
 
 impl GameEnd {
     pub fn winner(self) -> Option<Color> {
         match self {
             GameEnd::Checkmate { winner } | GameEnd::Resignation { winner } => Some(winner),
+            GameEnd::Timeout { winner } => winner,
             _ => None,
         }
     }
@@ -71,6 +77,7 @@ impl GameEnd {
             GameEnd::Threefold => "threefold_repetition",
             GameEnd::DrawAgreed => "draw_agreed",
             GameEnd::Abandoned => "abandoned",
+            GameEnd::Timeout { .. } => "timeout",
         }
     }
 
@@ -89,6 +96,7 @@ impl GameEnd {
             ("threefold_repetition", None) => GameEnd::Threefold,
             ("draw_agreed", None) => GameEnd::DrawAgreed,
             ("abandoned", None) if result == "*" => GameEnd::Abandoned,
+            ("timeout", winner) => GameEnd::Timeout { winner },
             _ => return None,
         })
     }
@@ -356,6 +364,10 @@ mod tests {
             GameEnd::Threefold,
             GameEnd::DrawAgreed,
             GameEnd::Abandoned,
+            GameEnd::Timeout {
+                winner: Some(Color::Black),
+            },
+            GameEnd::Timeout { winner: None },
         ];
         for end in ends {
             assert_eq!(GameEnd::parse(end.termination(), end.result()), Some(end));

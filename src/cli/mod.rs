@@ -3,6 +3,7 @@
 pub mod backup;
 pub mod bench;
 pub mod familiarity;
+pub mod lichess;
 pub mod memories;
 pub mod personas;
 pub mod play;
@@ -20,9 +21,23 @@ use kibitz::runtime::{Runtime, Stopped};
 pub async fn serve(config: Config) -> anyhow::Result<()> {
     kibitz::telemetry::install();
     let listen = config.listen;
-    let runtime = kibitz::server::serve(listen, Runtime::start(config))
+    // The personas' Lichess accounts play beside the club, if configured.
+    let lichess = std::sync::OnceLock::new();
+    let start = async {
+        let runtime = Runtime::start(config.clone()).await?;
+        let accounts = kibitz::lichess::Lichess::start(&runtime, &config)?;
+        if accounts.accounts() > 0 {
+            tracing::info!("{} persona(s) playing on {}", accounts.accounts(), config.lichess.url);
+        }
+        let _ = lichess.set(accounts);
+        Ok::<_, anyhow::Error>(runtime)
+    };
+    let runtime = kibitz::server::serve(listen, start)
         .await
         .with_context(|| format!("serving on {listen}"))?;
+    if let Some(accounts) = lichess.get() {
+        accounts.stop();
+    }
     stop(&runtime).await;
     Ok(())
 }

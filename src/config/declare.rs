@@ -225,7 +225,12 @@ macro_rules! tables {
     };
 }
 
-tables!(Vec<super::EndpointConfig>, super::RoleConfig);
+tables!(
+    Vec<super::EndpointConfig>,
+    super::RoleConfig,
+    Vec<super::LichessAccount>,
+    Vec<String>
+);
 
 /// The values a setting may hold: read from text, shown as a file has them.
 macro_rules! values {
@@ -271,6 +276,8 @@ values!(
     Option<u32>,
     Vec<super::EndpointConfig>,
     super::RoleConfig,
+    Vec<super::LichessAccount>,
+    Vec<String>,
 );
 
 /// Declares a section of settings: the struct (serde: every key optional,

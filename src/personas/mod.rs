@@ -23,6 +23,6 @@ pub(crate) fn shipped_dir() -> std::path::PathBuf {
 }
 pub use brain::{AgentKind, BrainKind};
 pub use model::{
-    CardOrigin, IdlePolicy, Line, LineEvent, Lines, Lore, Persona, PersonaLlm, StageEvent, StageLines, TakebackPolicy,
-    said_from,
+    CardOrigin, IdlePolicy, LichessLimits, Line, LineEvent, Lines, Lore, Persona, PersonaLlm, StageEvent, StageLines,
+    TakebackPolicy, said_from,
 };

@@ -71,6 +71,25 @@ pub struct Persona {
     /// How many hints it gives in a game.
     #[serde(default)]
     pub hints: HintPolicy,
+    /// `[lichess]`: how it narrows the challenges its BOT account takes.
+    #[serde(default)]
+    pub lichess: LichessLimits,
+}
+
+/// `[lichess]`: what this persona adds to the configuration's challenge
+/// policy; each limit only narrows it (a slower thinker asks for longer
+/// games, a shy one for fewer at once).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LichessLimits {
+    pub min_initial_secs: Option<u32>,
+    pub max_initial_secs: Option<u32>,
+    pub max_games: Option<u32>,
+    pub min_rating: Option<u32>,
+    pub max_rating: Option<u32>,
+    pub rated: Option<bool>,
+    pub casual: Option<bool>,
+    pub bots: Option<bool>,
 }
 
 /// `[hints]`: how many engine-checked hints it gives in one game (0:

@@ -228,13 +228,18 @@ fn scripted_summary(f: &MatchFacts<'_>, outcome: &str, moments: &[KeyMoment], h2
     }
     text.push('.');
     match moments.iter().min_by(|a, b| a.delta.total_cmp(&b.delta)) {
-        Some(m) => text.push_str(&format!(
-            " The turning point: {} by the {}, a {} ({:+.1} points).",
-            m.move_label,
-            m.by,
-            class_word(m.class),
-            m.delta
-        )),
+        Some(m) => {
+            let class = class_word(m.class);
+            let article = if class.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            text.push_str(&format!(
+                " The turning point: {} by the {}, {article} {class} ({:+.1} points).",
+                m.move_label, m.by, m.delta
+            ))
+        }
         None => text.push_str(" No move lost more than five points: a clean game."),
     }
     match f.learned.len() {

@@ -184,6 +184,16 @@ impl Runtime {
         ask(&inbox, |reply| Command::Submit { cmd, reply }).await
     }
 
+    /// Ends a match as the site it is played on decided (a clock ran out, the
+    /// game was aborted); false if it was over already.
+    pub async fn conclude(&self, id: MatchId, end: crate::chess::GameEnd) -> Result<bool, RuntimeError> {
+        match self.inbox(id).await {
+            Ok(inbox) => ask(&inbox, |reply| Command::Conclude { end, reply }).await,
+            Err(RuntimeError::GameOver) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
     pub async fn state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
         let inbox = self
             .live

@@ -13,7 +13,7 @@ use sqlx::{Any, AnyPool, Row};
 use super::{Backend, Db, StoreResult};
 
 /// Every table a backup counts (all but sqlx's own).
-pub const TABLES: [&str; 26] = [
+pub const TABLES: [&str; 27] = [
     "players",
     "matches",
     "moves",
@@ -27,6 +27,7 @@ pub const TABLES: [&str; 26] = [
     "trigger_log",
     "reflections",
     "puzzles",
+    "lichess_games",
     "rating_history",
     "familiarity_history",
     "match_notes",

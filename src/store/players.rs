@@ -55,7 +55,7 @@ impl Db {
     }
 }
 
-fn player_from_row(r: &sqlx::any::AnyRow) -> StoreResult<Player> {
+pub(super) fn player_from_row(r: &sqlx::any::AnyRow) -> StoreResult<Player> {
     Ok(Player {
         id: parse_id("players", r.get("id"))?,
         name: r.get("name"),

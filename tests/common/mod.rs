@@ -5,6 +5,7 @@
 pub mod cards;
 pub mod club;
 pub mod fake_llm;
+pub mod lichess;
 pub mod llama;
 mod planted;
 mod qdrant;

@@ -23,7 +23,7 @@ impl Command {
             Command::Submit { reply, .. } => {
                 let _ = reply.send(Err(RuntimeError::Unavailable));
             }
-            Command::Abandon { reply, .. } => {
+            Command::Abandon { reply, .. } | Command::Conclude { reply, .. } => {
                 let _ = reply.send(Err(RuntimeError::Unavailable));
             }
             Command::IdleFired { .. } | Command::DeepScore { .. } | Command::WordsReady => {}

@@ -16,6 +16,7 @@ mod puzzle;
 mod rated;
 mod reflect;
 mod seat;
+mod site;
 mod table;
 mod takeback;
 mod turns;
@@ -124,6 +125,11 @@ pub enum Command {
         cutoff: DateTime<Utc>,
         reply: oneshot::Sender<Result<bool, RuntimeError>>,
     },
+    /// End the match as the site it is played on decided (`site.rs`).
+    Conclude {
+        end: GameEnd,
+        reply: oneshot::Sender<Result<bool, RuntimeError>>,
+    },
 }
 
 /// One match's task, made of parts that each own their state: the game at
@@ -213,6 +219,10 @@ impl MatchActor {
                 }
                 Command::Abandon { cutoff, reply } => {
                     let result = self.abandon(cutoff).await;
+                    let _ = reply.send(self.settled(result).await);
+                }
+                Command::Conclude { end, reply } => {
+                    let result = self.conclude(end).await;
                     let _ = reply.send(self.settled(result).await);
                 }
             }

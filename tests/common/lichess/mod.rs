@@ -1,0 +1,151 @@
+//! A fake Lichess for the bot tests: no Lichess server can run here, so this
+//! one speaks its wire format (NDJSON streams with keep-alive lines, form
+//! posts, the documented status codes, OAuth2 with PKCE), and checks every
+//! message it sends or receives against the official OpenAPI specification
+//! (`spec.rs`). The test plays the human side through its methods.
+
+mod routes;
+mod spec;
+mod world;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub use spec::Spec;
+pub use world::{Logged, World};
+
+pub struct FakeLichess {
+    pub base: String,
+    world: Arc<Mutex<World>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for FakeLichess {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A game as the test reads it.
+#[derive(Debug, Clone)]
+pub struct GameView {
+    pub moves: Vec<String>,
+    pub status: String,
+    pub winner: Option<String>,
+    /// (room, user, text) in order.
+    pub chat: Vec<(String, String, String)>,
+    pub wtime: i64,
+    pub btime: i64,
+}
+
+impl FakeLichess {
+    pub async fn start() -> FakeLichess {
+        let world = Arc::new(Mutex::new(World::new(Spec::load())));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let app = routes::router(world.clone());
+        let task = tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        FakeLichess { base, world, task }
+    }
+
+    pub fn with<T>(&self, f: impl FnOnce(&mut World) -> T) -> T {
+        f(&mut self.world.lock().unwrap())
+    }
+
+    /// A BOT account that plays with `token`.
+    pub fn add_bot(&self, token: &str, id: &str, name: &str) {
+        self.with(|w| w.add_user(Some(token), id, name, Some("BOT"), 2000));
+    }
+
+    /// A person on Lichess, who signs in with OAuth when asked.
+    pub fn add_human(&self, id: &str, name: &str, rating: u32) {
+        self.with(|w| w.add_user(None, id, name, None, rating));
+    }
+
+    /// `from` challenges the bot `to`: `limit`+`increment` seconds.
+    pub fn challenge(&self, from: &str, to: &str, limit: u32, increment: u32, rated: bool, color: &str) -> String {
+        self.with(|w| w.challenge(from, to, serde_json::json!({"type": "clock", "limit": limit, "increment": increment, "show": format!("{}+{increment}", limit / 60)}), rated, "standard", color))
+    }
+
+    pub fn challenge_with(&self, from: &str, to: &str, time_control: Value, rated: bool, variant: &str) -> String {
+        self.with(|w| w.challenge(from, to, time_control, rated, variant, "random"))
+    }
+
+    /// The challenge's status and, if declined, the reason given.
+    pub fn challenge_status(&self, id: &str) -> (String, Option<String>) {
+        self.with(|w| w.challenge_status(id))
+    }
+
+    pub fn game_of(&self, challenge: &str) -> Option<String> {
+        self.with(|w| w.game_of(challenge))
+    }
+
+    pub fn game(&self, id: &str) -> GameView {
+        self.with(|w| w.view(id))
+    }
+
+    /// The human side plays `uci` in game `id`.
+    pub fn human_move(&self, id: &str, uci: &str) -> Result<(), String> {
+        self.with(|w| w.human_move(id, uci))
+    }
+
+    pub fn human_chat(&self, id: &str, text: &str) {
+        self.with(|w| w.human_chat(id, text));
+    }
+
+    pub fn human_offers_draw(&self, id: &str) {
+        self.with(|w| w.human_offers_draw(id));
+    }
+
+    pub fn human_resigns(&self, id: &str) {
+        self.with(|w| w.human_resigns(id));
+    }
+
+    /// Closes every open stream of the game (as a network drop would).
+    pub fn drop_game_streams(&self, id: &str) {
+        self.with(|w| w.drop_game_streams(id));
+    }
+
+    pub fn drop_event_streams(&self) {
+        self.with(|w| w.drop_event_streams());
+    }
+
+    /// The next `n` requests whose path starts with `prefix` get a 429.
+    pub fn rate_limit(&self, prefix: &str, n: u32) {
+        self.with(|w| w.rate_limits.push((prefix.to_string(), n)));
+    }
+
+    /// The person the next OAuth authorization signs in as.
+    pub fn sign_in_as(&self, id: &str) {
+        self.with(|w| w.signing_in = Some(id.to_string()));
+    }
+
+    pub fn requests(&self) -> Vec<Logged> {
+        self.with(|w| w.log.clone())
+    }
+
+    /// Messages that did not match the specification.
+    pub fn violations(&self) -> Vec<String> {
+        self.with(|w| w.violations.clone())
+    }
+
+    /// Waits until `f` holds of the world, or panics after `secs` saying `what`.
+    pub async fn wait_for(&self, secs: u64, what: &str, f: impl Fn(&World) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            if self.with(|w| f(w)) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "waited {secs} s for {what}; requests: {:#?}",
+                self.requests().iter().rev().take(15).collect::<Vec<_>>()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
