@@ -581,3 +581,125 @@ async fn a_game_that_ended_while_the_server_was_down_is_reconciled() {
     );
     no_violations(&fake);
 }
+
+/// Follows one redirect by hand: the `Location` of a 303.
+async fn redirected(http: &reqwest::Client, url: &str) -> String {
+    let response = http.get(url).send().await.unwrap();
+    assert_eq!(
+        response.status().as_u16(),
+        303,
+        "{url} redirects: {:?}",
+        response.text().await
+    );
+    response.headers()["location"].to_str().unwrap().to_string()
+}
+
+/// The whole sign-in with Lichess, as a browser makes it: the club, Lichess's
+/// consent page (the fake approves at once), back to the club; the page's
+/// address it ends on.
+async fn sign_in(server: &Server) -> String {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let to_lichess = redirected(&http, &format!("{}/api/auth/lichess", server.base)).await;
+    let back = redirected(&http, &to_lichess).await;
+    assert!(
+        back.starts_with(&format!("{}/api/auth/lichess/callback?", server.base)),
+        "{back}"
+    );
+    redirected(&http, &back).await
+}
+
+#[tokio::test]
+async fn a_lichess_opponent_signs_in_with_lichess_and_sees_their_memories() {
+    let fake = FakeLichess::start().await;
+    fake.add_human("ann", "Ann", 1500);
+    fake.add_human("eve", "Eve", 1700);
+    let (server, _dir) = bot_server(&fake, &[]).await;
+    listening(&fake).await;
+    let first = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
+    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == first))
+        .await;
+    let game = fake.game_of(&first).unwrap();
+    human_plays(&fake, &game, "e2e4").await;
+    let said = fake.game(&game).chat.len();
+    fake.human_chat(&game, "I keep bees on my roof in Ghent, forty thousand of them");
+    let g = game.clone();
+    fake.wait_for(60, "the answer", move |w| w.games[&g].chat.len() > said + 1)
+        .await;
+    fake.human_resigns(&game);
+    let g = game.clone();
+    fake.wait_for(60, "the end", move |w| {
+        w.games[&g].chat.iter().any(|(_, _, t)| t.contains("Head to head"))
+    })
+    .await;
+    let second = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
+    fake.wait_for(30, "a second game", |w| w.games.values().any(|g| g.challenge == second))
+        .await;
+    let game2 = fake.game_of(&second).unwrap();
+
+    fake.sign_in_as("ann");
+    let page = sign_in(&server).await;
+    let rest = page
+        .strip_prefix("/#/signed-in/")
+        .unwrap_or_else(|| panic!("signed in: {page}"));
+    let (player, token) = rest.split_once('/').unwrap();
+    let (status, memories) = server.get_as(&format!("/api/players/{player}/memories"), token).await;
+    assert_eq!(status, 200, "{memories}");
+    let texts: Vec<&str> = memories
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert!(
+        texts.iter().any(|t| t.contains("bees")),
+        "Ann sees what Viktor remembers: {texts:?}"
+    );
+    let (_, matches) = server.get_as(&format!("/api/players/{player}/matches"), token).await;
+    let links: Vec<&str> = matches
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["lichess_url"].as_str())
+        .collect();
+    assert_eq!(links.len(), 2, "{matches}");
+    assert!(links.contains(&format!("{}/{game}", fake.base).as_str()), "{links:?}");
+    // The club's page shows a Lichess game; it is played on Lichess.
+    let live = matches
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["status"] == "active")
+        .unwrap();
+    let (status, refused) = server
+        .send_as(
+            reqwest::Method::POST,
+            &format!("/api/matches/{}/chat", live["id"].as_str().unwrap()),
+            Some(token),
+            Some(serde_json::json!({"text": "hi"})),
+        )
+        .await;
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (409, Some("played_on_lichess")),
+        "{refused}"
+    );
+    assert!(
+        fake.requests()
+            .iter()
+            .any(|r| r.method == "DELETE" && r.path == "/api/token" && r.status == 204),
+        "the sign-in's Lichess token was let go"
+    );
+
+    // Someone the personas never played is told so; a forged return is refused.
+    fake.sign_in_as("eve");
+    assert_eq!(sign_in(&server).await, "/#/lichess/unknown");
+    let forged = reqwest::get(format!("{}/api/auth/lichess/callback?code=x&state=forged", server.base))
+        .await
+        .unwrap();
+    assert_eq!(forged.status().as_u16(), 400);
+    assert_eq!(fake.game(&game2).status, "started");
+    no_violations(&fake);
+}

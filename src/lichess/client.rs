@@ -213,6 +213,14 @@ impl LichessClient {
         self.post(&format!("/api/bot/game/{game}/takeback/{answer}"), &[]).await
     }
 
+    /// Lets this client's token go (`DELETE /api/token`).
+    pub async fn revoke(&self) -> Result<(), LichessError> {
+        let request = self
+            .request(reqwest::Method::DELETE, "/api/token")
+            .timeout(REQUEST_TIMEOUT);
+        self.send(request).await.map(drop)
+    }
+
     /// Trades a sign-in's authorization code for the player's token
     /// (OAuth2 with PKCE: the verifier proves the same client asked).
     pub async fn access_token(

@@ -14,6 +14,7 @@ mod chat;
 pub mod client;
 mod ending;
 mod game;
+pub mod oauth;
 mod outbox;
 pub mod policy;
 pub mod wire;

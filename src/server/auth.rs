@@ -48,6 +48,23 @@ impl Caller {
         Ok(id)
     }
 
+    /// The match named by `id`, if the caller may play it here: a match
+    /// played on Lichess is played there (its moves and words go through
+    /// the persona's BOT account), so the club's page only shows it.
+    pub async fn playable_match(
+        self,
+        runtime: &Runtime,
+        db: &crate::store::Db,
+        id: MatchId,
+    ) -> Result<MatchId, ApiError> {
+        let id = self.owned_match(runtime, id).await?;
+        if let Some(game) = db.lichess_game_of_match(id).await? {
+            let message = format!("this match is played on Lichess (game {game}): play it there");
+            return Err(ApiError::new(StatusCode::CONFLICT, "played_on_lichess", message));
+        }
+        Ok(id)
+    }
+
     /// The player named by `id`, if it is the caller (or the caller is admin).
     pub async fn owned_player(self, runtime: &Runtime, id: PlayerId) -> Result<PlayerId, ApiError> {
         self.may_access(Some(id), "player")?;

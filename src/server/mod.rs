@@ -65,7 +65,7 @@ pub fn router(runtime: Runtime) -> Router {
 
 /// Every API route, each registered with its OpenAPI description.
 fn api_routes() -> OpenApiRouter<AppState> {
-    use routes::{admin, cards, matches, memories, personas, players, puzzles, reflections};
+    use routes::{admin, cards, lichess, matches, memories, personas, players, puzzles, reflections};
     // The innermost body limit wins: uploads may be larger than the rest.
     let uploads = OpenApiRouter::new()
         .routes(routes!(cards::import))
@@ -82,6 +82,8 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(players::get))
         .routes(routes!(players::matches))
         .routes(routes!(players::rating))
+        .routes(routes!(lichess::start))
+        .routes(routes!(lichess::callback))
         .routes(routes!(memories::list))
         .routes(routes!(memories::search))
         .routes(routes!(memories::export))

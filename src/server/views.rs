@@ -53,6 +53,8 @@ pub struct MatchSummary {
     /// Its moves came from its calibrated engine; a language model's are
     /// of no known strength: not rated.
     pub calibrated: bool,
+    /// The game on Lichess this match was played as, if it was.
+    pub lichess_url: Option<String>,
 }
 
 impl From<MatchRow> for MatchSummary {
@@ -74,6 +76,7 @@ impl From<MatchRow> for MatchSummary {
             persona_elo: m.persona_elo,
             adapted: m.adapted,
             calibrated: m.calibrated,
+            lichess_url: None,
         }
     }
 }

@@ -112,7 +112,7 @@ pub async fn upgrade(
         limits,
         sockets,
     } = parts;
-    let id: MatchId = caller.owned_match(&runtime, id).await?;
+    let id: MatchId = caller.playable_match(&runtime, &db, id).await?;
     // A plain GET here needs an upgrade, which 426 says (axum's 400 does not).
     let ws = ws.map_err(|r| ApiError::new(StatusCode::UPGRADE_REQUIRED, "websocket_required", r.body_text()))?;
     let player = match caller {

@@ -115,6 +115,19 @@ impl Db {
         Ok(row.map(|r| r.get("game_id")))
     }
 
+    /// A player's matches played on Lichess: match -> game id.
+    pub async fn lichess_games_of_player(&self, player: PlayerId) -> StoreResult<Vec<(MatchId, String)>> {
+        let rows = sqlx::query(
+            "SELECT g.match_id, g.game_id FROM lichess_games g JOIN matches m ON m.id = g.match_id WHERE m.player_id = $1",
+        )
+        .bind(player.to_string())
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((parse_id("lichess_games", r.get("match_id"))?, r.get("game_id"))))
+            .collect()
+    }
+
     /// Events up to `seq` are on the game; never moves back.
     pub async fn lichess_posted(&self, game_id: &str, seq: i64) -> StoreResult<()> {
         sqlx::query("UPDATE lichess_games SET posted_seq = $1 WHERE game_id = $2 AND posted_seq < $1")

@@ -22,15 +22,20 @@ export async function history(view, matchId) {
     if (m.adapted && m.status === "finished") return `${m.result} (${(m.termination || "").replaceAll("_", " ")}; not rated, adapted to ${m.persona_elo})`;
     return m.status === "finished" ? `${m.result} (${(m.termination || "").replaceAll("_", " ")})` : "in progress";
   };
+  // A finished match opens its review; an unfinished one is resumed here,
+  // unless it is played on Lichess.
+  const next = (m) => m.status === "finished"
+    ? el("a", { href: `#/history/${m.id}` }, "Review")
+    : m.lichess_url ? null : el("a", { href: `#/play/${m.id}` }, "Resume");
   const rows = matches.map((m) =>
     el("li", { class: "past-match", "data-match": m.id },
       el("strong", {}, name(m.persona_id)), ` · you played ${m.user_color} · ${m.created_at.slice(0, 10)} · `,
       outcome(m),
       " · ", el("button", { type: "button", class: "link", "data-pgn": m.id,
         onclick: () => download(`/api/matches/${m.id}/pgn`, `kibitz-${m.id}.pgn`) }, "PGN"),
-      ...(left(m) ? [] : [" · ", m.status === "finished"
-        ? el("a", { href: `#/history/${m.id}` }, "Review")
-        : el("a", { href: `#/play/${m.id}` }, "Resume")])));
+      ...(left(m) || !next(m) ? [] : [" · ", next(m)]),
+      // A game played on Lichess links to it there.
+      ...(m.lichess_url ? [" · ", el("a", { href: m.lichess_url, class: "on-lichess", rel: "noopener" }, "on Lichess")] : [])));
   const streaks = personas.map((p) => streak(matches.filter((m) => m.persona_id === p.id)))
     .map((s, i) => s && el("li", { class: "streak" }, `${personas[i].name}: ${s}`)).filter(Boolean);
   const chart = ratingChart(rating.history);

@@ -4,9 +4,9 @@ import { api, el, me, remember } from "./api.js";
 import { emblem } from "./faces.js";
 import { pairingNote, ratingLine } from "./rating.js";
 
-export async function lobby(view) {
+export async function lobby(view, said = "") {
   const player = me();
-  if (!player) return signIn(view);
+  if (!player) return signIn(view, said);
   const [personas, rating] = await Promise.all([
     api("GET", "/api/personas"),
     api("GET", `/api/players/${player.id}/rating`).catch(() => null),
@@ -54,9 +54,9 @@ async function start(personaId, color, adaptive) {
 
 // Who may join is the club's choice (`limits.registration`): anyone, with
 // an invite code, or only through the admin, who hands out id and token.
-async function signIn(view) {
-  const { registration = "open" } = await api("GET", "/api/health").catch(() => ({}));
-  const notice = el("p", { class: "notice", role: "alert" });
+async function signIn(view, said) {
+  const { registration = "open", lichess = false } = await api("GET", "/api/health").catch(() => ({}));
+  const notice = el("p", { class: "notice", role: "alert" }, said);
   const name = el("input", { id: "name", name: "name", required: true, maxlength: 64, autocomplete: "nickname" });
   const invite = el("input", { id: "invite", name: "invite", required: true, maxlength: 128, autocomplete: "off" });
   const join = async (e) => {
@@ -74,9 +74,30 @@ async function signIn(view) {
   const forms = registration === "admin"
     ? [el("p", {}, "Players here are created by the club's admin: ask them for your player id and token.")]
     : [el("form", { class: "sign-in", onsubmit: join }, ...fields, el("button", { type: "submit" }, "Come in"))];
-  view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, "The club room"), ...forms,
+  // A persona's opponents on Lichess see what it remembers of them here.
+  const viaLichess = lichess
+    ? [el("p", { class: "lichess-sign-in" }, "Played one of our personas on Lichess? ",
+      el("a", { href: "/api/auth/lichess" }, "Sign in with Lichess"), " to see what it remembers of you.")]
+    : [];
+  view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, "The club room"), ...forms, ...viaLichess,
     tokenForm(view, notice, registration === "admin"), notice));
 }
+
+/// Back from Lichess with a club token for the player it vouched for:
+/// kept, and the address with the token in it replaced.
+export async function signedIn(view, id, token) {
+  const res = await fetch(`/api/players/${encodeURIComponent(id)}`, { headers: { Authorization: `Bearer ${token}` } });
+  if (!res.ok) return lobby(view, "That sign-in did not work: try again.");
+  const player = await res.json();
+  remember({ id: player.id, name: player.name, token });
+  location.replace("#/memories");
+}
+
+/// Why a sign-in with Lichess found nobody.
+export const LICHESS_SIGN_IN = {
+  refused: "You did not let the club see your Lichess name, so it cannot tell who you are.",
+  unknown: "No persona here has played you on Lichess yet, so none remembers anything of you.",
+};
 
 /// Signing in with a player id and token the admin (or another device) gave.
 function tokenForm(view, notice, open) {

@@ -3,7 +3,7 @@
 
 import { me } from "./api.js";
 import { history } from "./history.js";
-import { lobby } from "./lobby.js";
+import { LICHESS_SIGN_IN, lobby, signedIn } from "./lobby.js";
 import { memories } from "./memories.js";
 import { play } from "./play.js";
 
@@ -17,9 +17,11 @@ async function route() {
   }
   const player = me();
   document.getElementById("who").textContent = player ? player.name : "";
-  const [, page, arg] = location.hash.split("/");
+  const [, page, arg, more] = location.hash.split("/");
   try {
-    if (page === "play" && arg) leave = await play(view, arg);
+    if (page === "signed-in" && arg && more) await signedIn(view, arg, more);
+    else if (page === "lichess") await lobby(view, LICHESS_SIGN_IN[arg] || "");
+    else if (page === "play" && arg) leave = await play(view, arg);
     else if (page === "memories" && player) await memories(view);
     else if (page === "history" && player) leave = (await history(view, arg)) || null;
     else await lobby(view);

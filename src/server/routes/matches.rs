@@ -274,7 +274,7 @@ async fn command(
     id: MatchId,
     cmd: UserCommand,
 ) -> Result<Json<Outcome>, ApiError> {
-    let id = caller.owned_match(runtime, id).await?;
+    let id = caller.playable_match(runtime, &runtime.shared().db, id).await?;
     crate::server::limits::ration(limits, id, &cmd)?;
     Ok(Json(runtime.command(id, cmd).await?))
 }

@@ -1,5 +1,6 @@
 pub mod admin;
 pub mod cards;
+pub mod lichess;
 pub mod matches;
 pub mod memories;
 pub mod metrics;
@@ -29,13 +30,16 @@ pub async fn health(
     // Anyone may ask, so it says only whether all is well: the reason (a
     // filesystem path, an error text) is for the admin status.
     // Who may join is public: the page shows the right door.
-    let registration = config.limits.registration;
+    // So is whether a Lichess opponent may sign in with Lichess.
+    let (registration, lichess) = (config.limits.registration, !config.lichess.accounts.is_empty());
     if memory.writable().await.is_err() {
-        return Json(json!({ "status": "degraded", "registration": registration }));
+        return Json(json!({ "status": "degraded", "registration": registration, "lichess": lichess }));
     }
     match runtime.resuming() {
-        0 => Json(json!({ "status": "ok", "registration": registration })),
-        left => Json(json!({ "status": "starting", "resuming": left, "registration": registration })),
+        0 => Json(json!({ "status": "ok", "registration": registration, "lichess": lichess })),
+        left => {
+            Json(json!({ "status": "starting", "resuming": left, "registration": registration, "lichess": lichess }))
+        }
     }
 }
 

@@ -154,7 +154,15 @@ pub async fn matches(
     IdPath(id): IdPath<PlayerId>,
 ) -> Result<Json<Vec<MatchSummary>>, ApiError> {
     let id = caller.owned_player(&runtime, id).await?;
-    Ok(Json(views::all(db.matches_of(id, 200).await?)))
+    let mut matches: Vec<MatchSummary> = views::all(db.matches_of(id, 200).await?);
+    let on_lichess: std::collections::HashMap<_, _> = db.lichess_games_of_player(id).await?.into_iter().collect();
+    if !on_lichess.is_empty() {
+        let base = runtime.shared().config.lichess.url.trim_end_matches('/').to_string();
+        for m in &mut matches {
+            m.lichess_url = on_lichess.get(&m.id).map(|game| format!("{base}/{game}"));
+        }
+    }
+    Ok(Json(matches))
 }
 
 /// The caller's rating (Glicko-2, from their rated games: from the standard

@@ -27,6 +27,7 @@ pub fn router(world: Shared) -> Router {
 /// What a route answers: JSON with a status, a redirect, or a stream.
 enum Answer {
     Json(u16, Value),
+    Empty(u16),
     Redirect(String),
     Stream(mpsc::UnboundedReceiver<String>),
 }
@@ -77,6 +78,10 @@ async fn handle(State(world): State<Shared>, method: Method, uri: Uri, headers: 
             }
             (StatusCode::from_u16(status).unwrap(), axum::Json(body)).into_response()
         }
+        Answer::Empty(status) => {
+            logged(&mut w, status);
+            StatusCode::from_u16(status).unwrap().into_response()
+        }
         Answer::Redirect(to) => {
             logged(&mut w, 303);
             (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response()
@@ -118,6 +123,10 @@ fn route(
         return Answer::Json(401, json!({"error": "No such token"}));
     };
     match (method.as_str(), seg.as_slice()) {
+        ("DELETE", ["api", "token"]) => {
+            w.tokens.retain(|_, u| *u != user);
+            Answer::Empty(204)
+        }
         ("GET", ["api", "account"]) => {
             let u = &w.users[&user];
             let mut account =
