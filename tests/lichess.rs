@@ -703,3 +703,25 @@ async fn a_lichess_opponent_signs_in_with_lichess_and_sees_their_memories() {
     assert_eq!(fake.game(&game2).status, "started");
     no_violations(&fake);
 }
+
+#[tokio::test]
+async fn an_opponent_who_left_loses_on_the_bots_claim() {
+    let fake = FakeLichess::start().await;
+    fake.add_human("ann", "Ann", 1500);
+    let (server, _dir) = bot_server(&fake, &[]).await;
+    listening(&fake).await;
+    let challenge = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
+    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == challenge))
+        .await;
+    let game = fake.game_of(&challenge).unwrap();
+    human_plays(&fake, &game, "e2e4").await;
+    fake.human_leaves(&game, 1);
+    let g = game.clone();
+    fake.wait_for(30, "the claimed win", move |w| w.games[&g].status == "timeout")
+        .await;
+    assert_eq!(fake.game(&game).winner.as_deref(), Some("black"), "Viktor, Black, won");
+    let pool = server.sql().await;
+    let summary = loop_until_reflection(&pool, &game).await;
+    assert!(summary.contains("timeout"), "{summary}");
+    no_violations(&fake);
+}

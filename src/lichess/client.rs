@@ -202,6 +202,11 @@ impl LichessClient {
         self.post(&format!("/api/bot/game/{game}/abort"), &[]).await
     }
 
+    /// Claims the win of a game the opponent left (once Lichess allows it).
+    pub async fn claim_victory(&self, game: &str) -> Result<(), LichessError> {
+        self.post(&format!("/api/bot/game/{game}/claim-victory"), &[]).await
+    }
+
     /// Offers or accepts a draw (`yes`), or declines the opponent's.
     pub async fn draw(&self, game: &str, yes: bool) -> Result<(), LichessError> {
         let answer = if yes { "yes" } else { "no" };

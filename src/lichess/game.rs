@@ -5,19 +5,21 @@
 //! again and the game taken up from Lichess's `gameFull`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use tokio::sync::broadcast;
 
 use super::bot::Bot;
 use super::client::LichessError;
+use super::rows::LichessGameRow;
 use super::wire::{GameEvent, GameFull, GameState, Room};
 use super::{Backoff, ending};
 use crate::chess::Game;
 use crate::events::Pushed;
 use crate::ids::MatchId;
 use crate::runtime::{ColorChoice, MatchRequest, RuntimeError, UserCommand};
-use crate::store::{LichessGameRow, MatchStatus, StoreError};
+use crate::store::{MatchStatus, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub(super) enum DriveError {
@@ -54,6 +56,8 @@ pub(crate) struct GameDriver {
     /// The ply at which the opponent's draw or takeback offer was last passed on.
     draw_passed: Option<usize>,
     takeback_passed: Option<usize>,
+    /// The opponent left: when the win may be claimed.
+    claim_at: Option<tokio::time::Instant>,
 }
 
 impl GameDriver {
@@ -66,6 +70,7 @@ impl GameDriver {
             lichess_over: false,
             draw_passed: None,
             takeback_passed: None,
+            claim_at: None,
         }
     }
 
@@ -109,6 +114,11 @@ impl GameDriver {
                     if got {
                         self.post_outbox().await?;
                     }
+                }
+                () = until(self.claim_at) => {
+                    self.claim_at = None;
+                    tracing::info!(game = %self.game_id, "the opponent left: the win is claimed");
+                    self.bot.client.claim_victory(&self.game_id).await?;
                 }
             }
         }
@@ -198,7 +208,15 @@ impl GameDriver {
                 }
                 Ok(())
             }
-            GameEvent::OpponentGone { gone, .. } => {
+            GameEvent::OpponentGone {
+                gone,
+                claim_win_in_seconds,
+            } => {
+                // Gone for good: the win is claimed when Lichess allows it.
+                self.claim_at = match (gone, claim_win_in_seconds) {
+                    (true, Some(secs)) => Some(tokio::time::Instant::now() + Duration::from_secs(secs.into())),
+                    _ => None,
+                };
                 tracing::info!(game = %self.game_id, gone, "the opponent left or came back");
                 Ok(())
             }
@@ -313,6 +331,14 @@ impl GameDriver {
         if let Err(e) = self.bot.runtime.command(id, cmd).await {
             tracing::info!(game = %self.game_id, "the match refused a command from Lichess: {e}");
         }
+    }
+}
+
+/// Waits until `at`, or forever when there is nothing to wait for.
+async fn until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 

@@ -17,6 +17,7 @@ mod game;
 pub mod oauth;
 mod outbox;
 pub mod policy;
+mod rows;
 pub mod wire;
 
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use crate::config::Config;
 use crate::runtime::Runtime;
 
 pub use client::{LichessClient, LichessError, Token};
+pub use rows::LichessGameRow;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LichessStartError {

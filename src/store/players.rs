@@ -53,9 +53,49 @@ impl Db {
             .await?;
         row.map(|r| player_from_row(&r)).transpose()
     }
+
+    /// The player a Lichess user is, made on first meeting: named and titled
+    /// as Lichess shows them now (a renamed account keeps its player).
+    pub async fn lichess_player(&self, lichess_id: &str, name: &str, title: Option<&str>) -> StoreResult<Player> {
+        sqlx::query(
+            "INSERT INTO players (id, name, created_at, lichess_id, lichess_title) VALUES ($1, $2, $3, $4, $5)
+             ON CONFLICT (lichess_id) DO UPDATE SET name = excluded.name, lichess_title = excluded.lichess_title",
+        )
+        .bind(PlayerId::new().to_string())
+        .bind(name)
+        .bind(ts(Utc::now()))
+        .bind(lichess_id)
+        .bind(title)
+        .execute(&self.pool)
+        .await?;
+        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE lichess_id = $1")
+            .bind(lichess_id)
+            .fetch_one(&self.pool)
+            .await?;
+        player_from_row(&row)
+    }
+
+    /// The player signed in as this Lichess user, if the persona ever met them.
+    pub async fn player_by_lichess_id(&self, lichess_id: &str) -> StoreResult<Option<Player>> {
+        let row = sqlx::query("SELECT id, name, created_at FROM players WHERE lichess_id = $1")
+            .bind(lichess_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| player_from_row(&r)).transpose()
+    }
+
+    /// A new bearer token for a player (a sign-in): the one before stops working.
+    pub async fn set_player_token(&self, player: PlayerId, token_hash: &str) -> StoreResult<()> {
+        sqlx::query("UPDATE players SET token_hash = $1 WHERE id = $2")
+            .bind(token_hash)
+            .bind(player.to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
 }
 
-pub(super) fn player_from_row(r: &sqlx::any::AnyRow) -> StoreResult<Player> {
+fn player_from_row(r: &sqlx::any::AnyRow) -> StoreResult<Player> {
     Ok(Player {
         id: parse_id("players", r.get("id"))?,
         name: r.get("name"),

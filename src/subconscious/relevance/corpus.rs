@@ -16,7 +16,7 @@ use crate::memory::reading::Readers;
 use crate::memory::{Memory, MemoryType, lexical, tagging};
 
 /// The shipped corpus, by name and text.
-pub const FILES: [(&str, &str); 3] = [
+pub const FILES: [(&str, &str); 4] = [
     (
         "corpus/recall/chat_recall_a.jsonl",
         include_str!("../../../corpus/recall/chat_recall_a.jsonl"),
@@ -28,6 +28,10 @@ pub const FILES: [(&str, &str); 3] = [
     (
         "corpus/recall/chat_recall_c.jsonl",
         include_str!("../../../corpus/recall/chat_recall_c.jsonl"),
+    ),
+    (
+        "corpus/recall/chat_recall_d.jsonl",
+        include_str!("../../../corpus/recall/chat_recall_d.jsonl"),
     ),
 ];
 

@@ -101,6 +101,10 @@ impl FakeLichess {
         self.with(|w| w.human_offers_draw(id));
     }
 
+    pub fn human_leaves(&self, id: &str, secs: u32) {
+        self.with(|w| w.human_leaves(id, secs));
+    }
+
     pub fn human_resigns(&self, id: &str) {
         self.with(|w| w.human_resigns(id));
     }

@@ -237,6 +237,16 @@ fn route(
             ok()
         }
         ("POST", ["api", "bot", "game", _, "takeback", _]) => ok(),
+        ("POST", ["api", "bot", "game", id, "claim-victory"]) => {
+            let g = w.games.get_mut(*id).unwrap();
+            if !g.opponent_gone {
+                return Answer::Json(400, json!({"error": "The opponent has not left"}));
+            }
+            g.status = "timeout";
+            g.winner = Some(if g.white.id == user { "white" } else { "black" });
+            w.after_change(id);
+            ok()
+        }
         _ => Answer::Json(404, json!({"error": format!("the fake has no {method} {path}")})),
     }
 }

@@ -46,6 +46,7 @@ pub struct Game {
     pub turn_started: Instant,
     pub wdraw: bool,
     pub bdraw: bool,
+    pub opponent_gone: bool,
     pub chat: Vec<(String, String, String)>,
     pub streams: Vec<UnboundedSender<String>>,
     pub challenge: String,
@@ -215,6 +216,7 @@ impl World {
             turn_started: Instant::now(),
             wdraw: false,
             bdraw: false,
+            opponent_gone: false,
             chat: Vec::new(),
             streams: Vec::new(),
             challenge: challenge.into(),
@@ -406,6 +408,15 @@ impl World {
         g.status = "resign";
         g.winner = Some(if g.white.id == human { "black" } else { "white" });
         self.after_change(id);
+    }
+
+    /// The human closed their tab: the bot may claim the win after `secs`.
+    pub fn human_leaves(&mut self, id: &str, secs: u32) {
+        self.games.get_mut(id).unwrap().opponent_gone = true;
+        self.push_game(
+            id,
+            json!({"type": "opponentGone", "gone": true, "claimWinInSeconds": secs}),
+        );
     }
 
     pub fn drop_game_streams(&mut self, id: &str) {
