@@ -7,6 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::Server;
+use common::fake_llm::{Behaviour, FakeLlm};
 use common::lichess::FakeLichess;
 use serde_json::Value;
 use sqlx::Row;
@@ -15,12 +16,17 @@ const TOKEN: &str = "lip_viktorbot";
 
 /// A server whose persona Viktor plays on `fake` as `viktor-bot`.
 async fn bot_server(fake: &FakeLichess, extra: &[(&str, &str)]) -> (Server, tempfile::TempDir) {
+    bot_server_with(fake, extra, "").await
+}
+
+/// The same, with more of the configuration file.
+async fn bot_server_with(fake: &FakeLichess, extra: &[(&str, &str)], toml: &str) -> (Server, tempfile::TempDir) {
     fake.add_bot(TOKEN, "viktor-bot", "Viktor-Bot");
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("kibitz.toml");
     std::fs::write(
         &config,
-        "[[lichess.accounts]]\npersona = \"viktor\"\ntoken_env = \"KIBITZ_TEST_LICHESS_TOKEN\"\n",
+        format!("[[lichess.accounts]]\npersona = \"viktor\"\ntoken_env = \"KIBITZ_TEST_LICHESS_TOKEN\"\n{toml}"),
     )
     .unwrap();
     let mut env = vec![
@@ -723,5 +729,40 @@ async fn an_opponent_who_left_loses_on_the_bots_claim() {
     let pool = server.sql().await;
     let summary = loop_until_reflection(&pool, &game).await;
     assert!(summary.contains("timeout"), "{summary}");
+    no_violations(&fake);
+}
+
+#[tokio::test]
+async fn a_slow_move_brain_never_costs_the_persona_its_clock() {
+    // Viktor's moves come from a language model that takes 8 s a move; the
+    // game is 1+0, so each move may take about a second.
+    let llm = FakeLlm::openai(vec![Behaviour::Slow(Duration::from_secs(8), "e7e5".into())]).await;
+    let personas = tempfile::tempdir().unwrap();
+    let card = std::fs::read_to_string(common::repo().join("personas/viktor.toml")).unwrap();
+    let card = card.replacen("style = ", "brain = \"llm\"\nstyle = ", 1);
+    std::fs::write(personas.path().join("viktor.toml"), card).unwrap();
+    let fake = FakeLichess::start().await;
+    fake.add_human("ann", "Ann", 1500);
+    let env = [
+        ("KIBITZ_PERSONAS_DIR", personas.path().to_str().unwrap()),
+        ("KIBITZ_LLM_URL", llm.url.as_str()),
+    ];
+    let (_server, _dir) = bot_server_with(&fake, &env, "[lichess.challenges]\nmin_initial_secs = 60\n").await;
+    listening(&fake).await;
+    let challenge = fake.challenge("ann", "viktor-bot", 60, 0, false, "white");
+    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == challenge))
+        .await;
+    let game = fake.game_of(&challenge).unwrap();
+    for uci in ["e2e4", "g1f3", "f1c4", "b1c3"] {
+        human_plays(&fake, &game, uci).await;
+    }
+    let view = fake.game(&game);
+    assert_eq!(view.status, "started", "{view:?}");
+    // The clocks run from the second move: three of the bot's moves counted.
+    assert!(
+        view.btime > 52_000,
+        "Viktor kept within its clock: {} ms left of 60 000",
+        view.btime
+    );
     no_violations(&fake);
 }

@@ -233,6 +233,7 @@ impl GameDriver {
     /// match, their offers passed on, the ending recorded.
     async fn on_state(&mut self, state: &GameState) -> Result<(), DriveError> {
         self.on_lichess = self.standard(&state.moves())?;
+        self.tell_clock(state).await;
         self.play_new_moves().await?;
         if state.status.is_over() {
             if let (Some(end), Some(id)) = (ending::game_end(state.status, state.winner), self.match_id()) {
@@ -255,6 +256,19 @@ impl GameDriver {
             self.command(UserCommand::Takeback).await;
         }
         self.post_outbox().await
+    }
+
+    /// The persona's time left, so its next move keeps within it.
+    async fn tell_clock(&self, state: &GameState) {
+        let (Some(id), Some(seated)) = (self.match_id(), self.seated.as_ref()) else {
+            return;
+        };
+        let (left, increment) = match seated.opponent_white {
+            true => (state.btime, state.binc),
+            false => (state.wtime, state.winc),
+        };
+        let ms = Duration::from_millis;
+        self.bot.runtime.set_clock(id, ms(left), ms(increment)).await;
     }
 
     /// Plays in the match the opponent's moves Lichess has and it has not.

@@ -194,6 +194,14 @@ impl Runtime {
         }
     }
 
+    /// The persona's clock on the site the match is played on: its moves
+    /// keep within it (`actor/clock.rs`).
+    pub async fn set_clock(&self, id: MatchId, left: std::time::Duration, increment: std::time::Duration) {
+        if let Ok(inbox) = self.inbox(id).await {
+            let _ = inbox.send(Command::Clock { left, increment }).await;
+        }
+    }
+
     pub async fn state(&self, id: MatchId) -> Result<MatchState, RuntimeError> {
         let inbox = self
             .live

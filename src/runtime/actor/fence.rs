@@ -26,7 +26,7 @@ impl Command {
             Command::Abandon { reply, .. } | Command::Conclude { reply, .. } => {
                 let _ = reply.send(Err(RuntimeError::Unavailable));
             }
-            Command::IdleFired { .. } | Command::DeepScore { .. } | Command::WordsReady => {}
+            Command::IdleFired { .. } | Command::DeepScore { .. } | Command::WordsReady | Command::Clock { .. } => {}
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod abandon;
 pub(super) mod after_game;
+mod clock;
 mod controls;
 mod draws;
 mod familiar;
@@ -120,6 +121,11 @@ pub enum Command {
     },
     /// The language model's words for a trigger are composed.
     WordsReady,
+    /// The persona's clock on the site the match is played on (`clock.rs`).
+    Clock {
+        left: std::time::Duration,
+        increment: std::time::Duration,
+    },
     /// End the match as abandoned unless the player was heard after `cutoff`.
     Abandon {
         cutoff: DateTime<Utc>,
@@ -167,6 +173,8 @@ pub struct MatchActor {
     sub_llm: Option<Arc<Session>>,
     /// The session that retells the reflection in the persona's voice.
     reflection_llm: Option<Arc<Session>>,
+    /// The persona's clock, when the match is played on a site with clocks.
+    site_clock: Option<clock::SiteClock>,
 }
 
 type Events = Vec<MatchEvent>;
@@ -211,6 +219,7 @@ impl MatchActor {
                         tracing::warn!(match_id = %self.id, "revising the odds failed: {e}");
                     }
                 }
+                Command::Clock { left, increment } => self.set_clock(left, increment),
                 Command::WordsReady => {
                     let result = self.words_ready().await;
                     if let Err(e) = self.settled(result).await {

@@ -93,6 +93,7 @@ impl MatchActor {
             agent_llm: sessions.main,
             sub_llm: sessions.subconscious,
             reflection_llm: sessions.reflection,
+            site_clock: None,
             player,
             persona,
             node,

@@ -10,7 +10,7 @@ use super::odds::KnownScores;
 use crate::chess::GameEnd;
 use crate::events::{GameOver, MatchEvent, Side};
 use crate::memory::Scope;
-use crate::moves::{Driven, decide_move};
+use crate::moves::Driven;
 use crate::runtime::error::RuntimeError;
 use crate::runtime::timing::Phase;
 use crate::store::DomainWrite;
@@ -38,7 +38,7 @@ impl MatchActor {
     /// The persona's move brain's choice in this position, timed.
     async fn decide(&mut self) -> Driven {
         let started = Instant::now();
-        let driven = decide_move(self.brain.as_mut(), self.table.game()).await;
+        let driven = self.decide_within_clock().await;
         self.node.timings.record(Phase::PersonaMove, started.elapsed());
         driven
     }
