@@ -43,6 +43,32 @@ async fn bot_server_with(fake: &FakeLichess, extra: &[(&str, &str)], toml: &str)
     (server, dir)
 }
 
+/// Viktor following his account on a fake Lichess where Ann plays.
+async fn ann_and_viktor() -> (FakeLichess, Server, tempfile::TempDir) {
+    let fake = FakeLichess::start().await;
+    fake.add_human("ann", "Ann", 1500);
+    let (server, dir) = bot_server(&fake, &[]).await;
+    listening(&fake).await;
+    (fake, server, dir)
+}
+
+/// A game begun on a challenge the bot took: its id.
+async fn accepted_game(
+    fake: &FakeLichess,
+    from: &str,
+    to: &str,
+    limit: u32,
+    increment: u32,
+    rated: bool,
+    color: &str,
+) -> String {
+    let challenge = fake.challenge(from, to, limit, increment, rated, color);
+    let id = challenge.clone();
+    fake.wait_for(30, "the game", move |w| w.games.values().any(|g| g.challenge == id))
+        .await;
+    fake.game_of(&challenge).unwrap()
+}
+
 /// The bot's event stream is open (it is following its account).
 async fn listening(fake: &FakeLichess) {
     fake.wait_for(60, "the bot's event stream", |w| !w.event_streams.is_empty())
@@ -180,14 +206,8 @@ fn transcript(fake: &FakeLichess, game: &str) -> Vec<(String, String, String)> {
 
 #[tokio::test]
 async fn a_whole_game_with_chat_both_ways() {
-    let fake = FakeLichess::start().await;
-    fake.add_human("ann", "Ann", 1500);
-    let (server, _dir) = bot_server(&fake, &[]).await;
-    listening(&fake).await;
-    let challenge = fake.challenge("ann", "viktor-bot", 600, 5, true, "white");
-    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == challenge))
-        .await;
-    let game = fake.game_of(&challenge).unwrap();
+    let (fake, server, _dir) = ann_and_viktor().await;
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, true, "white").await;
     let g = game.clone();
     fake.wait_for(60, "the greeting", move |w| {
         w.games[&g]
@@ -344,15 +364,9 @@ fn timeline(fake: &FakeLichess, t0: std::time::Instant) {
 
 #[tokio::test]
 async fn a_dropped_stream_is_taken_up_with_nothing_doubled_or_lost() {
-    let fake = FakeLichess::start().await;
-    fake.add_human("ann", "Ann", 1500);
-    let (server, _dir) = bot_server(&fake, &[]).await;
-    listening(&fake).await;
+    let (fake, server, _dir) = ann_and_viktor().await;
     let t0 = std::time::Instant::now();
-    let challenge = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
-    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == challenge))
-        .await;
-    let game = fake.game_of(&challenge).unwrap();
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
     human_plays(&fake, &game, "e2e4").await;
     // The network drops: while the bot cannot hear, Ann moves and talks.
     let g = game.clone();
@@ -427,14 +441,8 @@ async fn a_dropped_stream_is_taken_up_with_nothing_doubled_or_lost() {
 
 #[tokio::test]
 async fn a_429_stops_every_request_for_the_wait_lichess_asks() {
-    let fake = FakeLichess::start().await;
-    fake.add_human("ann", "Ann", 1500);
-    let (_server, _dir) = bot_server(&fake, &[]).await;
-    listening(&fake).await;
-    let challenge = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
-    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == challenge))
-        .await;
-    let game = fake.game_of(&challenge).unwrap();
+    let (fake, _server, _dir) = ann_and_viktor().await;
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
     human_plays(&fake, &game, "e2e4").await;
     // The bot's next move is refused once with a 429.
     fake.rate_limit(&format!("/api/bot/game/{game}/move/"), 1);
@@ -497,14 +505,8 @@ async fn two_games_at_once_each_its_own_match() {
 
 #[tokio::test]
 async fn a_second_game_is_greeted_with_a_memory_of_the_first() {
-    let fake = FakeLichess::start().await;
-    fake.add_human("ann", "Ann", 1500);
-    let (_server, _dir) = bot_server(&fake, &[]).await;
-    listening(&fake).await;
-    let first = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
-    fake.wait_for(30, "the first game", |w| w.games.values().any(|g| g.challenge == first))
-        .await;
-    let game = fake.game_of(&first).unwrap();
+    let (fake, _server, _dir) = ann_and_viktor().await;
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
     human_plays(&fake, &game, "e2e4").await;
     let said = fake.game(&game).chat.len();
     fake.human_chat(&game, "I keep bees on my roof in Ghent, forty thousand of them");
@@ -547,14 +549,8 @@ async fn a_second_game_is_greeted_with_a_memory_of_the_first() {
 
 #[tokio::test]
 async fn a_game_that_ended_while_the_server_was_down_is_reconciled() {
-    let fake = FakeLichess::start().await;
-    fake.add_human("ann", "Ann", 1500);
-    let (mut server, _dir) = bot_server(&fake, &[]).await;
-    listening(&fake).await;
-    let challenge = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
-    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == challenge))
-        .await;
-    let game = fake.game_of(&challenge).unwrap();
+    let (fake, mut server, _dir) = ann_and_viktor().await;
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
     human_plays(&fake, &game, "e2e4").await;
     server.kill();
     fake.with(|w| w.drop_event_streams());
@@ -624,10 +620,7 @@ async fn a_lichess_opponent_signs_in_with_lichess_and_sees_their_memories() {
     fake.add_human("eve", "Eve", 1700);
     let (server, _dir) = bot_server(&fake, &[]).await;
     listening(&fake).await;
-    let first = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
-    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == first))
-        .await;
-    let game = fake.game_of(&first).unwrap();
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
     human_plays(&fake, &game, "e2e4").await;
     let said = fake.game(&game).chat.len();
     fake.human_chat(&game, "I keep bees on my roof in Ghent, forty thousand of them");
@@ -640,10 +633,7 @@ async fn a_lichess_opponent_signs_in_with_lichess_and_sees_their_memories() {
         w.games[&g].chat.iter().any(|(_, _, t)| t.contains("Head to head"))
     })
     .await;
-    let second = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
-    fake.wait_for(30, "a second game", |w| w.games.values().any(|g| g.challenge == second))
-        .await;
-    let game2 = fake.game_of(&second).unwrap();
+    let game2 = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
 
     fake.sign_in_as("ann");
     let page = sign_in(&server).await;
@@ -712,14 +702,8 @@ async fn a_lichess_opponent_signs_in_with_lichess_and_sees_their_memories() {
 
 #[tokio::test]
 async fn an_opponent_who_left_loses_on_the_bots_claim() {
-    let fake = FakeLichess::start().await;
-    fake.add_human("ann", "Ann", 1500);
-    let (server, _dir) = bot_server(&fake, &[]).await;
-    listening(&fake).await;
-    let challenge = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
-    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == challenge))
-        .await;
-    let game = fake.game_of(&challenge).unwrap();
+    let (fake, server, _dir) = ann_and_viktor().await;
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
     human_plays(&fake, &game, "e2e4").await;
     fake.human_leaves(&game, 1);
     let g = game.clone();
@@ -749,10 +733,7 @@ async fn a_slow_move_brain_never_costs_the_persona_its_clock() {
     ];
     let (_server, _dir) = bot_server_with(&fake, &env, "[lichess.challenges]\nmin_initial_secs = 60\n").await;
     listening(&fake).await;
-    let challenge = fake.challenge("ann", "viktor-bot", 60, 0, false, "white");
-    fake.wait_for(30, "the game", |w| w.games.values().any(|g| g.challenge == challenge))
-        .await;
-    let game = fake.game_of(&challenge).unwrap();
+    let game = accepted_game(&fake, "ann", "viktor-bot", 60, 0, false, "white").await;
     for uci in ["e2e4", "g1f3", "f1c4", "b1c3"] {
         human_plays(&fake, &game, uci).await;
     }
@@ -765,4 +746,66 @@ async fn a_slow_move_brain_never_costs_the_persona_its_clock() {
         view.btime
     );
     no_violations(&fake);
+}
+
+#[tokio::test]
+async fn the_opponents_draw_offer_is_answered_by_the_persona() {
+    let (fake, server, _dir) = ann_and_viktor().await;
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
+    human_plays(&fake, &game, "e2e4").await;
+    // A draw at move two: the Hammer plays on.
+    fake.human_offers_draw(&game);
+    let g = game.clone();
+    fake.wait_for(30, "the answer to the offer", move |w| {
+        w.log
+            .iter()
+            .any(|r| r.path == format!("/api/bot/game/{g}/draw/no") && r.status == 200)
+    })
+    .await;
+    let view = fake.game(&game);
+    assert_eq!(view.status, "started", "the offer was declined");
+    let pool = server.sql().await;
+    let offers = sqlx::query(
+        "SELECT e.payload FROM events e JOIN lichess_games g ON g.match_id = e.match_id WHERE g.game_id = $1 AND e.kind = 'draw_offer'",
+    )
+    .bind(&game)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(offers.len(), 1, "the match heard the offer once");
+    no_violations(&fake);
+}
+
+#[tokio::test]
+async fn kibitz_lichess_check_says_whose_each_token_is() {
+    let fake = FakeLichess::start().await;
+    fake.add_bot(TOKEN, "viktor-bot", "Viktor-Bot");
+    fake.add_human("ann", "Ann", 1500);
+    fake.with(|w| w.tokens.insert("lip_ann".into(), "ann".into()));
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("kibitz.toml");
+    let accounts = "[[lichess.accounts]]\npersona = \"viktor\"\ntoken_env = \"T_VIKTOR\"\n\n[[lichess.accounts]]\npersona = \"pip\"\ntoken_env = \"T_PIP\"\n";
+    std::fs::write(&config, accounts).unwrap();
+    let base = fake.base.clone();
+    let config_path = config.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        common::kibitz_in(dir.path())
+            .args(["lichess", "--check"])
+            .env("KIBITZ_CONFIG", &config_path)
+            .env("KIBITZ_LICHESS_URL", &base)
+            .env("T_VIKTOR", TOKEN)
+            .env("T_PIP", "lip_ann")
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("viktor: plays as BOT Viktor-Bot"), "{stdout}");
+    assert!(stdout.contains("pip: Ann is not a BOT account yet"), "{stdout}");
+    assert!(!out.status.success(), "one account is not ready: {stdout}");
+    assert!(
+        !stdout.contains(TOKEN) && !String::from_utf8_lossy(&out.stderr).contains(TOKEN),
+        "the token is never printed"
+    );
 }
