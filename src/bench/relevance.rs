@@ -69,24 +69,24 @@ pub async fn run(config: &Config, json_out: &std::path::Path) -> anyhow::Result<
     super::write_figures(json_out, &json!({ "relevance": report, "board": board_report }))
 }
 
-/// The board model fitted on each traces file and scored on the other.
+/// The board model scored on each traces file, fitted on the others (each
+/// file is another writer's: a file left out is unseen by the model).
 fn board() -> anyhow::Result<Vec<serde_json::Value>> {
     let files = relevance::BOARD_TRACES;
     let mut report = Vec::new();
-    for (fit_on, scored_on) in [(0, 1), (1, 0)] {
+    for scored_on in 0..files.len() {
+        let others: Vec<(&str, &str)> = (0..files.len()).filter(|i| *i != scored_on).map(|i| files[i]).collect();
         let (fit, test) = (
-            relevance::board_traces(&files[fit_on..=fit_on])?,
+            relevance::board_traces(&others)?,
             relevance::board_traces(&files[scored_on..=scored_on])?,
         );
         if fit.is_empty() || test.is_empty() {
-            println!("board: no traces in {} or {}", files[fit_on].0, files[scored_on].0);
+            println!("board: no traces to fit on or in {}", files[scored_on].0);
             continue;
         }
         let model = BoardRelevance::fit(&fit);
-        println!(
-            "board model fitted on {}, scored on {}",
-            files[fit_on].0, files[scored_on].0
-        );
+        let fit_on = others.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(" + ");
+        println!("board model fitted on {fit_on}, scored on {}", files[scored_on].0);
         let mut by_trigger: Vec<(String, Vec<corpus::LinePairs>)> = Vec::new();
         for m in &test {
             let kind: &str = m.trigger.into();
@@ -101,7 +101,7 @@ fn board() -> anyhow::Result<Vec<serde_json::Value>> {
             for ratio in RATIOS {
                 let (p, r) = score(&all, |m, i| model.p_of(&m.features[i]), (t, ratio));
                 println!("{:>32} {p:>6.2} {r:>6.2}", format!("model p >= {t}, >= {ratio} x best"));
-                report.push(json!({"fit": files[fit_on].0, "scored": files[scored_on].0, "threshold": t, "of_best": ratio, "precision_at_3": p, "recall_at_3": r}));
+                report.push(json!({"fit": fit_on, "scored": files[scored_on].0, "threshold": t, "of_best": ratio, "precision_at_3": p, "recall_at_3": r}));
             }
         }
         for (kind, moments) in &by_trigger {

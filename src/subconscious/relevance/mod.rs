@@ -103,7 +103,7 @@ pub async fn load_or_train(
 /// --set corpus/moments/moments_a.json --trace corpus/moments/traces_a.jsonl`;
 /// again whenever what recall weighs changes: the cues, the readers' tags,
 /// the embedding model).
-pub const BOARD_TRACES: [(&str, &str); 2] = [
+pub const BOARD_TRACES: [(&str, &str); 3] = [
     (
         "corpus/moments/traces_a.jsonl",
         include_str!("../../../corpus/moments/traces_a.jsonl"),
@@ -111,6 +111,10 @@ pub const BOARD_TRACES: [(&str, &str); 2] = [
     (
         "corpus/moments/traces_b.jsonl",
         include_str!("../../../corpus/moments/traces_b.jsonl"),
+    ),
+    (
+        "corpus/moments/traces_c.jsonl",
+        include_str!("../../../corpus/moments/traces_c.jsonl"),
     ),
 ];
 
