@@ -12,35 +12,11 @@ use common::lichess::FakeLichess;
 use serde_json::Value;
 use sqlx::Row;
 
-const TOKEN: &str = "lip_viktorbot";
+use common::lichess::TOKEN;
 
 /// A server whose persona Viktor plays on `fake` as `viktor-bot`.
 async fn bot_server(fake: &FakeLichess, extra: &[(&str, &str)]) -> (Server, tempfile::TempDir) {
-    bot_server_with(fake, extra, "").await
-}
-
-/// The same, with more of the configuration file.
-async fn bot_server_with(fake: &FakeLichess, extra: &[(&str, &str)], toml: &str) -> (Server, tempfile::TempDir) {
-    fake.add_bot(TOKEN, "viktor-bot", "Viktor-Bot");
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("kibitz.toml");
-    std::fs::write(
-        &config,
-        format!("[[lichess.accounts]]\npersona = \"viktor\"\ntoken_env = \"KIBITZ_TEST_LICHESS_TOKEN\"\n{toml}"),
-    )
-    .unwrap();
-    let mut env = vec![
-        ("KIBITZ_CONFIG", config.to_str().unwrap()),
-        ("KIBITZ_LICHESS_URL", fake.base.as_str()),
-        ("KIBITZ_TEST_LICHESS_TOKEN", TOKEN),
-        ("KIBITZ_LICHESS_RECONNECT_MAX_SECS", "1"),
-        ("KIBITZ_LICHESS_RATE_LIMIT_WAIT_SECS", "2"),
-        // No nudges while the human side of a test "thinks".
-        ("KIBITZ_IDLE_TIME_SCALE", "100"),
-    ];
-    env.extend_from_slice(extra);
-    let server = Server::start_with(&env).await;
-    (server, dir)
+    fake.viktor_server(extra, "").await
 }
 
 /// Viktor following his account on a fake Lichess where Ann plays.
@@ -731,7 +707,9 @@ async fn a_slow_move_brain_never_costs_the_persona_its_clock() {
         ("KIBITZ_PERSONAS_DIR", personas.path().to_str().unwrap()),
         ("KIBITZ_LLM_URL", llm.url.as_str()),
     ];
-    let (_server, _dir) = bot_server_with(&fake, &env, "[lichess.challenges]\nmin_initial_secs = 60\n").await;
+    let (_server, _dir) = fake
+        .viktor_server(&env, "[lichess.challenges]\nmin_initial_secs = 60\n")
+        .await;
     listening(&fake).await;
     let game = accepted_game(&fake, "ann", "viktor-bot", 60, 0, false, "white").await;
     for uci in ["e2e4", "g1f3", "f1c4", "b1c3"] {

@@ -12,6 +12,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::fake_llm::{Behaviour, FakeLlm};
+use common::lichess::FakeLichess;
 use common::{Server, cards, repo};
 use serde_json::json;
 
@@ -88,4 +89,40 @@ async fn a_card_imported_while_serving_shows_its_portrait_and_faces() {
     let (status, out) = cards::import_card(&server, admin, "", cards::captain_v3_png()).await;
     assert_eq!(status, 201, "{out}");
     browser_tests("e2e-setups/card.test.mjs", server, &[]).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lichess_opponent_signs_in_with_lichess_on_the_page() {
+    let fake = FakeLichess::start().await;
+    fake.add_human("ann", "Ann", 1500);
+    let (server, _dir) = fake.viktor_server(&[], "").await;
+    fake.wait_for(60, "the bot's event stream", |w| !w.event_streams.is_empty())
+        .await;
+    let challenge = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
+    let id = challenge.clone();
+    fake.wait_for(30, "the game", move |w| w.games.values().any(|g| g.challenge == id))
+        .await;
+    let game = fake.game_of(&challenge).unwrap();
+    fake.human_move(&game, "e2e4").unwrap();
+    fake.human_chat(&game, "I keep bees on my roof in Ghent, forty thousand of them");
+    let g = game.clone();
+    fake.wait_for(60, "the answer", move |w| {
+        w.games[&g].chat.iter().filter(|(_, u, _)| u == "Viktor-Bot").count() >= 4
+    })
+    .await;
+    fake.human_resigns(&game);
+    let g = game.clone();
+    fake.wait_for(60, "the end", move |w| {
+        w.games[&g].chat.iter().any(|(_, _, t)| t.contains("Head to head"))
+    })
+    .await;
+    fake.sign_in_as("ann");
+    let game_url = format!("{}/{game}", fake.base);
+    browser_tests(
+        "e2e-setups/lichess.test.mjs",
+        server,
+        &[("KIBITZ_LICHESS_GAME_URL", &game_url)],
+    )
+    .await;
+    assert!(fake.violations().is_empty(), "{:?}", fake.violations());
 }

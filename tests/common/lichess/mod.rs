@@ -16,6 +16,11 @@ use serde_json::Value;
 pub use spec::Spec;
 pub use world::{Logged, World};
 
+use super::Server;
+
+/// The token of Viktor's BOT account on the fake.
+pub const TOKEN: &str = "lip_viktorbot";
+
 pub struct FakeLichess {
     pub base: String,
     world: Arc<Mutex<World>>,
@@ -54,6 +59,28 @@ impl FakeLichess {
 
     pub fn with<T>(&self, f: impl FnOnce(&mut World) -> T) -> T {
         f(&mut self.world.lock().unwrap())
+    }
+
+    /// A server whose persona Viktor plays here as `viktor-bot`, with
+    /// `toml` added to its configuration file (kept in the returned dir).
+    pub async fn viktor_server(&self, extra: &[(&str, &str)], toml: &str) -> (Server, tempfile::TempDir) {
+        self.add_bot(TOKEN, "viktor-bot", "Viktor-Bot");
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("kibitz.toml");
+        let accounts = "[[lichess.accounts]]\npersona = \"viktor\"\ntoken_env = \"KIBITZ_TEST_LICHESS_TOKEN\"\n";
+        std::fs::write(&config, format!("{accounts}{toml}")).unwrap();
+        let mut env = vec![
+            ("KIBITZ_CONFIG", config.to_str().unwrap()),
+            ("KIBITZ_LICHESS_URL", self.base.as_str()),
+            ("KIBITZ_TEST_LICHESS_TOKEN", TOKEN),
+            ("KIBITZ_LICHESS_RECONNECT_MAX_SECS", "1"),
+            ("KIBITZ_LICHESS_RATE_LIMIT_WAIT_SECS", "2"),
+            // No nudges while the human side of a test "thinks".
+            ("KIBITZ_IDLE_TIME_SCALE", "100"),
+        ];
+        env.extend_from_slice(extra);
+        let server = Server::start_with(&env).await;
+        (server, dir)
     }
 
     /// A BOT account that plays with `token`.
