@@ -560,33 +560,51 @@ async fn a_game_that_ended_while_the_server_was_down_is_reconciled() {
     no_violations(&fake);
 }
 
-/// Follows one redirect by hand: the `Location` of a 303.
-async fn redirected(http: &reqwest::Client, url: &str) -> String {
-    let response = http.get(url).send().await.unwrap();
-    assert_eq!(
-        response.status().as_u16(),
-        303,
-        "{url} redirects: {:?}",
-        response.text().await
-    );
-    response.headers()["location"].to_str().unwrap().to_string()
+/// Follows one redirect by hand, with `cookie` if any: the `Location` of a
+/// 303, and the cookie it sets.
+async fn redirected(http: &reqwest::Client, url: &str, cookie: Option<&str>) -> (String, Option<String>) {
+    let request = http.get(url);
+    let request = match cookie {
+        Some(c) => request.header("cookie", c),
+        None => request,
+    };
+    let response = request.send().await.unwrap();
+    let set = response
+        .headers()
+        .get("set-cookie")
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_string());
+    let location = response
+        .headers()
+        .get("location")
+        .map(|v| v.to_str().unwrap().to_string());
+    let status = response.status().as_u16();
+    assert_eq!(status, 303, "{url} redirects: {:?}", response.text().await);
+    (location.unwrap(), set)
 }
 
-/// The whole sign-in with Lichess, as a browser makes it: the club, Lichess's
-/// consent page (the fake approves at once), back to the club; the page's
-/// address it ends on.
+/// The whole sign-in with Lichess, as a browser makes it: the club (which
+/// sets its cookie), Lichess's consent page (the fake approves at once),
+/// back to the club with the cookie; the page's address it ends on. The
+/// same return without the cookie (another browser) is refused first.
 async fn sign_in(server: &Server) -> String {
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let to_lichess = redirected(&http, &format!("{}/api/auth/lichess", server.base)).await;
-    let back = redirected(&http, &to_lichess).await;
+    let (to_lichess, cookie) = redirected(&http, &format!("{}/api/auth/lichess", server.base), None).await;
+    let cookie = cookie.expect("the sign-in's cookie");
+    let (back, _) = redirected(&http, &to_lichess, None).await;
     assert!(
         back.starts_with(&format!("{}/api/auth/lichess/callback?", server.base)),
         "{back}"
     );
-    redirected(&http, &back).await
+    let elsewhere = http.get(&back).send().await.unwrap();
+    assert_eq!(
+        elsewhere.status().as_u16(),
+        400,
+        "the return opened in another browser is refused"
+    );
+    redirected(&http, &back, Some(&cookie)).await.0
 }
 
 #[tokio::test]

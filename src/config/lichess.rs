@@ -14,8 +14,8 @@ use super::declare::{NONE, env, section};
 #[serde(deny_unknown_fields)]
 pub struct LichessAccount {
     pub persona: String,
-    /// The environment variable that holds the account's API token (scopes
-    /// `bot:play`, `challenge:read`, `challenge:write`).
+    /// The environment variable that holds the account's API token (scope
+    /// `bot:play`).
     pub token_env: String,
 }
 
@@ -62,6 +62,9 @@ section! {
         pub url: String = "https://lichess.org".into(), env("KIBITZ_LICHESS_URL").url();
         /// Each persona's account: `[[lichess.accounts]] persona = "viktor", token_env = "..."`.
         pub accounts: Vec<LichessAccount> = Vec::new(), NONE;
+        /// This node follows the accounts. In a club of several nodes, leave it
+        /// on for one node only: two nodes following one account would both play its games.
+        pub play: bool = true, env("KIBITZ_LICHESS_PLAY");
         pub challenges: ChallengePolicy = ChallengePolicy::default(), NONE;
         /// After an HTTP 429 no request is made for this long (Lichess asks a full minute).
         pub rate_limit_wait_secs: f64 = 60.0, env("KIBITZ_LICHESS_RATE_LIMIT_WAIT_SECS");

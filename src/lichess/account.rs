@@ -17,6 +17,9 @@ pub(crate) struct AccountDriver {
     bot: Arc<Bot>,
     policy: ChallengePolicy,
     games: Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
+    /// Challenges accepted whose game has not started yet (a game has its
+    /// challenge's id): they count against `max_games` too.
+    accepted: Mutex<std::collections::HashSet<String>>,
 }
 
 impl AccountDriver {
@@ -25,6 +28,7 @@ impl AccountDriver {
             bot: Arc::new(bot),
             policy,
             games: Mutex::default(),
+            accepted: Mutex::default(),
         }
     }
 
@@ -71,14 +75,24 @@ impl AccountDriver {
         }
         let verdict = policy::judge(&self.policy, challenge, self.playing());
         let answered = match verdict {
-            Ok(()) => self.bot.client.accept(&challenge.id).await,
+            Ok(()) => {
+                self.accepted
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(challenge.id.clone());
+                self.bot.client.accept(&challenge.id).await
+            }
             Err(reason) => self.bot.client.decline(&challenge.id, reason).await,
         };
         tracing::info!(persona = %self.bot.persona.id, challenge = %challenge.id, from = %challenge.challenger.name,
             "challenge {}", verdict.map_or_else(|r| format!("declined ({})", r.as_str()), |()| "accepted".into()));
         match answered {
-            // Withdrawn meanwhile: nothing to answer.
-            Err(LichessError::Status { status: 404, .. }) => Ok(()),
+            // Withdrawn meanwhile, or refused: logged, and the stream goes on
+            // (Lichess sends open challenges again on every connect).
+            Err(e @ LichessError::Status { .. }) => {
+                tracing::info!(persona = %self.bot.persona.id, challenge = %challenge.id, "the answer was refused: {e}");
+                Ok(())
+            }
             other => other,
         }
     }
@@ -102,11 +116,12 @@ impl AccountDriver {
         }
     }
 
-    /// The games running now.
+    /// The games running now, and those accepted and about to start.
     fn playing(&self) -> usize {
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         games.retain(|_, task| !task.is_finished());
-        games.len()
+        let accepted = self.accepted.lock().unwrap_or_else(|e| e.into_inner());
+        games.len() + accepted.iter().filter(|id| !games.contains_key(*id)).count()
     }
 
     /// Starts following a game unless it is followed already. A game that
@@ -119,6 +134,7 @@ impl AccountDriver {
         }
         let task = tokio::spawn(game::GameDriver::new(self.bot.clone(), game_id.to_string()).run());
         games.insert(game_id.to_string(), task);
+        self.accepted.lock().unwrap_or_else(|e| e.into_inner()).remove(game_id);
     }
 
     /// Stops every game's task (their matches are resumed later from Lichess).

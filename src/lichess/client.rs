@@ -163,7 +163,10 @@ impl LichessClient {
         &self,
         path: &str,
     ) -> Result<impl Stream<Item = Result<T, LichessError>> + Send + use<T>, LichessError> {
-        let response = self.send(self.request(reqwest::Method::GET, path)).await?;
+        // The headers come within the request timeout; the body may flow for hours.
+        let response = tokio::time::timeout(REQUEST_TIMEOUT, self.send(self.request(reqwest::Method::GET, path)))
+            .await
+            .map_err(|_| LichessError::Silent(REQUEST_TIMEOUT))??;
         Ok(ndjson(response.bytes_stream()))
     }
 

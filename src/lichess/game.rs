@@ -38,6 +38,22 @@ pub(super) enum DriveError {
 }
 
 /// Who is who in the game, once its match is known.
+impl DriveError {
+    /// An error trying again cannot mend: the game's match cannot be made
+    /// (too many matches, a position kibitz cannot set up), or Lichess has
+    /// no such game.
+    fn is_final(&self) -> bool {
+        match self {
+            DriveError::Runtime(e) => matches!(
+                e,
+                RuntimeError::TooManyMatches { .. } | RuntimeError::InvalidFen(_) | RuntimeError::UnknownPersona(_)
+            ),
+            DriveError::Lichess(LichessError::Status { status, .. }) => *status == 404,
+            _ => false,
+        }
+    }
+}
+
 pub(super) struct Seated {
     pub row: LichessGameRow,
     /// The opponent's name as Lichess shows it (their chat lines bear it).
@@ -58,6 +74,8 @@ pub(crate) struct GameDriver {
     takeback_passed: Option<usize>,
     /// The opponent left: when the win may be claimed.
     claim_at: Option<tokio::time::Instant>,
+    /// A takeback was passed on: Lichess's next state may have fewer moves.
+    taking_back: bool,
 }
 
 impl GameDriver {
@@ -71,6 +89,7 @@ impl GameDriver {
             draw_passed: None,
             takeback_passed: None,
             claim_at: None,
+            taking_back: false,
         }
     }
 
@@ -79,6 +98,13 @@ impl GameDriver {
         loop {
             match self.follow(&mut backoff).await {
                 Ok(()) => return,
+                Err(e) if e.is_final() => {
+                    tracing::warn!(game = %self.game_id, "the game cannot be played: {e}; aborting it");
+                    if let Err(e) = self.bot.client.abort(&self.game_id).await {
+                        tracing::info!(game = %self.game_id, "the game could not be aborted: {e}");
+                    }
+                    return;
+                }
                 Err(e) => tracing::warn!(game = %self.game_id, "following the game failed: {e}"),
             }
             backoff.wait().await;
@@ -101,6 +127,8 @@ impl GameDriver {
             return Ok(());
         };
         let mut pushed = Some(self.bot.runtime.subscribe(match_id).await);
+        // What Lichess has is known before anything is posted.
+        self.on_lichess = self.standard(&full.state.moves())?;
         self.catch_up_chat().await?;
         self.on_state(&full.state).await?;
         while !self.done().await? {
@@ -202,12 +230,12 @@ impl GameDriver {
         match event {
             GameEvent::GameState(state) => self.on_state(&state).await,
             GameEvent::GameFull(full) => self.on_state(&full.state).await,
-            GameEvent::ChatLine(line) => {
-                if line.room == Room::Player && self.is_opponent(&line.username) {
-                    self.hear(&line.text).await?;
-                }
-                Ok(())
-            }
+            // Heard from the game's chat as Lichess keeps it, past those
+            // heard already: a line the catch-up read is not heard again.
+            GameEvent::ChatLine(line) => match line.room == Room::Player && self.is_opponent(&line.username) {
+                true => self.catch_up_chat().await,
+                false => Ok(()),
+            },
             GameEvent::OpponentGone {
                 gone,
                 claim_win_in_seconds,
@@ -232,7 +260,14 @@ impl GameDriver {
     /// Lichess's state of the game: the opponent's new moves played in the
     /// match, their offers passed on, the ending recorded.
     async fn on_state(&mut self, state: &GameState) -> Result<(), DriveError> {
-        self.on_lichess = self.standard(&state.moves())?;
+        let moves = self.standard(&state.moves())?;
+        // A state sent before our last move reached Lichess: already passed.
+        let stale = moves.len() < self.on_lichess.len() && self.on_lichess.starts_with(&moves) && !self.taking_back;
+        if stale && !state.status.is_over() {
+            return Ok(());
+        }
+        self.taking_back = false;
+        self.on_lichess = moves;
         self.tell_clock(state).await;
         self.play_new_moves().await?;
         if state.status.is_over() {
@@ -246,13 +281,20 @@ impl GameDriver {
             true => (state.wdraw, state.wtakeback),
             false => (state.bdraw, state.btakeback),
         };
+        // An offer is passed on once while it stands (a takeback may bring
+        // the same ply back, so a lapsed offer clears the mark).
         let ply = self.on_lichess.len();
-        if draw && self.draw_passed != Some(ply) {
+        if !draw {
+            self.draw_passed = None;
+        } else if self.draw_passed != Some(ply) {
             self.draw_passed = Some(ply);
             self.command(UserCommand::OfferDraw).await;
         }
-        if takeback && self.takeback_passed != Some(ply) {
+        if !takeback {
+            self.takeback_passed = None;
+        } else if self.takeback_passed != Some(ply) {
             self.takeback_passed = Some(ply);
+            self.taking_back = true;
             self.command(UserCommand::Takeback).await;
         }
         self.post_outbox().await

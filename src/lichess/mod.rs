@@ -56,6 +56,17 @@ impl Lichess {
     /// (each account keeps trying, with backoff).
     pub fn start(runtime: &Runtime, config: &Config) -> Result<Lichess, LichessStartError> {
         let lichess = &config.lichess;
+        if !lichess.play {
+            return Ok(Lichess {
+                bots: Vec::new(),
+                tasks: Vec::new(),
+            });
+        }
+        if config.cluster.node_url.is_some() && !lichess.accounts.is_empty() {
+            tracing::warn!(
+                "this node of the club plays the Lichess accounts: let no other node do so (lichess.play = false there)"
+            );
+        }
         let settings = Settings {
             chat_line_chars: lichess.chat_line_chars,
             reconnect_max: Duration::from_secs_f64(lichess.reconnect_max_secs),

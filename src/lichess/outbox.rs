@@ -51,13 +51,17 @@ fn ending(over: &GameOver) -> Carry<'static> {
         ("resignation", Some(Side::User)) => Carry::Resign,
         // A repetition or fifty quiet moves: claimed by offering the draw.
         ("threefold_repetition" | "fifty_moves" | "insufficient_material", None) => Carry::Draw(true),
-        ("abandoned", None) => Carry::Resign,
+        // The persona's pending offer taken up by the opponent's: accepted
+        // in the match, and so on Lichess (where the offer may have lapsed).
+        ("draw_agreed", None) => Carry::Draw(true),
         _ => Carry::Nothing,
     }
 }
 
 impl GameDriver {
-    /// Carries every event of the match not carried yet.
+    /// Carries every event of the match not carried yet: answers to offers
+    /// first (a move of ours would decline them on Lichess), then moves
+    /// (the clock runs), then words.
     pub(super) async fn post_outbox(&mut self) -> Result<(), DriveError> {
         let Some(seated) = self.seated.as_ref() else {
             return Ok(());
@@ -68,32 +72,34 @@ impl GameDriver {
         let Some(last) = events.last().map(|e| e.seq) else {
             return Ok(());
         };
-        for event in &events {
-            match carry(&event.body) {
-                Carry::Say(text) => {
-                    self.carried(event.seq).await?;
-                    self.say(text).await?;
-                }
-                Carry::Play { ply, uci } => {
-                    self.play(ply, uci).await?;
-                    self.carried(event.seq).await?;
-                }
-                Carry::Draw(yes) if !self.lichess_over => {
-                    self.bot.client.draw(&self.game_id, yes).await?;
-                    self.carried(event.seq).await?;
-                }
-                Carry::Takeback(yes) if !self.lichess_over => {
-                    self.bot.client.takeback(&self.game_id, yes).await?;
-                    self.carried(event.seq).await?;
-                }
-                Carry::Resign if !self.lichess_over => {
-                    self.bot.client.resign(&self.game_id).await?;
-                    self.carried(event.seq).await?;
-                }
-                _ => {}
+        let carried: Vec<Carry> = events.iter().map(|e| carry(&e.body)).collect();
+        let answers = carried
+            .iter()
+            .filter(|c| matches!(c, Carry::Draw(_) | Carry::Takeback(_) | Carry::Resign));
+        for answer in answers {
+            if self.lichess_over {
+                break;
+            }
+            match *answer {
+                Carry::Draw(yes) => self.bot.client.draw(&self.game_id, yes).await?,
+                Carry::Takeback(yes) => self.bot.client.takeback(&self.game_id, yes).await?,
+                _ => self.bot.client.resign(&self.game_id).await?,
             }
         }
-        self.carried(last).await
+        for c in &carried {
+            if let Carry::Play { ply, uci } = *c {
+                self.play(ply, uci).await?;
+            }
+        }
+        // Marked carried before they are said: a crash loses a line rather
+        // than saying it twice.
+        self.carried(last).await?;
+        for c in &carried {
+            if let Carry::Say(text) = *c {
+                self.say(text).await?;
+            }
+        }
+        Ok(())
     }
 
     /// Events up to `seq` are carried (in SQL first).
@@ -108,19 +114,30 @@ impl GameDriver {
         Ok(())
     }
 
-    /// The persona's move at `ply`, posted unless Lichess has it.
+    /// The persona's move at `ply`, posted unless Lichess has it, or the
+    /// match took it back since.
     async fn play(&mut self, ply: usize, uci: &str) -> Result<(), DriveError> {
         let known = self.on_lichess.len();
-        if known >= ply || self.lichess_over {
+        if known >= ply || self.lichess_over || !self.still_played(ply, uci).await? {
             return Ok(());
         }
         if known + 1 != ply {
-            tracing::warn!(game = %self.game_id, ply, known, "the persona's move is ahead of Lichess's game");
-            return Ok(());
+            // Lichess has not told of the moves before it yet: it is posted
+            // once it has (an error, so these events are not marked carried).
+            return Err(DriveError::Moves(format!(
+                "the persona's move {uci} at ply {ply} is ahead of Lichess's {known}"
+            )));
         }
         self.bot.client.play(&self.game_id, uci, false).await?;
         self.on_lichess.push(uci.to_string());
         Ok(())
+    }
+
+    /// Whether the match still has `uci` at `ply` (a takeback removes it).
+    async fn still_played(&self, ply: usize, uci: &str) -> Result<bool, DriveError> {
+        let Some(id) = self.match_id() else { return Ok(false) };
+        let state = self.bot.runtime.state(id).await?;
+        Ok(state.moves.get(ply - 1).is_some_and(|m| m.uci == uci))
     }
 
     /// The persona's words in the player room, in lines the chat takes; a

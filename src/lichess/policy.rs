@@ -70,6 +70,13 @@ pub fn judge(policy: &ChallengePolicy, challenge: &Challenge, playing: usize) ->
             return Err(DeclineReason::Generic);
         }
     }
+    // A set position kibitz cannot set up (or one already over) is declined.
+    if let Some(fen) = challenge.initial_fen.as_deref().filter(|f| *f != "startpos") {
+        let playable = crate::chess::Game::new(Some(fen)).is_ok_and(|g| g.end().is_none());
+        if !playable {
+            return Err(DeclineReason::Standard);
+        }
+    }
     if playing >= policy.max_games as usize {
         return Err(DeclineReason::Later);
     }
@@ -166,6 +173,13 @@ mod tests {
                 DeclineReason::Later,
             ),
         ];
+        let mut mated = challenge("fromPosition", clock(600, 5), true, None, 1500);
+        mated.initial_fen = Some("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1".into());
+        assert_eq!(
+            judge(&p, &mated, 0),
+            Err(DeclineReason::Standard),
+            "a position already over"
+        );
         for (i, (c, playing, reason)) in cases.into_iter().enumerate() {
             assert_eq!(judge(&p, &c, playing), Err(reason), "case {i}");
         }

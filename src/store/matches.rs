@@ -192,12 +192,14 @@ impl Db {
     }
 
     /// Unfinished matches begun before `cutoff` in which the player has
-    /// neither moved nor written since.
+    /// neither moved nor written since. A game played on Lichess is left to
+    /// Lichess, whose clocks and aborts end it.
     pub async fn untouched_since(&self, cutoff: DateTime<Utc>) -> StoreResult<Vec<MatchId>> {
         let rows = sqlx::query(
             "SELECT m.id FROM matches m WHERE m.status = 'active' AND m.created_at < $1 \
              AND NOT EXISTS (SELECT 1 FROM moves v WHERE v.match_id = m.id AND v.side = 'user' AND v.created_at >= $1) \
              AND NOT EXISTS (SELECT 1 FROM messages t WHERE t.match_id = m.id AND t.sender = 'user' AND t.created_at >= $1) \
+             AND NOT EXISTS (SELECT 1 FROM lichess_games g WHERE g.match_id = m.id) \
              ORDER BY m.created_at",
         )
         .bind(ts(cutoff))

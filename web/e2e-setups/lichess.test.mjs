@@ -3,7 +3,8 @@
 // approves at once) sends the browser back, the page keeps the club token
 // and shows the memories, and the history links the game on Lichess. Run
 // against a `kibitz serve` whose Viktor played Ann on the fake
-// ($KIBITZ_URL, $KIBITZ_LICHESS_GAME_URL); tests/web.rs sets both up.
+// ($KIBITZ_URL, $KIBITZ_LICHESS_GAME_URL); tests/web.rs sets both up. A
+// sign-in link sent to someone else signs nobody in.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -29,6 +30,12 @@ test("a Lichess opponent signs in with Lichess", { timeout: 60_000 }, async () =
     await link.waitFor();
     assert.equal(await link.getAttribute("href"), gameUrl);
     await page.screenshot({ path: `${ARTIFACTS}/15-lichess-history.png` });
+    // A link carrying Ann's token, opened in someone else's browser, signs nobody in.
+    const ann = await page.evaluate(() => JSON.parse(localStorage.getItem("kibitz.player")));
+    const other = await (await browser.newContext()).newPage();
+    await other.goto(`${BASE}/#/signed-in/${ann.id}/${ann.token}`);
+    await other.getByText("That sign-in was not started here").waitFor();
+    assert.equal(await other.evaluate(() => localStorage.getItem("kibitz.player")), null, "nobody is signed in");
   } catch (e) {
     await page.screenshot({ path: `${ARTIFACTS}/failure-lichess.png` }).catch(() => {});
     throw e;

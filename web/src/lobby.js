@@ -77,15 +77,27 @@ async function signIn(view, said) {
   // A persona's opponents on Lichess see what it remembers of them here.
   const viaLichess = lichess
     ? [el("p", { class: "lichess-sign-in" }, "Played one of our personas on Lichess? ",
-      el("a", { href: "/api/auth/lichess" }, "Sign in with Lichess"), " to see what it remembers of you.")]
+      el("a", { href: "/api/auth/lichess", onclick: () => sessionStorage.setItem(LICHESS_STARTED, "1") },
+        "Sign in with Lichess"), " to see what it remembers of you.")]
     : [];
   view.replaceChildren(el("section", { class: "lobby" }, el("h1", {}, "The club room"), ...forms, ...viaLichess,
     tokenForm(view, notice, registration === "admin"), notice));
 }
 
+/// Set when this tab follows "Sign in with Lichess": only a sign-in this tab
+/// started is taken, never one from a link someone sent.
+const LICHESS_STARTED = "kibitz.lichess-sign-in";
+
 /// Back from Lichess with a club token for the player it vouched for:
 /// kept, and the address with the token in it replaced.
 export async function signedIn(view, id, token) {
+  const started = sessionStorage.getItem(LICHESS_STARTED) === "1";
+  sessionStorage.removeItem(LICHESS_STARTED);
+  if (!started || me()) {
+    // The token leaves the address bar (without a second route of the page).
+    history.replaceState(null, "", "#/");
+    return lobby(view, "That sign-in was not started here: use Sign in with Lichess.");
+  }
   const res = await fetch(`/api/players/${encodeURIComponent(id)}`, { headers: { Authorization: `Bearer ${token}` } });
   if (!res.ok) return lobby(view, "That sign-in did not work: try again.");
   const player = await res.json();

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::Redirect;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Redirect};
 use serde::Deserialize;
 
 use crate::config::Config;
@@ -47,15 +47,43 @@ fn offered(config: &Config) -> Result<(), ApiError> {
     }
 }
 
-#[utoipa::path(get, path = "/api/auth/lichess", tag = "players", responses((status = 303, description = "to Lichess's sign-in, with a PKCE challenge"), (status = 404, description = "no persona plays on Lichess", body = crate::server::ErrorBody)))]
+/// The cookie that binds a sign-in to the browser that started it: a
+/// return from Lichess in any other browser (a link someone was sent) is
+/// refused, so nobody can be signed in as someone else.
+const STATE_COOKIE: &str = "kibitz_lichess_state";
+
+fn state_cookie(value: &str, max_age: u32, config: &Config) -> String {
+    let secure = if config.lichess.public_url.starts_with("https://") {
+        "; Secure"
+    } else {
+        ""
+    };
+    format!("{STATE_COOKIE}={value}; Path=/api/auth/lichess; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}")
+}
+
+/// This browser's pending sign-in, from its cookie.
+fn cookie_state(headers: &HeaderMap) -> Option<&str> {
+    let cookies = headers
+        .get_all(header::COOKIE)
+        .into_iter()
+        .filter_map(|v| v.to_str().ok());
+    cookies
+        .flat_map(|line| line.split(';'))
+        .find_map(|pair| pair.trim().strip_prefix(STATE_COOKIE)?.strip_prefix('='))
+}
+
+#[utoipa::path(get, path = "/api/auth/lichess", tag = "players", responses((status = 303, description = "to Lichess's sign-in, with a PKCE challenge (and a cookie binding the sign-in to this browser)"), (status = 404, description = "no persona plays on Lichess", body = crate::server::ErrorBody)))]
 pub async fn start(
     State(config): State<Arc<Config>>,
     State(sign_ins): State<Arc<SignIns>>,
-) -> Result<Redirect, ApiError> {
+) -> Result<impl IntoResponse, ApiError> {
     offered(&config)?;
     let (state, challenge) = sign_ins.start();
     let url = oauth::authorize_url(&config.lichess.url, &redirect_uri(&config), &state, &challenge);
-    Ok(Redirect::to(&url))
+    Ok((
+        [(header::SET_COOKIE, state_cookie(&state, 600, &config))],
+        Redirect::to(&url),
+    ))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -66,23 +94,35 @@ pub struct Callback {
     error: Option<String>,
 }
 
-#[utoipa::path(get, path = "/api/auth/lichess/callback", tag = "players", params(Callback), responses((status = 303, description = "to the page: `#/signed-in/{player}/{token}`, or `#/lichess/{why}` (refused, unknown: the personas never played them)"), (status = 400, description = "a sign-in this server did not start, or started too long ago", body = crate::server::ErrorBody), (status = 502, description = "Lichess did not answer", body = crate::server::ErrorBody)))]
+#[utoipa::path(get, path = "/api/auth/lichess/callback", tag = "players", params(Callback), responses((status = 303, description = "to the page: `#/signed-in/{player}/{token}`, or `#/lichess/{why}` (refused, unknown: the personas never played them)"), (status = 400, description = "a sign-in this browser did not start here, or started too long ago", body = crate::server::ErrorBody), (status = 404, description = "no persona plays on Lichess", body = crate::server::ErrorBody), (status = 502, description = "Lichess did not answer", body = crate::server::ErrorBody)))]
 pub async fn callback(
     State(config): State<Arc<Config>>,
     State(sign_ins): State<Arc<SignIns>>,
     State(db): State<Db>,
+    headers: HeaderMap,
     ApiQuery(query): ApiQuery<Callback>,
-) -> Result<Redirect, ApiError> {
+) -> Result<impl IntoResponse, ApiError> {
     offered(&config)?;
-    let verifier = query.state.as_deref().and_then(|s| sign_ins.finish(s));
+    let forget = [(header::SET_COOKIE, state_cookie("", 0, &config))];
+    let same_browser = query.state.is_some() && query.state.as_deref() == cookie_state(&headers);
+    let verifier = query
+        .state
+        .as_deref()
+        .filter(|_| same_browser)
+        .and_then(|s| sign_ins.finish(s));
     let Some(verifier) = verifier else {
-        let message = "this sign-in was not started here, or too long ago: start it again";
+        let message = "this sign-in was not started in this browser, or too long ago: start it again";
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_sign_in", message));
     };
+    Ok((forget, finish(&config, &db, query, &verifier).await?))
+}
+
+/// The code traded and checked, and the page sent where it belongs.
+async fn finish(config: &Config, db: &Db, query: Callback, verifier: &str) -> Result<Redirect, ApiError> {
     let (Some(code), None) = (query.code.as_deref(), query.error.as_deref()) else {
         return Ok(Redirect::to("/#/lichess/refused"));
     };
-    let lichess = client(&config);
+    let lichess = client(config);
     let unavailable = |e: crate::lichess::LichessError| {
         tracing::warn!("signing in with Lichess failed: {e}");
         ApiError::new(
@@ -92,15 +132,16 @@ pub async fn callback(
         )
     };
     let token = lichess
-        .access_token(code, &verifier, &redirect_uri(&config), oauth::CLIENT_ID)
+        .access_token(code, verifier, &redirect_uri(config), oauth::CLIENT_ID)
         .await
         .map_err(unavailable)?;
     let theirs = lichess.with_token(Token::new(token.access_token));
-    let account = theirs.account().await.map_err(unavailable)?;
-    // Their Lichess token is needed no more: let it go.
+    let account = theirs.account().await;
+    // Their Lichess token is needed no more: let it go, whatever happened.
     if let Err(e) = theirs.revoke().await {
         tracing::info!("the sign-in's Lichess token could not be revoked: {e}");
     }
+    let account = account.map_err(unavailable)?;
     let Some(player) = db.player_by_lichess_id(&account.id).await? else {
         return Ok(Redirect::to("/#/lichess/unknown"));
     };

@@ -199,7 +199,8 @@ impl World {
         let tc = &c["timeControl"];
         let initial_ms = tc["limit"].as_i64().unwrap_or(0) * 1000;
         let increment_ms = tc["increment"].as_i64().unwrap_or(0) * 1000;
-        let id = self.new_id();
+        // As on Lichess, the game has its challenge's id.
+        let id = challenge.to_string();
         let game = Game {
             id: id.clone(),
             white,
