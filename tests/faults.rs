@@ -77,8 +77,12 @@ async fn a_read_only_vector_index_stops_memory_writes_not_the_game() {
 
     let read_only = ReadOnly::set(&server.data_path().join("vectors"));
     let (_, health) = server.get("/api/health").await;
-    // Anyone is told only that (and who may join, which is public).
-    assert_eq!(health, json!({ "status": "degraded", "registration": "open" }));
+    // Anyone is told only that (and who may join, and whether a persona plays
+    // on Lichess, which are public).
+    assert_eq!(
+        health,
+        json!({ "status": "degraded", "registration": "open", "lichess": false })
+    );
     let (_, status) = server.get_as("/api/admin/status", ADMIN).await;
     assert!(status["memory"].as_str().unwrap().starts_with("read-only"), "{status}");
 
