@@ -482,19 +482,8 @@ async fn two_games_at_once_each_its_own_match() {
 #[tokio::test]
 async fn a_second_game_is_greeted_with_a_memory_of_the_first() {
     let (fake, _server, _dir) = ann_and_viktor().await;
-    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
-    human_plays(&fake, &game, "e2e4").await;
-    let said = fake.game(&game).chat.len();
-    fake.human_chat(&game, "I keep bees on my roof in Ghent, forty thousand of them");
-    let g = game.clone();
-    fake.wait_for(60, "the answer", move |w| w.games[&g].chat.len() > said + 1)
-        .await;
-    fake.human_resigns(&game);
-    let g = game.clone();
-    fake.wait_for(60, "the first game's match to end", move |w| {
-        w.games[&g].chat.iter().any(|(_, _, t)| t.contains("Head to head"))
-    })
-    .await;
+    let first = fake.ann_tells_of_her_bees_and_resigns().await;
+    assert_eq!(fake.game(&first).status, "resign");
 
     let second = fake.challenge("ann", "viktor-bot", 600, 5, false, "black");
     fake.wait_for(30, "the second game", |w| {
@@ -614,19 +603,7 @@ async fn a_lichess_opponent_signs_in_with_lichess_and_sees_their_memories() {
     fake.add_human("eve", "Eve", 1700);
     let (server, _dir) = bot_server(&fake, &[]).await;
     listening(&fake).await;
-    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
-    human_plays(&fake, &game, "e2e4").await;
-    let said = fake.game(&game).chat.len();
-    fake.human_chat(&game, "I keep bees on my roof in Ghent, forty thousand of them");
-    let g = game.clone();
-    fake.wait_for(60, "the answer", move |w| w.games[&g].chat.len() > said + 1)
-        .await;
-    fake.human_resigns(&game);
-    let g = game.clone();
-    fake.wait_for(60, "the end", move |w| {
-        w.games[&g].chat.iter().any(|(_, _, t)| t.contains("Head to head"))
-    })
-    .await;
+    let game = fake.ann_tells_of_her_bees_and_resigns().await;
     let game2 = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
 
     fake.sign_in_as("ann");

@@ -98,24 +98,7 @@ async fn a_lichess_opponent_signs_in_with_lichess_on_the_page() {
     let (server, _dir) = fake.viktor_server(&[], "").await;
     fake.wait_for(60, "the bot's event stream", |w| !w.event_streams.is_empty())
         .await;
-    let challenge = fake.challenge("ann", "viktor-bot", 600, 5, false, "white");
-    let id = challenge.clone();
-    fake.wait_for(30, "the game", move |w| w.games.values().any(|g| g.challenge == id))
-        .await;
-    let game = fake.game_of(&challenge).unwrap();
-    fake.human_move(&game, "e2e4").unwrap();
-    fake.human_chat(&game, "I keep bees on my roof in Ghent, forty thousand of them");
-    let g = game.clone();
-    fake.wait_for(60, "the answer", move |w| {
-        w.games[&g].chat.iter().filter(|(_, u, _)| u == "Viktor-Bot").count() >= 4
-    })
-    .await;
-    fake.human_resigns(&game);
-    let g = game.clone();
-    fake.wait_for(60, "the end", move |w| {
-        w.games[&g].chat.iter().any(|(_, _, t)| t.contains("Head to head"))
-    })
-    .await;
+    let game = fake.ann_tells_of_her_bees_and_resigns().await;
     fake.sign_in_as("ann");
     let game_url = format!("{}/{game}", fake.base);
     browser_tests(

@@ -83,6 +83,32 @@ impl FakeLichess {
         (server, dir)
     }
 
+    /// Ann challenges Viktor, plays e4, tells him of her bees and resigns
+    /// once he has answered; the game's id, once its match has ended.
+    pub async fn ann_tells_of_her_bees_and_resigns(&self) -> String {
+        let challenge = self.challenge("ann", "viktor-bot", 600, 5, false, "white");
+        let id = challenge.clone();
+        self.wait_for(30, "the game", move |w| w.games.values().any(|g| g.challenge == id))
+            .await;
+        let game = self.game_of(&challenge).unwrap();
+        self.human_move(&game, "e2e4").unwrap();
+        let g = game.clone();
+        self.wait_for(60, "the reply", move |w| w.games[&g].moves.len() >= 2)
+            .await;
+        let said = self.game(&game).chat.len();
+        self.human_chat(&game, "I keep bees on my roof in Ghent, forty thousand of them");
+        let g = game.clone();
+        self.wait_for(60, "the answer", move |w| w.games[&g].chat.len() > said + 1)
+            .await;
+        self.human_resigns(&game);
+        let g = game.clone();
+        self.wait_for(60, "the end", move |w| {
+            w.games[&g].chat.iter().any(|(_, _, t)| t.contains("Head to head"))
+        })
+        .await;
+        game
+    }
+
     /// A BOT account that plays with `token`.
     pub fn add_bot(&self, token: &str, id: &str, name: &str) {
         self.with(|w| w.add_user(Some(token), id, name, Some("BOT"), 2000));
