@@ -396,6 +396,8 @@ impl Subconscious {
             match_id: ctx.match_id,
             trigger: trigger.kind,
             candidates: weighed,
+            cues: situation.cues.iter().map(|c| (c.tag.clone(), c.weight)).collect(),
+            query: query.to_string(),
         });
         Ok(p)
     }

@@ -22,6 +22,10 @@ pub struct Traced {
     pub match_id: MatchId,
     pub trigger: TriggerKind,
     pub candidates: Vec<(MemoryId, Candidate)>,
+    /// The moment's cues (tag, weight), strongest first.
+    pub cues: Vec<(String, f32)>,
+    /// The text its memories were searched by.
+    pub query: String,
 }
 
 impl RecallTrace {
@@ -58,6 +62,8 @@ mod tests {
             match_id,
             trigger,
             candidates: Vec::new(),
+            cues: Vec::new(),
+            query: String::new(),
         }
     }
 

@@ -20,16 +20,20 @@ use super::set::{Ledger, Moment, Owner};
 pub fn labelled(case: &Moment, traced: Vec<Traced>, ledger: &Ledger, tag: usize) -> Option<TracedMoment> {
     let kind: TriggerKind = case.trigger.parse().ok()?;
     let last = traced.into_iter().rev().find(|t| t.trigger == kind)?;
-    let wanted = |id| match ledger.owner(id, tag) {
-        Owner::Mine(key) => case.relevant.contains(&key),
-        _ => false,
+    let key = |id| match ledger.owner(id, tag) {
+        Owner::Mine(key) => key,
+        _ => String::new(),
     };
-    let relevant = last.candidates.iter().map(|(id, _)| wanted(*id)).collect();
+    let keys: Vec<String> = last.candidates.iter().map(|(id, _)| key(*id)).collect();
+    let relevant = keys.iter().map(|k| !k.is_empty() && case.relevant.contains(k)).collect();
     Some(TracedMoment {
         case: case.id.clone(),
         trigger: kind,
         candidates: last.candidates.into_iter().map(|(_, c)| rounded(c)).collect(),
         relevant,
+        keys,
+        cues: last.cues,
+        query: last.query,
     })
 }
 

@@ -121,6 +121,16 @@ pub struct TracedMoment {
     pub trigger: TriggerKind,
     pub candidates: Vec<Candidate>,
     pub relevant: Vec<bool>,
+    /// Each candidate's key in the moments file ("" for one not the
+    /// player's), to read the traces beside the memories' words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
+    /// The moment's cues (tag, weight), strongest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cues: Vec<(String, f32)>,
+    /// The text the memories were searched by.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub query: String,
 }
 
 /// One flag: the memory is what the moment brings to mind.
@@ -215,6 +225,9 @@ mod tests {
                         candidate(0.40 - wobble, "record", 0.0),
                     ],
                     relevant: vec![true, false],
+                    keys: Vec::new(),
+                    cues: Vec::new(),
+                    query: String::new(),
                 }
             })
             .collect();
