@@ -782,3 +782,60 @@ async fn kibitz_lichess_check_says_whose_each_token_is() {
         "the token is never printed"
     );
 }
+
+/// Waits until the match of `game` holds the moves Lichess has.
+async fn boards_agree(fake: &FakeLichess, server: &Server, game: &str) -> Vec<String> {
+    for _ in 0..300 {
+        let (lichess, ours) = (fake.game(game).moves, match_moves(server, game).await);
+        if lichess == ours {
+            return ours;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "the boards differ: Lichess {:?}, the match {:?}",
+        fake.game(game).moves,
+        match_moves(server, game).await
+    );
+}
+
+/// Waits for the bot's answer to a takeback proposal in `game`.
+async fn takeback_answer(fake: &FakeLichess, game: &str, answer: &str) {
+    let path = format!("/api/bot/game/{game}/takeback/{answer}");
+    fake.wait_for(30, "the answer to the takeback", move |w| {
+        w.log.iter().any(|r| r.path == path && r.status == 200)
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_takeback_goes_back_on_both_boards_when_the_persona_grants_it() {
+    let fake = FakeLichess::start().await;
+    fake.add_human("ann", "Ann", 1500);
+    let bots = [
+        ("pip", "lip_pipbot", "pip-bot", "Pip-Bot"),
+        ("viktor", TOKEN, "viktor-bot", "Viktor-Bot"),
+    ];
+    let (server, _dir) = fake.server_for(&bots, &[], "").await;
+    fake.wait_for(60, "both bots' event streams", |w| w.event_streams.len() >= 2)
+        .await;
+    // Pip grants two a game: Ann's move and Pip's answer go back on both boards.
+    let game = accepted_game(&fake, "ann", "pip-bot", 600, 5, false, "white").await;
+    human_plays(&fake, &game, "e2e4").await;
+    human_plays(&fake, &game, "d2d4").await;
+    fake.human_proposes_takeback(&game);
+    takeback_answer(&fake, &game, "yes").await;
+    let back = boards_agree(&fake, &server, &game).await;
+    assert_eq!(back.len(), 2, "d4 and the answer to it are gone: {back:?}");
+    assert_eq!(back[0], "e2e4");
+    human_plays(&fake, &game, "g1f3").await;
+    let on = boards_agree(&fake, &server, &game).await;
+    assert_eq!((on.len(), on[2].as_str()), (4, "g1f3"), "the game goes on from there: {on:?}");
+    // Viktor never grants one: nothing moves.
+    let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
+    human_plays(&fake, &game, "e2e4").await;
+    fake.human_proposes_takeback(&game);
+    takeback_answer(&fake, &game, "no").await;
+    assert_eq!(boards_agree(&fake, &server, &game).await.len(), 2, "refused: both moves stand");
+    no_violations(&fake);
+}

@@ -64,20 +64,37 @@ impl FakeLichess {
     /// A server whose persona Viktor plays here as `viktor-bot`, with
     /// `toml` added to its configuration file (kept in the returned dir).
     pub async fn viktor_server(&self, extra: &[(&str, &str)], toml: &str) -> (Server, tempfile::TempDir) {
-        self.add_bot(TOKEN, "viktor-bot", "Viktor-Bot");
+        self.server_for(&[("viktor", TOKEN, "viktor-bot", "Viktor-Bot")], extra, toml)
+            .await
+    }
+
+    /// A server on which each (persona, token, bot id, bot name) plays here.
+    pub async fn server_for(
+        &self,
+        bots: &[(&str, &str, &str, &str)],
+        extra: &[(&str, &str)],
+        toml: &str,
+    ) -> (Server, tempfile::TempDir) {
+        let mut accounts = String::new();
+        let mut tokens = Vec::new();
+        for (n, (persona, token, id, name)) in bots.iter().enumerate() {
+            self.add_bot(token, id, name);
+            let var = format!("KIBITZ_TEST_LICHESS_TOKEN_{n}");
+            accounts.push_str(&format!("[[lichess.accounts]]\npersona = \"{persona}\"\ntoken_env = \"{var}\"\n"));
+            tokens.push((var, token.to_string()));
+        }
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("kibitz.toml");
-        let accounts = "[[lichess.accounts]]\npersona = \"viktor\"\ntoken_env = \"KIBITZ_TEST_LICHESS_TOKEN\"\n";
         std::fs::write(&config, format!("{accounts}{toml}")).unwrap();
         let mut env = vec![
             ("KIBITZ_CONFIG", config.to_str().unwrap()),
             ("KIBITZ_LICHESS_URL", self.base.as_str()),
-            ("KIBITZ_TEST_LICHESS_TOKEN", TOKEN),
             ("KIBITZ_LICHESS_RECONNECT_MAX_SECS", "1"),
             ("KIBITZ_LICHESS_RATE_LIMIT_WAIT_SECS", "2"),
             // No nudges while the human side of a test "thinks".
             ("KIBITZ_IDLE_TIME_SCALE", "100"),
         ];
+        env.extend(tokens.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         env.extend_from_slice(extra);
         let server = Server::start_with(&env).await;
         (server, dir)
@@ -152,6 +169,10 @@ impl FakeLichess {
 
     pub fn human_offers_draw(&self, id: &str) {
         self.with(|w| w.human_offers_draw(id));
+    }
+
+    pub fn human_proposes_takeback(&self, id: &str) {
+        self.with(|w| w.human_proposes_takeback(id));
     }
 
     pub fn human_leaves(&self, id: &str, secs: u32) {

@@ -236,7 +236,10 @@ fn route(
             w.after_change(id);
             ok()
         }
-        ("POST", ["api", "bot", "game", _, "takeback", _]) => ok(),
+        ("POST", ["api", "bot", "game", id, "takeback", answer]) => {
+            w.answer_takeback(id, &user, *answer == "yes");
+            ok()
+        }
         ("POST", ["api", "bot", "game", id, "claim-victory"]) => {
             let g = w.games.get_mut(*id).unwrap();
             if !g.opponent_gone {

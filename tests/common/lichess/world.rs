@@ -46,6 +46,8 @@ pub struct Game {
     pub turn_started: Instant,
     pub wdraw: bool,
     pub bdraw: bool,
+    pub wtakeback: bool,
+    pub btakeback: bool,
     pub opponent_gone: bool,
     pub chat: Vec<(String, String, String)>,
     pub streams: Vec<UnboundedSender<String>>,
@@ -217,6 +219,8 @@ impl World {
             turn_started: Instant::now(),
             wdraw: false,
             bdraw: false,
+            wtakeback: false,
+            btakeback: false,
             opponent_gone: false,
             chat: Vec::new(),
             streams: Vec::new(),
@@ -277,7 +281,13 @@ impl World {
             "type": "gameState", "moves": g.moves.join(" "), "wtime": g.wtime.max(0), "btime": g.btime.max(0),
             "winc": g.increment_ms, "binc": g.increment_ms, "status": g.status,
         });
-        for (key, on) in [("wdraw", g.wdraw), ("bdraw", g.bdraw)] {
+        let offers = [
+            ("wdraw", g.wdraw),
+            ("bdraw", g.bdraw),
+            ("wtakeback", g.wtakeback),
+            ("btakeback", g.btakeback),
+        ];
+        for (key, on) in offers {
             if on {
                 s[key] = json!(true);
             }
@@ -335,7 +345,8 @@ impl World {
             *clock += g.increment_ms;
             g.pos.play_unchecked(m);
             g.moves.push(uci.to_string());
-            (g.wdraw, g.bdraw) = (false, false);
+            // A move answers every standing offer, as on Lichess.
+            (g.wdraw, g.bdraw, g.wtakeback, g.btakeback) = (false, false, false, false);
             if g.pos.is_checkmate() {
                 g.status = "mate";
                 g.winner = Some(if white_to_move { "white" } else { "black" });
@@ -400,6 +411,41 @@ impl World {
         } else {
             g.bdraw = true
         }
+        self.after_change(id);
+    }
+
+    pub fn human_proposes_takeback(&mut self, id: &str) {
+        let human = self.human_of(id);
+        let g = self.games.get_mut(id).unwrap();
+        if g.white.id == human {
+            g.wtakeback = true
+        } else {
+            g.btakeback = true
+        }
+        self.after_change(id);
+    }
+
+    /// `user`'s answer to the other side's takeback proposal: granted, the
+    /// moves go back until it is the proposer's turn again (one move if they
+    /// just moved, two if the answer came after it).
+    pub fn answer_takeback(&mut self, id: &str, user: &str, yes: bool) {
+        let g = self.games.get_mut(id).unwrap();
+        let proposer_white = g.white.id != user;
+        let proposed = if proposer_white { g.wtakeback } else { g.btakeback };
+        if yes && proposed {
+            let proposer_to_move = (g.pos.turn() == Color::White) == proposer_white;
+            let back = if proposer_to_move { 2 } else { 1 };
+            let keep = g.moves.len().saturating_sub(back);
+            g.moves.truncate(keep);
+            let mut pos = Chess::default();
+            for uci in &g.moves {
+                let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
+                pos.play_unchecked(m);
+            }
+            g.pos = pos;
+            g.turn_started = Instant::now();
+        }
+        (g.wtakeback, g.btakeback) = (false, false);
         self.after_change(id);
     }
 
