@@ -816,7 +816,10 @@ async fn a_takeback_goes_back_on_both_boards_when_the_persona_grants_it() {
         ("pip", "lip_pipbot", "pip-bot", "Pip-Bot"),
         ("viktor", TOKEN, "viktor-bot", "Viktor-Bot"),
     ];
-    let (server, _dir) = fake.server_for(&bots, &[], "").await;
+    // The club's cap of one live match a player does not hold Ann's second
+    // Lichess game back: Lichess games keep to the account's own limits.
+    let cap = [("KIBITZ_LIVE_MATCHES_PER_PLAYER", "1")];
+    let (server, _dir) = fake.server_for(&bots, &cap, "").await;
     fake.wait_for(60, "both bots' event streams", |w| w.event_streams.len() >= 2)
         .await;
     // Pip grants two a game: Ann's move and Pip's answer go back on both boards.

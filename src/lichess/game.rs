@@ -206,6 +206,7 @@ impl GameDriver {
                 ColorChoice::Black
             },
             fen: initial_fen.as_deref(),
+            uncapped: true,
             ..MatchRequest::new(&self.bot.persona.id)
         };
         let state = self.bot.runtime.create_match(player.id, request).await?.state;

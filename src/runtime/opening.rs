@@ -30,6 +30,11 @@ pub struct MatchRequest<'a> {
     /// The persona plays at the player's own strength, within its card's
     /// range (`rating::adapted_strength`); the game is then not rated.
     pub adaptive: bool,
+    /// Played on another site under its own limits (a Lichess game, bounded
+    /// by the account's `max_games`): not held back by
+    /// `limits.live_matches_per_player`, which would abort a game the
+    /// player has already begun there.
+    pub uncapped: bool,
 }
 
 impl<'a> MatchRequest<'a> {
@@ -41,6 +46,7 @@ impl<'a> MatchRequest<'a> {
             fen: None,
             utc_offset_minutes: None,
             adaptive: false,
+            uncapped: false,
         }
     }
 }
@@ -82,6 +88,7 @@ impl Runtime {
             fen,
             utc_offset_minutes,
             adaptive,
+            uncapped,
         } = req;
         if let Some(m) = utc_offset_minutes.filter(|m| !(-720..=840).contains(m)) {
             return Err(RuntimeError::BadUtcOffset(m));
@@ -128,7 +135,10 @@ impl Runtime {
         };
         // The cap is checked again as the row goes in: concurrent creations
         // all passed `open_match`'s look before any of them was stored.
-        let cap = self.svc.config.limits.live_matches_per_player;
+        let cap = match uncapped {
+            true => 0,
+            false => self.svc.config.limits.live_matches_per_player,
+        };
         let inserted = self.svc.db.insert_match_capped(&new, cap).await;
         if !matches!(inserted, Ok(Some(_))) {
             if let Some((leases, epoch)) = lease {

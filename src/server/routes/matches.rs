@@ -65,6 +65,7 @@ pub async fn create(
         fen: body.fen.as_deref(),
         utc_offset_minutes: body.utc_offset_minutes,
         adaptive: body.adaptive,
+        uncapped: false,
     };
     let opened = runtime.open_match(player, req).await?;
     let status = if opened.resumed {
