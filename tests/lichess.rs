@@ -597,6 +597,31 @@ async fn sign_in(server: &Server) -> String {
 }
 
 #[tokio::test]
+async fn a_sign_in_begun_on_one_node_is_finished_by_another() {
+    let fake = FakeLichess::start().await;
+    fake.add_human("ann", "Ann", 1500);
+    // Two nodes of one club, behind one public address.
+    let public = [("KIBITZ_PUBLIC_URL", "http://club.example")];
+    let (first, _d1) = bot_server(&fake, &public).await;
+    let (second, _d2) = bot_server(&fake, &public).await;
+    fake.sign_in_as("ann");
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let (to_lichess, cookie) = redirected(&http, &format!("{}/api/auth/lichess", first.base), None).await;
+    let (back, _) = redirected(&http, &to_lichess, None).await;
+    let on_second = back.replacen("http://club.example", &second.base, 1);
+    assert_ne!(on_second, back, "{back}");
+    // The second node traded the code with the verifier the browser
+    // carried (the fake checks it against the challenge the first sent):
+    // Ann, whom no persona of this node has played, is told so.
+    let (page, _) = redirected(&http, &on_second, cookie.as_deref()).await;
+    assert_eq!(page, "/#/lichess/unknown");
+    no_violations(&fake);
+}
+
+#[tokio::test]
 async fn a_lichess_opponent_signs_in_with_lichess_and_sees_their_memories() {
     let fake = FakeLichess::start().await;
     fake.add_human("ann", "Ann", 1500);
@@ -833,12 +858,20 @@ async fn a_takeback_goes_back_on_both_boards_when_the_persona_grants_it() {
     assert_eq!(back[0], "e2e4");
     human_plays(&fake, &game, "g1f3").await;
     let on = boards_agree(&fake, &server, &game).await;
-    assert_eq!((on.len(), on[2].as_str()), (4, "g1f3"), "the game goes on from there: {on:?}");
+    assert_eq!(
+        (on.len(), on[2].as_str()),
+        (4, "g1f3"),
+        "the game goes on from there: {on:?}"
+    );
     // Viktor never grants one: nothing moves.
     let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
     human_plays(&fake, &game, "e2e4").await;
     fake.human_proposes_takeback(&game);
     takeback_answer(&fake, &game, "no").await;
-    assert_eq!(boards_agree(&fake, &server, &game).await.len(), 2, "refused: both moves stand");
+    assert_eq!(
+        boards_agree(&fake, &server, &game).await.len(),
+        2,
+        "refused: both moves stand"
+    );
     no_violations(&fake);
 }

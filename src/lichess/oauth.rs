@@ -1,24 +1,22 @@
 //! Signing in with Lichess (OAuth2 authorization code with PKCE, as the
 //! Lichess API documents it: S256 only, no client secret, no registration):
-//! the pending sign-ins a server keeps between sending the browser to
-//! Lichess and its coming back, and the address it is sent to.
+//! the sign-in a browser carries between being sent to Lichess and coming
+//! back, and the address it is sent to. The sign-in (its state, its PKCE
+//! verifier and when it began) lives in the browser's HttpOnly cookie, not
+//! in one server's memory, so the return may reach any node of the club.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Utc};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
 /// The client id Lichess is given (any string: Lichess has no registry).
 pub const CLIENT_ID: &str = "kibitz";
 /// A browser that has not come back by then must start again.
-const PENDING_FOR: Duration = Duration::from_secs(600);
-/// Pending sign-ins kept at most; past it the oldest go (a flood of starts
-/// costs memory no further).
-const MOST_PENDING: usize = 10_000;
+pub const PENDING_FOR: Duration = Duration::from_secs(600);
 
 /// 32 random bytes, URL-safe base64: a PKCE verifier or a state.
 fn random_token() -> String {
@@ -32,35 +30,42 @@ pub fn challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
-/// Sign-ins started and not finished: state -> (verifier, when).
-#[derive(Default)]
-pub struct SignIns {
-    pending: Mutex<HashMap<String, (String, Instant)>>,
+/// One sign-in under way. The verifier never leaves the browser's cookie
+/// and this server (Lichess sees only its challenge): a code taken on its
+/// way back is worth nothing without it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignIn {
+    pub state: String,
+    pub verifier: String,
+    began: i64,
 }
 
-impl SignIns {
-    /// A new sign-in: its state and the verifier's challenge.
-    pub fn start(&self) -> (String, String) {
-        let (state, verifier) = (random_token(), random_token());
-        let challenge = challenge(&verifier);
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        pending.retain(|_, (_, at)| now.duration_since(*at) < PENDING_FOR);
-        if pending.len() >= MOST_PENDING
-            && let Some(oldest) = pending.iter().min_by_key(|(_, (_, at))| *at).map(|(s, _)| s.clone())
-        {
-            pending.remove(&oldest);
+impl SignIn {
+    pub fn start(now: DateTime<Utc>) -> SignIn {
+        SignIn {
+            state: random_token(),
+            verifier: random_token(),
+            began: now.timestamp(),
         }
-        pending.insert(state.clone(), (verifier, now));
-        (state, challenge)
     }
 
-    /// The verifier of a sign-in this server started, once: a state unknown,
-    /// used or too old gives none.
-    pub fn finish(&self, state: &str) -> Option<String> {
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        let (verifier, at) = pending.remove(state)?;
-        (at.elapsed() < PENDING_FOR).then_some(verifier)
+    /// What the cookie holds (base64url tokens and a number, joined by dots).
+    pub fn cookie_value(&self) -> String {
+        format!("{}.{}.{}", self.state, self.verifier, self.began)
+    }
+
+    /// The sign-in a cookie holds, if it is whole and still fresh at `now`.
+    pub fn from_cookie(value: &str, now: DateTime<Utc>) -> Option<SignIn> {
+        let mut parts = value.split('.');
+        let (state, verifier, began) = (parts.next()?, parts.next()?, parts.next()?.parse::<i64>().ok()?);
+        let age = now.timestamp() - began;
+        let fresh = (0..PENDING_FOR.as_secs() as i64).contains(&age);
+        let whole = parts.next().is_none() && !state.is_empty() && !verifier.is_empty();
+        (fresh && whole).then(|| SignIn {
+            state: state.to_string(),
+            verifier: verifier.to_string(),
+            began,
+        })
     }
 }
 
@@ -101,13 +106,19 @@ mod tests {
     }
 
     #[test]
-    fn a_sign_in_finishes_once() {
-        let sign_ins = SignIns::default();
-        let (state, challenge_sent) = sign_ins.start();
-        let verifier = sign_ins.finish(&state).expect("pending");
-        assert_eq!(challenge(&verifier), challenge_sent);
-        assert_eq!(sign_ins.finish(&state), None, "used");
-        assert_eq!(sign_ins.finish("forged"), None);
+    fn a_sign_in_reads_back_from_its_cookie_while_fresh_and_whole() {
+        let now = Utc::now();
+        let sign_in = SignIn::start(now);
+        let value = sign_in.cookie_value();
+        assert_eq!(SignIn::from_cookie(&value, now), Some(sign_in.clone()));
+        let late = now + chrono::Duration::seconds(PENDING_FOR.as_secs() as i64);
+        assert_eq!(SignIn::from_cookie(&value, late), None, "too old");
+        let early = now - chrono::Duration::seconds(5);
+        assert_eq!(SignIn::from_cookie(&value, early), None, "from the future");
+        assert_eq!(SignIn::from_cookie(&format!("{value}.x"), now), None);
+        assert_eq!(SignIn::from_cookie(&format!(".{}", sign_in.began), now), None);
+        assert_eq!(SignIn::from_cookie("forged", now), None);
+        assert_ne!(SignIn::start(now).state, sign_in.state, "each sign-in its own");
     }
 
     #[test]

@@ -26,8 +26,6 @@ pub struct AppState {
     sockets: Arc<Sockets>,
     /// Relays a match's requests to the node that holds it (`forward.rs`).
     relay: Arc<Relay>,
-    /// Sign-ins with Lichess under way (`routes/lichess.rs`).
-    sign_ins: Arc<crate::lichess::oauth::SignIns>,
 }
 
 impl AppState {
@@ -40,7 +38,6 @@ impl AppState {
                 std::time::Duration::from_secs_f64(shared.config.ws_ping_secs),
             )),
             sockets: Arc::default(),
-            sign_ins: Arc::default(),
             db: shared.db,
             memory: shared.memory,
             config: shared.config,
@@ -80,5 +77,4 @@ sub_states!(
     limits: Arc<RateLimits>,
     sockets: Arc<Sockets>,
     relay: Arc<Relay>,
-    sign_ins: Arc<crate::lichess::oauth::SignIns>,
 );

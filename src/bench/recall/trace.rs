@@ -25,7 +25,10 @@ pub fn labelled(case: &Moment, traced: Vec<Traced>, ledger: &Ledger, tag: usize)
         _ => String::new(),
     };
     let keys: Vec<String> = last.candidates.iter().map(|(id, _)| key(*id)).collect();
-    let relevant = keys.iter().map(|k| !k.is_empty() && case.relevant.contains(k)).collect();
+    let relevant = keys
+        .iter()
+        .map(|k| !k.is_empty() && case.relevant.contains(k))
+        .collect();
     Some(TracedMoment {
         case: case.id.clone(),
         trigger: kind,

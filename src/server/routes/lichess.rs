@@ -12,10 +12,11 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect};
+use chrono::Utc;
 use serde::Deserialize;
 
 use crate::config::Config;
-use crate::lichess::oauth::{self, SignIns};
+use crate::lichess::oauth::{self, SignIn};
 use crate::lichess::{LichessClient, Token};
 use crate::server::error::ApiError;
 use crate::server::extract::ApiQuery;
@@ -47,12 +48,13 @@ fn offered(config: &Config) -> Result<(), ApiError> {
     }
 }
 
-/// The cookie that binds a sign-in to the browser that started it: a
-/// return from Lichess in any other browser (a link someone was sent) is
-/// refused, so nobody can be signed in as someone else.
+/// The cookie that binds a sign-in to the browser that started it and
+/// carries it (`oauth::SignIn`): a return from Lichess in any other browser
+/// (a link someone was sent) is refused, so nobody can be signed in as
+/// someone else; and any node of the club can finish it.
 const STATE_COOKIE: &str = "kibitz_lichess_state";
 
-fn state_cookie(value: &str, max_age: u32, config: &Config) -> String {
+fn state_cookie(value: &str, max_age: u64, config: &Config) -> String {
     let secure = if config.lichess.public_url.starts_with("https://") {
         "; Secure"
     } else {
@@ -62,7 +64,7 @@ fn state_cookie(value: &str, max_age: u32, config: &Config) -> String {
 }
 
 /// This browser's pending sign-in, from its cookie.
-fn cookie_state(headers: &HeaderMap) -> Option<&str> {
+fn cookie_value(headers: &HeaderMap) -> Option<&str> {
     let cookies = headers
         .get_all(header::COOKIE)
         .into_iter()
@@ -73,15 +75,17 @@ fn cookie_state(headers: &HeaderMap) -> Option<&str> {
 }
 
 #[utoipa::path(get, path = "/api/auth/lichess", tag = "players", responses((status = 303, description = "to Lichess's sign-in, with a PKCE challenge (and a cookie binding the sign-in to this browser)"), (status = 404, description = "no persona plays on Lichess", body = crate::server::ErrorBody)))]
-pub async fn start(
-    State(config): State<Arc<Config>>,
-    State(sign_ins): State<Arc<SignIns>>,
-) -> Result<impl IntoResponse, ApiError> {
+pub async fn start(State(config): State<Arc<Config>>) -> Result<impl IntoResponse, ApiError> {
     offered(&config)?;
-    let (state, challenge) = sign_ins.start();
-    let url = oauth::authorize_url(&config.lichess.url, &redirect_uri(&config), &state, &challenge);
+    let sign_in = SignIn::start(Utc::now());
+    let challenge = oauth::challenge(&sign_in.verifier);
+    let url = oauth::authorize_url(&config.lichess.url, &redirect_uri(&config), &sign_in.state, &challenge);
+    let max_age = oauth::PENDING_FOR.as_secs();
     Ok((
-        [(header::SET_COOKIE, state_cookie(&state, 600, &config))],
+        [(
+            header::SET_COOKIE,
+            state_cookie(&sign_in.cookie_value(), max_age, &config),
+        )],
         Redirect::to(&url),
     ))
 }
@@ -97,19 +101,16 @@ pub struct Callback {
 #[utoipa::path(get, path = "/api/auth/lichess/callback", tag = "players", params(Callback), responses((status = 303, description = "to the page: `#/signed-in/{player}/{token}`, or `#/lichess/{why}` (refused, unknown: the personas never played them)"), (status = 400, description = "a sign-in this browser did not start here, or started too long ago", body = crate::server::ErrorBody), (status = 404, description = "no persona plays on Lichess", body = crate::server::ErrorBody), (status = 502, description = "Lichess did not answer", body = crate::server::ErrorBody)))]
 pub async fn callback(
     State(config): State<Arc<Config>>,
-    State(sign_ins): State<Arc<SignIns>>,
     State(db): State<Db>,
     headers: HeaderMap,
     ApiQuery(query): ApiQuery<Callback>,
 ) -> Result<impl IntoResponse, ApiError> {
     offered(&config)?;
     let forget = [(header::SET_COOKIE, state_cookie("", 0, &config))];
-    let same_browser = query.state.is_some() && query.state.as_deref() == cookie_state(&headers);
-    let verifier = query
-        .state
-        .as_deref()
-        .filter(|_| same_browser)
-        .and_then(|s| sign_ins.finish(s));
+    let sign_in = cookie_value(&headers).and_then(|v| SignIn::from_cookie(v, Utc::now()));
+    let verifier = sign_in
+        .filter(|s| query.state.as_deref() == Some(s.state.as_str()))
+        .map(|s| s.verifier);
     let Some(verifier) = verifier else {
         let message = "this sign-in was not started in this browser, or too long ago: start it again";
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "bad_sign_in", message));

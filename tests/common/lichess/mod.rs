@@ -80,7 +80,9 @@ impl FakeLichess {
         for (n, (persona, token, id, name)) in bots.iter().enumerate() {
             self.add_bot(token, id, name);
             let var = format!("KIBITZ_TEST_LICHESS_TOKEN_{n}");
-            accounts.push_str(&format!("[[lichess.accounts]]\npersona = \"{persona}\"\ntoken_env = \"{var}\"\n"));
+            accounts.push_str(&format!(
+                "[[lichess.accounts]]\npersona = \"{persona}\"\ntoken_env = \"{var}\"\n"
+            ));
             tokens.push((var, token.to_string()));
         }
         let dir = tempfile::tempdir().unwrap();
