@@ -517,6 +517,16 @@ async fn a_game_that_ended_while_the_server_was_down_is_reconciled() {
     let (fake, mut server, _dir) = ann_and_viktor().await;
     let game = accepted_game(&fake, "ann", "viktor-bot", 600, 5, false, "white").await;
     human_plays(&fake, &game, "e2e4").await;
+    // Killed once all it said is on Lichess: a line counted as carried and
+    // cut off before it was sent is lost, never repeated (at most once), and
+    // this test is about what a restart says again.
+    let pool = server.sql().await;
+    for _ in 0..300 {
+        if bot_lines(&fake, &game) == persona_words(&pool, &game).await {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     server.kill();
     fake.with(|w| w.drop_event_streams());
     fake.human_resigns(&game);

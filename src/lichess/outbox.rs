@@ -12,6 +12,7 @@ use super::wire::Room;
 use crate::events::{DrawOffer, EventBody, GameOver, Side, readable};
 
 /// What an event asks of the game on Lichess.
+#[derive(Debug, PartialEq)]
 enum Carry<'a> {
     Say(&'a str),
     Play { ply: usize, uci: &'a str },
@@ -152,5 +153,50 @@ impl GameDriver {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn over(termination: &str, winner: Option<Side>) -> EventBody {
+        EventBody::GameOver(GameOver {
+            result: String::new(),
+            termination: termination.into(),
+            winner,
+        })
+    }
+
+    fn offer(by: Option<Side>, accepted: Option<bool>, pending: Option<bool>) -> EventBody {
+        EventBody::DrawOffer(DrawOffer { by, accepted, pending })
+    }
+
+    #[test]
+    fn what_lichess_is_told_of_how_the_match_ended() {
+        // The persona resigned: Lichess must hear it; the opponent's own
+        // resignation, a mate or a clock came from Lichess and goes back as nothing.
+        assert_eq!(carry(&over("resignation", Some(Side::User))), Carry::Resign);
+        assert_eq!(carry(&over("resignation", Some(Side::Persona))), Carry::Nothing);
+        assert_eq!(carry(&over("checkmate", Some(Side::Persona))), Carry::Nothing);
+        assert_eq!(carry(&over("timeout", Some(Side::User))), Carry::Nothing);
+        // A draw the match reached by rule or agreement is claimed or agreed there.
+        for rule in [
+            "threefold_repetition",
+            "fifty_moves",
+            "insufficient_material",
+            "draw_agreed",
+        ] {
+            assert_eq!(carry(&over(rule, None)), Carry::Draw(true), "{rule}");
+        }
+        assert_eq!(carry(&over("abandoned", None)), Carry::Nothing);
+    }
+
+    #[test]
+    fn the_persona_s_answers_to_offers_and_its_own_offer() {
+        assert_eq!(carry(&offer(Some(Side::User), Some(false), None)), Carry::Draw(false));
+        assert_eq!(carry(&offer(Some(Side::User), Some(true), None)), Carry::Draw(true));
+        assert_eq!(carry(&offer(Some(Side::Persona), None, Some(true))), Carry::Draw(true));
+        assert_eq!(carry(&offer(None, None, Some(false))), Carry::Nothing, "withdrawn");
     }
 }
