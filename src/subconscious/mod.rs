@@ -392,13 +392,16 @@ impl Subconscious {
                 .map(|(i, (id, _))| (*id, model.p_of(&at(i))))
                 .collect()
         });
-        self.trace.keep(Traced {
-            match_id: ctx.match_id,
-            trigger: trigger.kind,
-            candidates: weighed,
-            cues: situation.cues.iter().map(|c| (c.tag.clone(), c.weight)).collect(),
-            query: query.to_string(),
-        });
+        // Built only while a trace is on: every move at the board passes here.
+        if self.trace.is_on() {
+            self.trace.keep(Traced {
+                match_id: ctx.match_id,
+                trigger: trigger.kind,
+                candidates: weighed,
+                cues: situation.cues.iter().map(|c| (c.tag.clone(), c.weight)).collect(),
+                query: query.to_string(),
+            });
+        }
         Ok(p)
     }
 
