@@ -551,6 +551,16 @@ async fn a_game_that_ended_while_the_server_was_down_is_reconciled() {
         w.games[&g].chat.iter().any(|(_, _, t)| t.starts_with(&first_words))
     })
     .await;
+    // A long reflection goes out in several lines: wait until Lichess has
+    // at least as much as the persona said, so a line said twice shows as
+    // more, not as a race with the last line.
+    let said = persona_words(&pool, &game).await;
+    for _ in 0..300 {
+        if bot_lines(&fake, &game).len() >= said.len() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert_eq!(
         bot_lines(&fake, &game),
         persona_words(&pool, &game).await,
