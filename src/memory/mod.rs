@@ -35,4 +35,5 @@ pub use model::{
 pub use model_record::ModelRecord;
 pub use review::recall_entries;
 pub use rows::MemoryQuery;
+pub use search::{Found, WordSearch};
 pub use service::{MAX_CONTENT_CHARS, MemoryError, MemoryService, NewMemory, Reconciled, SaveOutcome, Saved, Search};

@@ -119,7 +119,7 @@ impl Db {
             sql.push(if i == 0 { "" } else { ", " }).text(id.to_string());
         }
         sql.push(")");
-        let rows = sql.query().fetch_all(self.pool()).await?;
+        let rows = self.read_rows(&sql).await?;
         rows.iter().map(memory_from_row).collect()
     }
 

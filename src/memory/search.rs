@@ -40,6 +40,47 @@ impl MemoryService {
     /// searches sharing one in one call to the index); merged best first, a
     /// memory found by several keeping its best similarity.
     pub async fn search_by(&self, searches: Vec<(String, Search)>) -> Result<Vec<Recalled>, MemoryError> {
+        Ok(self.search_all(searches, Vec::new()).await?.by_meaning)
+    }
+
+    /// The searches by meaning as `search_by`, and each search by words
+    /// (BM25), with one SQL read for all their rows: a recall at the board
+    /// searches both, and a read costs more than the searches.
+    pub async fn search_all(
+        &self,
+        searches: Vec<(String, Search)>,
+        words: Vec<WordSearch>,
+    ) -> Result<Found, MemoryError> {
+        let by_meaning = self.meaning_hits(searches).await?;
+        let mut by_words = Vec::with_capacity(words.len());
+        for asked in words {
+            let unrecallable = asked.filter.include_unrecallable;
+            let hits = self
+                .index()
+                .search_words(lexical::query(&asked.text), asked.filter, asked.limit)
+                .await?;
+            by_words.push((hits, unrecallable));
+        }
+        let rows = self.rows_of(by_meaning.iter().chain(&by_words)).await?;
+        let words = by_words
+            .iter()
+            .map(|found| {
+                let mut found = merge(std::slice::from_ref(found), &rows);
+                for r in &mut found {
+                    r.similarity = 0.0;
+                }
+                found
+            })
+            .collect();
+        Ok(Found {
+            by_meaning: merge(&by_meaning, &rows),
+            by_words: words,
+        })
+    }
+
+    /// The index's hits for each search by meaning, and whether it takes
+    /// memories that cannot be recalled.
+    async fn meaning_hits(&self, searches: Vec<(String, Search)>) -> Result<Vec<(Vec<Hit>, bool)>, MemoryError> {
         let mut texts: Vec<&str> = Vec::new();
         for (text, _) in &searches {
             if !texts.contains(&text.as_str()) {
@@ -56,23 +97,6 @@ impl MemoryService {
                 let kept = hits.into_iter().filter(|h| h.score >= s.min_score).collect();
                 found.push((kept, s.filter.include_unrecallable));
             }
-        }
-        self.merge(found).await
-    }
-
-    /// BM25 over the memories' words, best first; `similarity` is 0 (not
-    /// measured) and `score` the BM25 score.
-    pub async fn search_words(
-        &self,
-        text: &str,
-        filter: SearchFilter,
-        limit: usize,
-    ) -> Result<Vec<Recalled>, MemoryError> {
-        let unrecallable = filter.include_unrecallable;
-        let hits = self.index().search_words(lexical::query(text), filter, limit).await?;
-        let mut found = self.merge(vec![(hits, unrecallable)]).await?;
-        for r in &mut found {
-            r.similarity = 0.0;
         }
         Ok(found)
     }
@@ -99,42 +123,59 @@ impl MemoryService {
         Ok(())
     }
 
-    /// One SQL read for every search's hits; each memory once, at its best score.
-    async fn merge(&self, searches: Vec<(Vec<Hit>, bool)>) -> Result<Vec<Recalled>, MemoryError> {
-        // Searches find the same memories: each row is read once.
-        let mut ids: Vec<MemoryId> = searches
-            .iter()
-            .flat_map(|(hits, _)| hits.iter().map(|h| h.id))
-            .collect();
+    /// One SQL read for every search's hits: searches find the same
+    /// memories, and each row is read once.
+    async fn rows_of(
+        &self,
+        searches: impl Iterator<Item = &(Vec<Hit>, bool)>,
+    ) -> Result<HashMap<MemoryId, Memory>, MemoryError> {
+        let mut ids: Vec<MemoryId> = searches.flat_map(|(hits, _)| hits.iter().map(|h| h.id)).collect();
         ids.sort_unstable();
         ids.dedup();
-        let rows: HashMap<MemoryId, Memory> = self
-            .db()
-            .memories_by_ids(&ids)
-            .await?
-            .into_iter()
-            .map(|m| (m.id, m))
-            .collect();
-        let mut merged: Vec<Recalled> = Vec::new();
-        for (hits, include_unrecallable) in &searches {
-            for hit in hits {
-                let Some(row) = rows.get(&hit.id) else { continue };
-                if !(*include_unrecallable || row.recallable()) {
-                    continue;
-                }
-                match merged.iter_mut().find(|m| m.memory.id == hit.id) {
-                    Some(m) if hit.score > m.similarity => (m.similarity, m.score) = (hit.score, hit.score),
-                    Some(_) => {}
-                    None => merged.push(Recalled {
-                        memory: row.clone(),
-                        similarity: hit.score,
-                        score: hit.score,
-                        why: String::new(),
-                    }),
-                }
+        let rows = self.db().memories_by_ids(&ids).await?;
+        Ok(rows.into_iter().map(|m| (m.id, m)).collect())
+    }
+}
+
+/// A search by a text's words (BM25) among `filter`'s memories.
+#[derive(Debug, Clone)]
+pub struct WordSearch {
+    pub text: String,
+    pub filter: SearchFilter,
+    pub limit: usize,
+}
+
+/// What `search_all` found: by meaning, and by each search by words in
+/// the order asked (`similarity` 0, `score` the BM25 score).
+#[derive(Debug, Default)]
+pub struct Found {
+    pub by_meaning: Vec<Recalled>,
+    pub by_words: Vec<Vec<Recalled>>,
+}
+
+/// The searches' hits with their rows, best first, each memory once at its
+/// best score; a hit whose row is gone, or is not recallable unless its
+/// search asked for those, is dropped.
+fn merge(searches: &[(Vec<Hit>, bool)], rows: &HashMap<MemoryId, Memory>) -> Vec<Recalled> {
+    let mut merged: Vec<Recalled> = Vec::new();
+    for (hits, include_unrecallable) in searches {
+        for hit in hits {
+            let Some(row) = rows.get(&hit.id) else { continue };
+            if !(*include_unrecallable || row.recallable()) {
+                continue;
+            }
+            match merged.iter_mut().find(|m| m.memory.id == hit.id) {
+                Some(m) if hit.score > m.similarity => (m.similarity, m.score) = (hit.score, hit.score),
+                Some(_) => {}
+                None => merged.push(Recalled {
+                    memory: row.clone(),
+                    similarity: hit.score,
+                    score: hit.score,
+                    why: String::new(),
+                }),
             }
         }
-        merged.sort_by(|a, b| b.score.total_cmp(&a.score));
-        Ok(merged)
     }
+    merged.sort_by(|a, b| b.score.total_cmp(&a.score));
+    merged
 }

@@ -13,6 +13,7 @@ mod matches;
 mod persona_cards;
 mod players;
 mod provenance;
+mod readers;
 mod recall_log;
 mod script;
 pub mod scrub;
@@ -81,6 +82,8 @@ pub struct Db {
     journal: journal::Journal,
     /// PostgreSQL: a VACUUM after erasures is waiting to run (`erasure.rs`).
     vacuum_pending: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// SQLite: read-only connections beside the writer (`readers.rs`).
+    readers: readers::Readers,
 }
 
 /// Moves the SQLite WAL into the database file, on a connection of its own
@@ -244,6 +247,7 @@ impl Db {
         Ok(Db {
             journal: journal::Journal::start(pool.clone(), backend),
             vacuum_pending: Default::default(),
+            readers: readers::Readers::for_backend(backend),
             pool,
             backend,
             url: url.into(),

@@ -5,7 +5,7 @@
 //! and hands over the best few. With a language model, the model searches
 //! and chooses instead (`model_recall.rs`), within the same guard rails.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -29,7 +29,7 @@ use crate::ids::MemoryId;
 use crate::listen::Intent;
 use crate::llm::ChatModel;
 use crate::memory::vector::{BoardFilter, SearchFilter};
-use crate::memory::{MemoryError, MemoryService, Recalled, Search, recall_entries};
+use crate::memory::{Found, MemoryError, MemoryService, Recalled, Search, WordSearch, recall_entries};
 use crate::store::RecallEntry;
 use crate::triggers::{GameContext, Trigger, TriggerKind};
 
@@ -280,31 +280,33 @@ impl Subconscious {
             };
             searches.push((queries[0].clone(), search(placed, self.config.limit)));
         }
-        let mut found = self.memory.search_by(searches).await?;
-        // A chat line is also searched by its words (BM25): names, places, things.
-        let mut words = HashMap::new();
+        // A chat line is also searched by its words (BM25): names, places,
+        // things. And a memory that names the move just played ("Bxh7+") is
+        // found by its words, however far its meaning (`fuse` checks the move).
+        let mut by_words = Vec::new();
         if let Some(text) = &situation.chat {
-            for hit in self.memory.search_words(text, filter.clone(), wide).await? {
-                words.insert(hit.memory.id, hit.score);
-                if !found.iter().any(|r| r.memory.id == hit.memory.id) {
-                    found.push(hit);
-                }
-            }
+            by_words.push(word_search(text.clone(), &filter, wide));
         }
-        // A memory that names the move just played ("Bxh7+") is found by
-        // its words, however far its meaning (`fuse` checks the move).
         let moves: Vec<&str> = situation.moves().into_iter().filter(|san| san.len() >= 3).collect();
         if !moves.is_empty() {
-            for hit in self
-                .memory
-                .search_words(&moves.join(" "), filter.clone(), self.config.limit)
-                .await?
-            {
-                if !found.iter().any(|r| r.memory.id == hit.memory.id) {
-                    found.push(hit);
-                }
+            by_words.push(word_search(moves.join(" "), &filter, self.config.limit));
+        }
+        let Found {
+            by_meaning: mut found,
+            by_words,
+        } = self.memory.search_all(searches, by_words).await?;
+        let mut by_words = by_words.into_iter();
+        let mut words = HashMap::new();
+        if situation.chat.is_some() {
+            for hit in by_words.next().unwrap_or_default() {
+                words.insert(hit.memory.id, hit.score);
+                found.push(hit);
             }
         }
+        found.extend(by_words.flatten());
+        // Each memory once, as its search by meaning found it if one did.
+        let mut seen = HashSet::new();
+        found.retain(|r| seen.insert(r.memory.id));
         // The relevance model reads each candidate's nearness to the line.
         if let (Some(text), Some(_)) = (&situation.chat, learned) {
             self.memory.measure_similarity(text, &mut found).await?;
@@ -424,6 +426,14 @@ impl Subconscious {
             Some(_) => (c.standout_similarity - c.standout_margin).min(c.worded_min_similarity),
             None => c.cue_min_similarity,
         }
+    }
+}
+
+fn word_search(text: String, filter: &SearchFilter, limit: usize) -> WordSearch {
+    WordSearch {
+        text,
+        filter: filter.clone(),
+        limit,
     }
 }
 
