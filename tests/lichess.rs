@@ -309,6 +309,18 @@ fn bot_lines(fake: &FakeLichess, game: &str) -> String {
     normalise(&lines.join(" "))
 }
 
+/// Waits (up to 30 s) until the bot's lines on Lichess are at least as long
+/// as what the persona said in the match: a line said twice then shows as
+/// more, never as a line still on its way.
+async fn until_lichess_has_all_it_said(fake: &FakeLichess, pool: &sqlx::AnyPool, game: &str) {
+    for _ in 0..300 {
+        if bot_lines(fake, game).len() >= persona_words(pool, game).await.len() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// The bot's move posts that Lichess took, and any it refused.
 fn move_posts(fake: &FakeLichess, game: &str) -> (usize, usize) {
     let prefix = format!("/api/bot/game/{game}/move/");
@@ -520,13 +532,7 @@ async fn a_game_that_ended_while_the_server_was_down_is_reconciled() {
     // Killed once all it said is on Lichess: a line counted as carried and
     // cut off before it was sent is lost, never repeated (at most once), and
     // this test is about what a restart says again.
-    let pool = server.sql().await;
-    for _ in 0..300 {
-        if bot_lines(&fake, &game) == persona_words(&pool, &game).await {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    until_lichess_has_all_it_said(&fake, &server.sql().await, &game).await;
     server.kill();
     fake.with(|w| w.drop_event_streams());
     fake.human_resigns(&game);
@@ -551,16 +557,8 @@ async fn a_game_that_ended_while_the_server_was_down_is_reconciled() {
         w.games[&g].chat.iter().any(|(_, _, t)| t.starts_with(&first_words))
     })
     .await;
-    // A long reflection goes out in several lines: wait until Lichess has
-    // at least as much as the persona said, so a line said twice shows as
-    // more, not as a race with the last line.
-    let said = persona_words(&pool, &game).await;
-    for _ in 0..300 {
-        if bot_lines(&fake, &game).len() >= said.len() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // A long reflection goes out in several lines: not a race with the last.
+    until_lichess_has_all_it_said(&fake, &pool, &game).await;
     assert_eq!(
         bot_lines(&fake, &game),
         persona_words(&pool, &game).await,
