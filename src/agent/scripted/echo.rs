@@ -4,7 +4,14 @@
 /// their dad." -> "you learned chess from your dad" (lower case: the line
 /// capitalises it where it opens with it).
 pub(super) fn echo(fact: &str, player: &str) -> String {
-    let words: Vec<&str> = fact.trim_end_matches(['.', '!']).split_whitespace().collect();
+    // A quoted fact ('Ann said: "long week."') loses its stop inside the
+    // quote too, or the line that follows it reads `."."`.
+    let fact = fact.trim_end_matches(['.', '!']);
+    let (fact, closing) = match fact.strip_suffix('"') {
+        Some(quoted) => (quoted.trim_end_matches(['.', '!']), "\""),
+        None => (fact, ""),
+    };
+    let words: Vec<&str> = fact.split_whitespace().collect();
     let mut out: Vec<String> = Vec::with_capacity(words.len());
     let mut after_subject = false;
     for w in words {
@@ -33,7 +40,7 @@ pub(super) fn echo(fact: &str, player: &str) -> String {
         after_subject = false;
         out.push(word);
     }
-    let text = out.join(" ");
+    let text = out.join(" ") + closing;
     let mut chars = text.chars();
     chars
         .next()
@@ -88,6 +95,10 @@ mod tests {
             ("Ann's wife teaches maths.", "your wife teaches maths"),
             ("Ann is a retired postman.", "you are a retired postman"),
             ("Ann studies medicine.", "you study medicine"),
+            (
+                "Ann said: \"long week of marking.\"",
+                "you said: \"long week of marking\"",
+            ),
             (
                 "Blitz is Ann's favourite time control.",
                 "blitz is your favourite time control",
