@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Splits the held-out recall moments (bench/heldout/recall_moments.json,
-and the second set recall_moments_2.json) by a fixed seed into a
+and the second and third sets recall_moments_2.json, recall_moments_3.json) by a fixed seed into a
 development half and a test half, each with every profile and its own
 cases, in the form `kibitz bench recall --set` reads. Tune on the dev
 halves only; the test halves are for reporting. Run from the repository
@@ -11,7 +11,13 @@ import random
 
 SEED = 51
 
-for source, stem in (("recall_moments.json", "recall"), ("recall_moments_2.json", "recall2")):
+SETS = (
+    ("recall_moments.json", "recall"),
+    ("recall_moments_2.json", "recall2"),
+    ("recall_moments_3.json", "recall3"),
+)
+
+for source, stem in SETS:
     whole = json.load(open(f"bench/heldout/{source}"))
     cases = whole["cases"]
     order = list(range(len(cases)))
