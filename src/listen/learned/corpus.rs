@@ -36,6 +36,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("../../../corpus/listen/named_like_pieces.jsonl"),
     ),
     ("dislikes.jsonl", include_str!("../../../corpus/listen/dislikes.jsonl")),
+    (
+        "moments_and_lasting.jsonl",
+        include_str!("../../../corpus/listen/moments_and_lasting.jsonl"),
+    ),
 ];
 
 #[derive(Deserialize)]
