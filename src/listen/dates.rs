@@ -28,6 +28,16 @@ pub fn absolute(fact: &str, today: NaiveDate) -> String {
         let (core, tail) = split_tail(words[i]);
         let next = words.get(i + 1).map(|w| split_tail(w));
         let lower = core.to_lowercase();
+        let third = words.get(i + 2).map(|w| split_tail(w));
+        let triple = next
+            .zip(third)
+            .map(|((n, _), (t, _))| [lower.as_str(), &n.to_lowercase(), &t.to_lowercase()].join(" "));
+        if let Some(phrase) = triple.as_deref().and_then(|t| three_words(t, today)) {
+            drop_preposition(&mut out);
+            out.push(format!("{phrase}{}", third.map_or("", |(_, t)| t)));
+            i += 3;
+            continue;
+        }
         let pair = next.map(|(n, _)| format!("{lower} {}", n.to_lowercase()));
         if let Some(phrase) = pair.as_deref().and_then(|p| two_words(p, today)) {
             drop_preposition(&mut out);
@@ -70,6 +80,10 @@ fn two_words(pair: &str, today: NaiveDate) -> Option<String> {
     let found = match (first, second) {
         ("next", "week") => Some(week_of(today + Duration::days(7))),
         ("last", "week") => Some(week_of(today - Duration::days(7))),
+        ("last", "weekend") => {
+            let saturday = next_weekday(today - Duration::days(1), Weekday::Sat) - Duration::days(7);
+            Some((format!("on the weekend of {}", day_month_year(saturday)), saturday))
+        }
         ("this", "weekend") | ("the", "weekend") => {
             let saturday = next_weekday(today - Duration::days(1), Weekday::Sat);
             Some((format!("on the weekend of {}", day_month_year(saturday)), saturday))
@@ -106,6 +120,46 @@ fn two_words(pair: &str, today: NaiveDate) -> Option<String> {
         _ => None,
     };
     found.map(|(phrase, _)| phrase)
+}
+
+/// "three weeks ago", "2 days ago", "a month ago", "in ten days": a count
+/// of days, weeks, months or years before or after `today`.
+fn three_words(triple: &str, today: NaiveDate) -> Option<String> {
+    let mut words = triple.split(' ');
+    let (a, b, c) = (words.next()?, words.next()?, words.next()?);
+    let (count, unit, ahead) = match (a, c) {
+        ("in", _) => (count(b)?, c, true),
+        (_, "ago") => (count(a)?, b, false),
+        _ => return None,
+    };
+    let sign = if ahead { 1 } else { -1 };
+    let phrase = match unit.trim_end_matches('s') {
+        "day" => on(today + Duration::days(sign * i64::from(count))),
+        "week" => week_of(today + Duration::days(sign * 7 * i64::from(count))).0,
+        "month" => {
+            let first = today.with_day(1)?;
+            let moved = match ahead {
+                true => first.checked_add_months(Months::new(count))?,
+                false => first.checked_sub_months(Months::new(count))?,
+            };
+            month_of(moved).0
+        }
+        "year" => format!("in {}", today.year() + sign as i32 * count as i32),
+        _ => return None,
+    };
+    Some(phrase)
+}
+
+/// "3", "three", "a": how many, up to twelve (longer spans are vaguer).
+fn count(word: &str) -> Option<u32> {
+    const WORDS: &[&str] = &[
+        "a", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    ];
+    let n = word
+        .parse::<u32>()
+        .ok()
+        .or_else(|| WORDS.iter().position(|w| *w == word).map(|i| i as u32 + 1))?;
+    (1..=12).contains(&n).then_some(n)
 }
 
 /// The first such weekday after `today`.
@@ -172,6 +226,21 @@ mod tests {
             ("Sam is getting married in June", "Sam is getting married in June 2027"),
             ("Sam got engaged last Saturday", "Sam got engaged on 21 November 2026"),
             ("Sam teaches piano.", "Sam teaches piano."),
+            (
+                "Sam had a baby three weeks ago.",
+                "Sam had a baby in the week of 2 November 2026.",
+            ),
+            ("Sam moved here 2 years ago", "Sam moved here in 2024"),
+            ("Sam got a dog a month ago", "Sam got a dog in October 2026"),
+            (
+                "Sam starts a new job in ten days",
+                "Sam starts a new job on 6 December 2026",
+            ),
+            (
+                "Sam got engaged last weekend!",
+                "Sam got engaged on the weekend of 21 November 2026!",
+            ),
+            ("Sam plays in 3 tournaments", "Sam plays in 3 tournaments"),
             (
                 "Sam plays every Monday at the club.",
                 "Sam plays every Monday at the club.",

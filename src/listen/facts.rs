@@ -269,6 +269,144 @@ pub fn told(marked: &[Marked], player: &str) -> Vec<String> {
     }
 }
 
+/// Verbs that open a clause whose "I" was left out, as chat leaves it out:
+/// "just got engaged!", "learned from YouTube during lockdown", "love
+/// the Sicilian". Past tenses and verbs of taste and of a life.
+const SUBJECTLESS_VERBS: &[&str] = &[
+    "got",
+    "had",
+    "went",
+    "came",
+    "moved",
+    "learned",
+    "learnt",
+    "started",
+    "finished",
+    "took",
+    "made",
+    "won",
+    "lost",
+    "began",
+    "became",
+    "left",
+    "found",
+    "met",
+    "bought",
+    "grew",
+    "taught",
+    "spent",
+    "joined",
+    "retired",
+    "graduated",
+    "married",
+    "love",
+    "hate",
+    "prefer",
+    "live",
+    "coach",
+    "own",
+    "have",
+];
+
+/// Openings that stand for "I'm": "back from school", "off to teach".
+const SUBJECTLESS_STATES: &[&str] = &["back from", "off to", "home from", "fresh off"];
+
+/// Words ending in "-ing" that are no verb of the player's.
+const NOT_VERBS: &[&str] = &[
+    "nothing",
+    "something",
+    "anything",
+    "everything",
+    "morning",
+    "evening",
+    "during",
+    "spring",
+    "string",
+    "wedding",
+    "building",
+    "ceiling",
+    "pudding",
+    "opening",
+    "ending",
+    "timing",
+    "darling",
+    "sibling",
+];
+
+/// Who a clause opening with them belongs to, its "my" left out:
+/// "daughter's got a fever", "kids finally asleep, all four of them".
+const KIN: &[&str] = &[
+    "daughter",
+    "daughter's",
+    "son",
+    "son's",
+    "kids",
+    "kids'",
+    "kid",
+    "kid's",
+    "wife",
+    "wife's",
+    "husband",
+    "husband's",
+    "partner",
+    "partner's",
+    "mum",
+    "mum's",
+    "mom",
+    "mom's",
+    "dad",
+    "dad's",
+    "baby",
+    "baby's",
+    "twins",
+    "dog",
+    "dog's",
+    "cat",
+    "cat's",
+    "sister",
+    "sister's",
+    "brother",
+    "brother's",
+];
+
+/// The clause with the "I" chat left out put back ("just got off my
+/// shift" -> "I just got off my shift"), so its fact has the player as
+/// its subject; other clauses unchanged.
+pub fn restore_subject(mut c: Clause) -> Clause {
+    // "my" owns, it is no subject: "just got off my shift" left its "I" out.
+    if c.has_any_of(&["i", "i'm", "im", "i've", "i'd"]) || c.we_open() {
+        return c;
+    }
+    let text = without_interjection(&c.text).to_string();
+    let lower = super::rules::normalise(&text);
+    let mut words = lower
+        .split_whitespace()
+        .skip_while(|w| matches!(*w, "just" | "finally" | "recently" | "also"));
+    let Some(first) = words.next() else {
+        return c;
+    };
+    let state = SUBJECTLESS_STATES.iter().any(|s| {
+        let rest = lower.trim_start_matches("just ").trim_start_matches("finally ");
+        rest.starts_with(&format!("{s} "))
+    });
+    let just = lower.split_whitespace().next() != Some(first);
+    let subject = match first {
+        _ if state => "I'm",
+        "got" if !just => "I've",
+        "been" => "I've",
+        "can't" | "cant" => "I",
+        w if KIN.contains(&w) => "my",
+        w if SUBJECTLESS_VERBS.contains(&w) => "I",
+        w if w.len() > 5 && w.ends_with("ing") && !NOT_VERBS.contains(&w) => "I'm",
+        _ => return c,
+    };
+    let mut chars = text.chars();
+    let opening: String = chars.next().map(|f| f.to_lowercase().collect()).unwrap_or_default();
+    c.text = format!("{subject} {opening}{}", chars.as_str());
+    c.padded = format!(" {} ", super::rules::normalise(&c.text));
+    c
+}
+
 /// One sentence's telling clauses, joined and put in the third person.
 fn finish(parts: Vec<String>, player: &str) -> String {
     let mut text = third_person(&parts.join(", "), player);

@@ -185,7 +185,8 @@ fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)
         true => {
             let marked: Vec<facts::Marked> = read
                 .into_iter()
-                .map(|(mut c, r)| {
+                .map(|(c, r)| {
+                    let mut c = facts::restore_subject(c);
                     c.question = c.asks;
                     facts::Marked {
                         tells: !pleasantry(&c, &r) && !names_only(&c, player),

@@ -19,11 +19,16 @@ pub fn third_person(text: &str, player: &str) -> String {
             && !out.iter().any(|w| w == player);
         let subject = |out: &mut Vec<String>| out.push(player.to_string());
         match lower.as_str() {
+            "we're" | "we've" if out.is_empty() => {
+                subject(&mut out);
+                out.push(format!("{}{tail}", contracted_verb(&lower.replacen("we", "i", 1))));
+            }
             "i'm" | "im" | "i've" | "i'd" | "i'll" => {
                 subject(&mut out);
                 out.push(format!("{}{tail}", contracted_verb(&lower)));
             }
-            "i" => {
+            // "We had a baby girl": the player speaks for their household.
+            "i" | "we" if lower == "i" || out.is_empty() => {
                 subject(&mut out);
                 if !tail.is_empty() {
                     out.last_mut().expect("just pushed").push_str(tail);
@@ -34,7 +39,8 @@ pub fn third_person(text: &str, player: &str) -> String {
             }
             // The first "my" names the player: "blitz is Ann's favourite".
             "my" if !named => out.push(format!("{player}'s{tail}")),
-            "my" => out.push(format!("their{tail}")),
+            "our" if !named && out.is_empty() => out.push(format!("{player}'s{tail}")),
+            "my" | "our" => out.push(format!("their{tail}")),
             "me" => out.push(format!("them{tail}")),
             "myself" => out.push(format!("themselves{tail}")),
             "mine" => out.push(format!("theirs{tail}")),

@@ -50,14 +50,22 @@ impl Clause {
         self.starts_with_any(FIRST_PERSON) || self.has_any(&["i", "i'm", "my", "me", "i've", "i'd"])
     }
 
+    /// The clause opens with "we" or "our": the player speaks for their
+    /// household ("we had a baby girl", "our twins start school").
+    pub fn we_open(&self) -> bool {
+        self.starts_with_any(&["we", "we're", "we've", "our"])
+    }
+
     /// The player is the clause's subject ("I ...", "as Black I ...") or
     /// owns it ("my favourite opening is ...", "blitz is my time control").
     pub fn player_is_subject(&self) -> bool {
-        self.has_any(&["i", "i'm", "im", "i've", "i'd", "my"])
+        self.has_any(&["i", "i'm", "im", "i've", "i'd", "my"]) || self.we_open()
     }
 }
 
-const FIRST_PERSON: &[&str] = &["i", "i'm", "im", "i've", "i'd", "my", "me", "i'll"];
+const FIRST_PERSON: &[&str] = &[
+    "i", "i'm", "im", "i've", "i'd", "my", "me", "i'll", "we", "we're", "we've", "our",
+];
 
 /// Whether a line says sorry, not only that the player is tired.
 pub fn says_sorry(line: &str) -> bool {
@@ -82,8 +90,10 @@ pub fn clauses(line: &str) -> Vec<Clause> {
             });
         }
     };
-    for c in line.chars() {
+    let chars: Vec<char> = line.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
         match c {
+            '.' if numbers_a_move(&current, &chars[i + 1..]) => current.push(c),
             '.' | '!' | '?' | ';' | '\n' => {
                 flush(&mut current, &mut out, c == '?', sentence);
                 if c != ';' {
@@ -108,6 +118,23 @@ pub fn clauses(line: &str) -> Vec<Clause> {
         c.question |= asked.contains(&c.sentence);
     }
     out
+}
+
+/// A stop that ends no sentence: a move's number ("1.d4", "I always go
+/// 1. e4") or a decimal ("2.5 hours"); `before` is the text up to it.
+fn numbers_a_move(before: &str, after: &[char]) -> bool {
+    let number = before
+        .rsplit(' ')
+        .next()
+        .is_some_and(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()));
+    let glued = after.first().is_some_and(char::is_ascii_alphanumeric);
+    let token: String = after
+        .iter()
+        .skip_while(|c| **c == ' ')
+        .take_while(|c| !c.is_whitespace())
+        .collect();
+    let short_number = before.rsplit(' ').next().is_some_and(|w| w.len() <= 3);
+    number && (glued || (short_number && is_san(token.trim_end_matches([',', '.']).to_lowercase().as_str())))
 }
 
 /// "I am Noor and I teach piano": the name given is a clause of its own,

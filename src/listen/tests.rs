@@ -142,3 +142,62 @@ fn a_fact_keeps_its_date_absolute() {
         "{heard:?}"
     );
 }
+
+#[test]
+fn a_move_number_or_a_decimal_ends_no_sentence() {
+    for (line, clauses) in [
+        ("As white I always go 1.d4", 1),
+        ("as black I answer 1. e4 with c5", 1),
+        ("I sleep 7.5 hours", 1),
+        ("I'm 15. been playing a year", 2),
+        ("I was born in 1990. Then we moved", 2),
+    ] {
+        assert_eq!(rules::clauses(line).len(), clauses, "{line}");
+    }
+}
+
+#[test]
+fn the_i_chat_leaves_out_is_put_back() {
+    let restored = |line: &str| facts::restore_subject(rules::clauses(line).remove(0)).text;
+    assert_eq!(
+        restored("just got engaged last weekend!"),
+        "I just got engaged last weekend"
+    );
+    assert_eq!(
+        restored("Learned from YouTube in lockdown"),
+        "I learned from YouTube in lockdown"
+    );
+    assert_eq!(restored("back from school finally"), "I'm back from school finally");
+    assert_eq!(restored("Just got off my shift"), "I just got off my shift");
+    assert_eq!(
+        restored("got my driving test on Monday"),
+        "I've got my driving test on Monday"
+    );
+    assert_eq!(restored("been vegan six years"), "I've been vegan six years");
+    assert_eq!(restored("Retiring in December"), "I'm retiring in December");
+    assert_eq!(restored("daughter's got a fever"), "my daughter's got a fever");
+    assert_eq!(restored("haha love the Sicilian"), "I love the Sicilian");
+    for unchanged in [
+        "nice move",
+        "I teach piano",
+        "like I said",
+        "the dog got out",
+        "nothing",
+    ] {
+        assert_eq!(restored(unchanged), unchanged);
+    }
+}
+
+#[test]
+fn we_and_our_speak_for_the_player() {
+    assert_eq!(
+        third_person("We had a baby girl last month", "Bo"),
+        "Bo had a baby girl last month"
+    );
+    assert_eq!(
+        third_person("our twins start school next year", "Bo"),
+        "Bo's twins start school next year"
+    );
+    assert_eq!(third_person("we've got two dogs", "Bo"), "Bo has got two dogs");
+    assert_eq!(third_person("we live in Leeds", "Bo"), "Bo lives in Leeds");
+}
