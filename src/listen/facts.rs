@@ -436,9 +436,17 @@ fn without_interjection(text: &str) -> &str {
     }
 }
 
+/// Words that join a clause to the one before it.
+const CONJUNCTIONS: &[&str] = &["so", "and", "but", "because", "cause", "cos", "coz"];
+
 /// Whether a first-person clause tells something that stays true.
 fn lasting(c: &Clause) -> bool {
     let p = &format!(" {}", without_interjection(c.padded.trim_start()));
+    // "..., so I'm tired": the joining word is no part of what is told.
+    let p = &CONJUNCTIONS
+        .iter()
+        .find_map(|j| p.strip_prefix(&format!(" {j} ")).map(|rest| format!(" {rest}")))
+        .unwrap_or_else(|| p.clone());
     if NOT_FACTS.iter().any(|n| p.starts_with(&format!(" {n} "))) || c.has_any_of(NOW) || c.has_any_of(THIS_GAME) {
         return false;
     }

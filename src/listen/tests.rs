@@ -201,3 +201,9 @@ fn we_and_our_speak_for_the_player() {
     assert_eq!(third_person("we've got two dogs", "Bo"), "Bo has got two dogs");
     assert_eq!(third_person("we live in Leeds", "Bo"), "Bo lives in Leeds");
 }
+
+#[test]
+fn a_passing_state_joined_by_so_is_no_part_of_the_fact() {
+    let heard = heard("I teach maths in Porto, so I am happy");
+    assert_eq!(heard.facts, vec!["Newcomer teaches maths in Porto.".to_string()]);
+}
