@@ -101,8 +101,17 @@ fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
             MemoryType::PlayerObservation | MemoryType::PersonalNote
         )
     };
+    // A fact in the persona's words before a line kept as the player said
+    // it ("Ann said: \"...\""): a greeting recites what it knows of them.
+    let quoted = |r: &&Recalled| {
+        r.memory
+            .content
+            .starts_with(&format!("{} said: ", input.ctx.player_name))
+    };
     let mut mine = player_memories(input.memories);
-    let personal = player_memories(input.memories).find(told);
+    let personal = player_memories(input.memories)
+        .find(|r| told(r) && !quoted(r))
+        .or_else(|| player_memories(input.memories).find(told));
     let plain = player_memories(input.memories).find(|r| r.why.is_empty());
     personal.or(plain).or_else(|| mine.next())
 }

@@ -458,3 +458,34 @@ async fn a_line_heard_as_telling_that_told_nothing_is_not_echoed_empty() {
         "nothing kept"
     );
 }
+
+/// A greeting recites a fact in the persona's words before a line the
+/// listener could only keep as the player said it.
+#[tokio::test]
+async fn a_greeting_prefers_a_fact_to_a_quoted_line() {
+    use crate::memory::{CreatedBy, Memory};
+    let viktor = persona("viktor");
+    let history = MatchHistory {
+        played: 3,
+        user_losses: 3,
+        ..MatchHistory::default()
+    };
+    let (_, ctx) = context(&[], &history);
+    let remembered = |content: &str, similarity: f32| Recalled {
+        memory: Memory {
+            player_id: Some(ctx.player_id),
+            ..Memory::new("viktor", MemoryType::PlayerObservation, content, CreatedBy::MainAgent)
+        },
+        similarity,
+        score: similarity,
+        why: String::new(),
+    };
+    let memories = [
+        remembered("Ann said: \"back from the gym, legs are jelly lol.\"", 0.6),
+        remembered("Ann teaches maths at a school in Porto.", 0.5),
+    ];
+    let greeted =
+        said(&decide_recalling(Trigger::new(TriggerKind::BeforeMatch), &ctx, &viktor, &memories).await).join(" ");
+    assert!(greeted.contains("teaches maths"), "{greeted}");
+    assert!(!greeted.contains("gym"), "{greeted}");
+}
