@@ -73,6 +73,11 @@ enum BenchWhat {
         /// Only the cases whose id contains this.
         #[arg(long)]
         only: Option<String>,
+        /// Play every moment this many times and report the mean: the
+        /// persona's own moves vary from run to run, and with them a few
+        /// moments' recall.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+        runs: u32,
         #[arg(long, default_value = "bench/last-recall.json")]
         json: PathBuf,
         /// Also write each board moment's candidates, labelled, as JSON
@@ -154,10 +159,17 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
         BenchWhat::Trigger { sizes, fires, json } => bench::trigger::run(config, &sizes, fires, &json).await,
         BenchWhat::Erasure { events, json } => bench::erasure::run(events, &json).await,
         BenchWhat::Review { plies, builds, json } => bench::review::run(plies, builds, &json).await,
-        BenchWhat::Recall { set, only, json, trace } => {
+        BenchWhat::Recall {
+            set,
+            only,
+            runs,
+            json,
+            trace,
+        } => {
             let plan = bench::recall::Plan {
                 set: &set,
                 only: only.as_deref(),
+                runs: runs as usize,
                 out: &json,
                 trace: trace.as_deref(),
             };

@@ -36,6 +36,8 @@ const IDLE_SCALE: f64 = 0.05;
 pub struct Plan<'a> {
     pub set: &'a Path,
     pub only: Option<&'a str>,
+    /// How many times each moment is played; the figures are the mean.
+    pub runs: usize,
     pub out: &'a Path,
     pub trace: Option<&'a Path>,
 }
@@ -45,7 +47,7 @@ pub async fn run(config: &Config, plan: Plan<'_>) -> anyhow::Result<()> {
     let data = tempfile::tempdir()?;
     let (config, only, out, dir) = (
         config.clone(),
-        plan.only.map(str::to_string),
+        (plan.only.map(str::to_string), plan.runs),
         (plan.out.to_path_buf(), plan.trace.map(Path::to_path_buf)),
         data.path().to_path_buf(),
     );
@@ -54,7 +56,7 @@ pub async fn run(config: &Config, plan: Plan<'_>) -> anyhow::Result<()> {
     // dir still exists.
     tokio::task::spawn_blocking(move || {
         let threads = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-        let played = threads.block_on(play_all(&config, &set, only.as_deref(), &out, &dir));
+        let played = threads.block_on(play_all(&config, &set, (only.0.as_deref(), only.1), &out, &dir));
         drop(threads);
         played
     })
@@ -64,7 +66,7 @@ pub async fn run(config: &Config, plan: Plan<'_>) -> anyhow::Result<()> {
 async fn play_all(
     config: &Config,
     set: &MomentSet,
-    only: Option<&str>,
+    (only, runs): (Option<&str>, usize),
     (out, trace): &(PathBuf, Option<PathBuf>),
     data: &Path,
 ) -> anyhow::Result<()> {
@@ -77,7 +79,10 @@ async fn play_all(
     anyhow::ensure!(!cases.is_empty(), "no case matches");
     let started = Instant::now();
     let (mut scores, mut traced) = (Vec::new(), Vec::new());
-    for (i, case) in cases.iter().enumerate() {
+    // Each run plays every moment with fresh players; a moment scored in
+    // every run counts once a run, so the figures are the runs' mean.
+    let plays = (0..runs).flat_map(|_| cases.iter());
+    for (i, case) in plays.enumerate() {
         let profile = &set.profiles[&case.profile];
         let (score, weighed) = bench
             .play(i, case, profile)
@@ -87,7 +92,7 @@ async fn play_all(
         eprintln!(
             "recall {}/{} {:<34} {:<17} got [{}] wanted [{}]",
             i + 1,
-            cases.len(),
+            cases.len() * runs,
             case.id,
             case.trigger,
             score.recalled.join(", "),
@@ -101,8 +106,8 @@ async fn play_all(
     }
     let (overall, per_kind) = set::report(&scores);
     println!(
-        "recall: {} moments in {:.0} s",
-        scores.len(),
+        "recall: {} moments, {runs} run(s) each, in {:.0} s",
+        cases.len(),
         started.elapsed().as_secs_f64()
     );
     println!(
