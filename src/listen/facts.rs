@@ -265,8 +265,19 @@ pub fn told(marked: &[Marked], player: &str) -> Vec<String> {
         .collect();
     match words.is_empty() {
         true => Vec::new(),
-        false => vec![format!("{player} said: \"{}.\"", words.join(", "))],
+        false => vec![format!("{}\"{}.\"", said_as_is(player), words.join(", "))],
     }
+}
+
+/// How a fact kept in the player's own words opens: `Ann said: "..."`.
+fn said_as_is(player: &str) -> String {
+    format!("{player} said: ")
+}
+
+/// Whether a memory is a line kept in the player's own words, not a fact
+/// put in the persona's (`told`'s last resort).
+pub fn kept_as_said(content: &str, player: &str) -> bool {
+    content.starts_with(&said_as_is(player))
 }
 
 /// Verbs that open a clause whose "I" was left out, as chat leaves it out:
@@ -374,25 +385,24 @@ const KIN: &[&str] = &[
 /// its subject; other clauses unchanged.
 pub fn restore_subject(mut c: Clause) -> Clause {
     // "my" owns, it is no subject: "just got off my shift" left its "I" out.
-    if c.has_any_of(&["i", "i'm", "im", "i've", "i'd"]) || c.we_open() {
+    if c.says_i() || c.we_open() {
         return c;
     }
     let text = without_interjection(&c.text).to_string();
     let lower = super::rules::normalise(&text);
-    let mut words = lower
-        .split_whitespace()
-        .skip_while(|w| matches!(*w, "just" | "finally" | "recently" | "also"));
-    let Some(first) = words.next() else {
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let adverbs = words
+        .iter()
+        .take_while(|w| matches!(**w, "just" | "finally" | "recently" | "also"))
+        .count();
+    let rest = words[adverbs..].join(" ");
+    let Some(&first) = words.get(adverbs) else {
         return c;
     };
-    let state = SUBJECTLESS_STATES.iter().any(|s| {
-        let rest = lower.trim_start_matches("just ").trim_start_matches("finally ");
-        rest.starts_with(&format!("{s} "))
-    });
-    let just = lower.split_whitespace().next() != Some(first);
     let subject = match first {
-        _ if state => "I'm",
-        "got" if !just => "I've",
+        _ if SUBJECTLESS_STATES.iter().any(|s| rest.starts_with(&format!("{s} "))) => "I'm",
+        // "got my test Monday" is "I've got"; "just got engaged" is past.
+        "got" if adverbs == 0 => "I've",
         "been" => "I've",
         "can't" | "cant" => "I",
         w if KIN.contains(&w) => "my",

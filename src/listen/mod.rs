@@ -21,6 +21,7 @@ mod words;
 use serde::Serialize;
 
 pub use about::{Touch, decides};
+pub use facts::kept_as_said;
 pub use intent::Intent;
 pub use learned::{Learned, Reading};
 pub use person::{ADVERBS, third_person};

@@ -59,7 +59,12 @@ impl Clause {
     /// The player is the clause's subject ("I ...", "as Black I ...") or
     /// owns it ("my favourite opening is ...", "blitz is my time control").
     pub fn player_is_subject(&self) -> bool {
-        self.has_any(&["i", "i'm", "im", "i've", "i'd", "my"]) || self.we_open()
+        self.says_i() || self.has("my") || self.we_open()
+    }
+
+    /// The clause has an "I" ("I", "I'm", "I've", "I'd").
+    pub fn says_i(&self) -> bool {
+        self.has_any(&["i", "i'm", "im", "i've", "i'd"])
     }
 }
 
@@ -123,18 +128,19 @@ pub fn clauses(line: &str) -> Vec<Clause> {
 /// A stop that ends no sentence: a move's number ("1.d4", "I always go
 /// 1. e4") or a decimal ("2.5 hours"); `before` is the text up to it.
 fn numbers_a_move(before: &str, after: &[char]) -> bool {
-    let number = before
-        .rsplit(' ')
-        .next()
-        .is_some_and(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_digit()));
-    let glued = after.first().is_some_and(char::is_ascii_alphanumeric);
+    let number = before.rsplit(' ').next().unwrap_or_default();
+    if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit()) {
+        return false;
+    }
+    if after.first().is_some_and(char::is_ascii_alphanumeric) {
+        return true;
+    }
     let token: String = after
         .iter()
         .skip_while(|c| **c == ' ')
         .take_while(|c| !c.is_whitespace())
         .collect();
-    let short_number = before.rsplit(' ').next().is_some_and(|w| w.len() <= 3);
-    number && (glued || (short_number && is_san(token.trim_end_matches([',', '.']).to_lowercase().as_str())))
+    number.len() <= 3 && is_san(token.trim_end_matches([',', '.']).to_lowercase().as_str())
 }
 
 /// "I am Noor and I teach piano": the name given is a clause of its own,

@@ -103,11 +103,7 @@ fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
     };
     // A fact in the persona's words before a line kept as the player said
     // it ("Ann said: \"...\""): a greeting recites what it knows of them.
-    let quoted = |r: &&Recalled| {
-        r.memory
-            .content
-            .starts_with(&format!("{} said: ", input.ctx.player_name))
-    };
+    let quoted = |r: &&Recalled| crate::listen::kept_as_said(&r.memory.content, &input.ctx.player_name);
     let mut mine = player_memories(input.memories);
     let personal = player_memories(input.memories)
         .find(|r| told(r) && !quoted(r))

@@ -388,7 +388,6 @@ async fn the_persona_tells_its_rating_and_style_from_its_card() {
 /// remember me?" by the two of them, "what's my job?" honestly when untold.
 #[tokio::test]
 async fn a_question_about_the_player_is_answered_by_what_they_told() {
-    use crate::memory::{CreatedBy, Memory};
     let viktor = persona("viktor");
     let history = MatchHistory {
         played: 1,
@@ -396,15 +395,8 @@ async fn a_question_about_the_player_is_answered_by_what_they_told() {
         ..MatchHistory::default()
     };
     let (_, ctx) = context(&["e4"], &history);
-    let remembered = |content: &str, kind: MemoryType, similarity: f32| Recalled {
-        memory: Memory {
-            player_id: Some(ctx.player_id),
-            ..Memory::new("viktor", kind, content, CreatedBy::MainAgent)
-        },
-        similarity,
-        score: similarity,
-        why: String::new(),
-    };
+    let remembered =
+        |content: &str, kind: MemoryType, similarity: f32| of_player(ctx.player_id, content, kind, similarity);
     let memories = [
         remembered(
             "On 1 May, Ann played White and lost to me.",
@@ -463,7 +455,6 @@ async fn a_line_heard_as_telling_that_told_nothing_is_not_echoed_empty() {
 /// listener could only keep as the player said it.
 #[tokio::test]
 async fn a_greeting_prefers_a_fact_to_a_quoted_line() {
-    use crate::memory::{CreatedBy, Memory};
     let viktor = persona("viktor");
     let history = MatchHistory {
         played: 3,
@@ -471,15 +462,8 @@ async fn a_greeting_prefers_a_fact_to_a_quoted_line() {
         ..MatchHistory::default()
     };
     let (_, ctx) = context(&[], &history);
-    let remembered = |content: &str, similarity: f32| Recalled {
-        memory: Memory {
-            player_id: Some(ctx.player_id),
-            ..Memory::new("viktor", MemoryType::PlayerObservation, content, CreatedBy::MainAgent)
-        },
-        similarity,
-        score: similarity,
-        why: String::new(),
-    };
+    let remembered =
+        |content: &str, similarity: f32| of_player(ctx.player_id, content, MemoryType::PlayerObservation, similarity);
     let memories = [
         remembered("Ann said: \"back from the gym, legs are jelly lol.\"", 0.6),
         remembered("Ann teaches maths at a school in Porto.", 0.5),
@@ -488,4 +472,18 @@ async fn a_greeting_prefers_a_fact_to_a_quoted_line() {
         said(&decide_recalling(Trigger::new(TriggerKind::BeforeMatch), &ctx, &viktor, &memories).await).join(" ");
     assert!(greeted.contains("teaches maths"), "{greeted}");
     assert!(!greeted.contains("gym"), "{greeted}");
+}
+
+/// A memory of Viktor's about the player, recalled at this similarity.
+fn of_player(player: PlayerId, content: &str, kind: MemoryType, similarity: f32) -> Recalled {
+    use crate::memory::{CreatedBy, Memory};
+    Recalled {
+        memory: Memory {
+            player_id: Some(player),
+            ..Memory::new("viktor", kind, content, CreatedBy::MainAgent)
+        },
+        similarity,
+        score: similarity,
+        why: String::new(),
+    }
 }

@@ -94,12 +94,13 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
         t.remembered += usize::from(kept);
         t.worth += usize::from(line.remember);
         t.remembered_right += usize::from(kept && line.remember);
-        let remember = listener.reading(&line.text, &vector).map_or(0.0, |r| r.remember);
-        if verbose {
-            // Every line's score, to see where a threshold would cut.
-            eprintln!("worth {n:>3} {remember:.3} {}", line.remember);
+        if !verbose {
+            continue;
         }
-        if verbose && (kept || line.remember) {
+        // Every line's score, to see where a threshold would cut.
+        let remember = listener.reading(&line.text, &vector).map_or(0.0, |r| r.remember);
+        eprintln!("worth {n:>3} {remember:.3} {}", line.remember);
+        if kept || line.remember {
             let wanted = line.fact.as_deref().map(|f| f.replace("{p}", PLAYER));
             eprintln!(
                 "fact {n:>3} ({remember:.2}): {:?}  (labelled {:?})",
