@@ -392,3 +392,27 @@ async fn model_runs_for_resigning(server: &Server, m: &str) -> u64 {
     assert!(consolidated, "a consolidation ran after the match");
     embedding().await["model_runs"].as_u64().unwrap() - before
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_games_on_one_day_are_two_records_told_apart() {
+    let server = Server::start().await;
+    let ada = server.new_player("Ada").await;
+    for _ in 0..2 {
+        let (m, _) = server.new_match(&ada, "pip", "white").await;
+        assert_eq!(server.post(&format!("/api/matches/{m}/resign"), json!({})).await.0, 200);
+    }
+    let records: Vec<String> = server
+        .memories(&ada)
+        .await
+        .iter()
+        .filter(|m| m["memory_type"] == "game_context")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_ne!(records[0], records[1], "the same words for two games");
+    let second = records
+        .iter()
+        .filter(|r| r.contains("in our second game that day"))
+        .count();
+    assert_eq!(second, 1, "{records:?}");
+}

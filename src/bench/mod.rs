@@ -18,6 +18,7 @@ pub(crate) mod stats;
 pub mod subjects;
 mod synthetic;
 pub mod tools;
+pub mod topics;
 pub mod trigger;
 
 use std::path::Path;

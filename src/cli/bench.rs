@@ -132,6 +132,14 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-subjects.json")]
         json: PathBuf,
     },
+    /// The parts of a player's life read from a text, fitted on one file of `corpus/topics/` and scored on the other.
+    Topics {
+        /// Instead, print the shipped reader's topics for these texts.
+        #[arg(long)]
+        read: Vec<String>,
+        #[arg(long, default_value = "bench/last-topics.json")]
+        json: PathBuf,
+    },
     /// Embedding, vector search and the write policy (recall quality: `bench recall`).
     Memory {
         /// Stored-memory counts for the search benchmark.
@@ -189,6 +197,7 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
         BenchWhat::Chat { set, verbose, json } => bench::chat::run(config, &set, &json, verbose).await,
         BenchWhat::Relevance { json } => bench::relevance::run(config, &json).await,
         BenchWhat::Subjects { set, verbose, json } => bench::subjects::run(config, &set, &json, verbose).await,
+        BenchWhat::Topics { read, json } => bench::topics::run(config, &read, &json).await,
         BenchWhat::Prompt { tokenizer_url, json } => bench::prompt::run(config, tokenizer_url.as_deref(), &json).await,
         BenchWhat::Memory {
             sizes,

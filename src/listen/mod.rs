@@ -16,6 +16,7 @@ mod person;
 mod rules;
 #[cfg(test)]
 mod tests;
+pub mod topics;
 mod words;
 
 use serde::Serialize;
@@ -59,6 +60,9 @@ pub struct Heard {
     /// The kinds of memory the line is about, likeliest first (learned
     /// only: none without the weights or the embedding).
     pub about: Vec<Touch>,
+    /// The parts of the player's life the line touches, likeliest first
+    /// (`topics`; learned only, like `about`).
+    pub topics: Vec<Touch>,
 }
 
 impl Heard {
@@ -96,6 +100,7 @@ pub type SharedListener = std::sync::Arc<std::sync::OnceLock<Listener>>;
 pub struct Listener {
     learned: Option<Learned>,
     about: Option<about::About>,
+    topics: Option<topics::Topics>,
 }
 
 /// The listener's learned parts, loaded from beside the model in
@@ -107,18 +112,21 @@ pub async fn load_or_train(
 ) -> Result<(Listener, bool), crate::learn::LearnError> {
     let (learned, fresh) = learned::load_or_train(embedder, &learned::cache_path(models_dir)).await?;
     let (about, also) = about::load_or_train(embedder, &about::cache_path(models_dir)).await?;
+    let (topics, too) = topics::load_or_train(embedder, models_dir).await?;
     let listener = Listener {
         learned: Some(learned),
         about: Some(about),
+        topics: Some(topics),
     };
-    Ok((listener, fresh || also))
+    Ok((listener, fresh || also || too))
 }
 
 impl Listener {
     /// What reads a line's kinds (`About::version`), once loaded: what
     /// a model fitted on its readings was fitted on.
     pub fn about_version(&self) -> Option<String> {
-        self.about.as_ref().map(about::About::version)
+        let topics = self.topics.as_ref().map(topics::Topics::version);
+        self.about.as_ref().map(|a| a.version() + &topics.unwrap_or_default())
     }
 
     /// The learned model's reading of a line, once its weights are loaded.
@@ -152,6 +160,9 @@ impl Listener {
         }
         if let (Some(about), Some(vector)) = (&self.about, vector) {
             heard.about = about.read(line, vector);
+        }
+        if let (Some(topics), Some(vector)) = (&self.topics, vector) {
+            heard.topics = topics.read(line, vector);
         }
         heard
     }
@@ -207,6 +218,7 @@ fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)
         facts,
         by: "learned",
         about: Vec::new(),
+        topics: Vec::new(),
     }
 }
 
@@ -252,6 +264,7 @@ fn hear_by_rules(read: Vec<(rules::Clause, Vec<(Intent, f32)>)>, player: &str) -
         facts,
         by: "rules",
         about: Vec::new(),
+        topics: Vec::new(),
     }
 }
 

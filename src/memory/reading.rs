@@ -11,12 +11,16 @@ use super::memory_type::MemoryType;
 use super::subject::{self, LIKELY, Subject, Subjects};
 use crate::embed::Embedder;
 use crate::learn::LearnError;
+use crate::listen::topics::{self, Topics};
 
 /// The learned readers of a memory's meaning: what it is about as a
-/// whole (its subject), and the concepts it touches.
+/// whole (its subject), the concepts it touches, and the parts of the
+/// player's life it tells of (`listen::topics`, the same reader a chat
+/// line's topics are read by).
 pub struct Readers {
     pub subjects: Subjects,
     pub concepts: ConceptReader,
+    pub topics: Topics,
 }
 
 impl Readers {
@@ -25,12 +29,19 @@ impl Readers {
     pub async fn load_or_train(embedder: &Embedder, models_dir: &Path) -> Result<(Readers, bool), LearnError> {
         let (subjects, fresh) = subject::load_or_train(embedder, &subject::cache_path(models_dir)).await?;
         let (concepts, also) = concept_reader::load_or_train(embedder, &concept_reader::cache_path(models_dir)).await?;
-        Ok((Readers { subjects, concepts }, fresh || also))
+        let (topics, too) = topics::load_or_train(embedder, models_dir).await?;
+        let readers = Readers {
+            subjects,
+            concepts,
+            topics,
+        };
+        Ok((readers, fresh || also || too))
     }
 
     /// What the readers are: a memory tagged by other readers is tagged anew.
     pub fn version(&self) -> String {
-        format!("{}{}", self.subjects.version(), self.concepts.version())
+        let (s, c, t) = (self.subjects.version(), self.concepts.version(), self.topics.version());
+        format!("{s}{c}{t}")
     }
 }
 
@@ -53,16 +64,20 @@ impl Meaning<'_> {
         })
     }
 
-    /// The tags a memory's meaning earns beyond its words: its subject's
-    /// and the concepts it is about.
+    /// The tags a memory's meaning earns beyond its words: its subject's,
+    /// the concepts it is about and the parts of life it tells of.
     pub fn tags(&self, text: &str, vector: &[f32]) -> Vec<String> {
         let mut tags: Vec<String> = Vec::new();
         if let Some(subject) = self.subject(text, vector) {
             tags.extend(subject.tags().iter().map(|t| t.to_string()));
         }
-        for concept in self.readers.map(|r| r.concepts.read(text, vector)).unwrap_or_default() {
-            if !tags.iter().any(|t| t == concept) {
-                tags.push(concept.to_string());
+        let Some(readers) = self.readers else {
+            return tags;
+        };
+        let read = readers.concepts.read(text, vector).into_iter();
+        for tag in read.chain(readers.topics.tags(text, vector)) {
+            if !tags.iter().any(|t| t == tag) {
+                tags.push(tag.to_string());
             }
         }
         tags

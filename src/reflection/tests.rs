@@ -44,6 +44,7 @@ fn the_worst_swings_are_the_key_moments_and_the_summary_states_facts() {
         last_game: None,
         rating: Default::default(),
         familiarity: Default::default(),
+        played_today: 1,
     };
     let facts = MatchFacts {
         persona_name: "Pip",

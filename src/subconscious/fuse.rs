@@ -225,6 +225,7 @@ fn learned_relevance(model: &Relevance, found: &[Recalled], situation: &Situatio
         .collect();
     let read = Line {
         about: &situation.about,
+        topics: &situation.topics,
         intents: &situation.intents,
         words: line.split_whitespace().count(),
     };

@@ -204,7 +204,7 @@ impl Subconscious {
         let now = Utc::now();
         let filter = self.base_filter(trigger, ctx, state, now);
         let situation = Situation::read(trigger, ctx);
-        tracing::debug!(trigger = trigger.kind.as_str(), about = ?situation.about, "situation: {}", situation.summary());
+        tracing::debug!(trigger = trigger.kind.as_str(), about = ?situation.about, topics = ?situation.topics, "situation: {}", situation.summary());
         let queries = self.queries(&situation);
         // A chat line searched by its own words (not a stand-in the model
         // could afford) is read by the relevance model, which weighs each

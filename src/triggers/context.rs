@@ -72,6 +72,10 @@ pub struct MatchHistory {
     pub rating: Standing,
     /// How well the persona knows the player (this game counted once it ended).
     pub familiarity: Familiarity,
+    /// How many of those games ended on the (UTC) day the latest did, if
+    /// that is today: the second game of a day is told as such, not in the
+    /// first one's very words.
+    pub played_today: u32,
 }
 
 /// The player's rating as the persona may speak of it (computed facts,
@@ -333,6 +337,7 @@ impl MatchHistory {
             last_game: None,
             rating: Standing::default(),
             familiarity: Familiarity::default(),
+            played_today: 0,
         }
     }
 }

@@ -291,9 +291,15 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
         n => format!("after {n} moves"),
     };
     let how = end.termination.replace('_', " ");
+    // The second game of a day would read as the first one told twice.
+    let which = match ctx.history.played_today {
+        0 | 1 => String::new(),
+        n @ 2..=10 => format!(", in our {} game that day", ordinal(n)),
+        n => format!(", in game {n} of that day"),
+    };
     let mut out = vec![(
         MemoryType::GameContext,
-        format!("On {date}, {player} played {colour} and {outcome} by {how} {moves}."),
+        format!("On {date}{which}, {player} played {colour} and {outcome} by {how} {moves}."),
     )];
     // A game set up from a position had no opening of the player's choosing.
     if ctx.move_count >= 2 && ctx.standard_start {
@@ -311,6 +317,14 @@ fn match_memories(ctx: &GameContext) -> Vec<(MemoryType, String)> {
         ));
     }
     out
+}
+
+/// "second" ... "tenth", for 2 to 10.
+fn ordinal(n: u32) -> &'static str {
+    const WORDS: [&str; 9] = [
+        "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    ];
+    WORDS[(n.clamp(2, 10) - 2) as usize]
 }
 
 /// What the player chose in the opening, credited to them alone: as Black

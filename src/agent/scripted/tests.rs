@@ -102,6 +102,35 @@ async fn the_planned_move_is_what_the_persona_talks_about() {
 }
 
 #[tokio::test]
+async fn the_second_game_of_a_day_is_recorded_as_such_and_passes_the_checks() {
+    let viktor = persona("viktor");
+    let first = MatchHistory::from_results(&[Some(false)]);
+    let second = MatchHistory {
+        played_today: 2,
+        ..MatchHistory::from_results(&[Some(false), Some(false)])
+    };
+    let mut records = Vec::new();
+    for history in [first, second] {
+        let (_, ctx) = context(&["f3", "e5", "g4", "Qh4#"], &history);
+        let d = decide(Trigger::new(TriggerKind::AfterMatch), &ctx, &viktor).await;
+        let record = d.actions.iter().find_map(|a| match a {
+            Action::SaveMemory {
+                memory_type: MemoryType::GameContext,
+                content,
+                ..
+            } => Some(content.clone()),
+            _ => None,
+        });
+        let record = record.expect("the game is recorded");
+        let refused = crate::actions::memory_check::refusal(&record, MemoryType::GameContext, &ctx, "Viktor");
+        assert_eq!(refused, None, "{record}");
+        records.push(record);
+    }
+    assert!(!records[0].contains("game that day"), "{}", records[0]);
+    assert!(records[1].contains(", in our second game that day, "), "{}", records[1]);
+}
+
+#[tokio::test]
 async fn after_the_match_it_remembers_true_facts() {
     let viktor = persona("viktor");
     let history = MatchHistory::from_results(&[Some(false), Some(false)]);

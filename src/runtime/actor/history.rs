@@ -35,6 +35,7 @@ impl MatchActor {
                 Default::default()
             }),
             familiarity: self.familiarity().await,
+            played_today: ended_today(&rows, chrono::Utc::now().date_naive()),
             ..MatchHistory::from_results(&results)
         })
     }
@@ -107,4 +108,10 @@ fn user_result(r: &MatchRow) -> Option<bool> {
         Some("0-1") => Some(r.user_color == "black"),
         _ => None,
     }
+}
+
+/// How many of the finished games ended on `today` (UTC).
+fn ended_today(finished: &[MatchRow], today: chrono::NaiveDate) -> u32 {
+    let today = |r: &&MatchRow| r.ended_at.is_some_and(|at| at.date_naive() == today);
+    finished.iter().filter(today).count() as u32
 }

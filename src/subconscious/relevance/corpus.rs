@@ -119,6 +119,7 @@ pub async fn examples(
             let intents = heard.intents();
             let read = Line {
                 about: &heard.about,
+                topics: &heard.topics,
                 intents: &intents,
                 words: line.text.split_whitespace().count(),
             };

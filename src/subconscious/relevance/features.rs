@@ -2,15 +2,16 @@
 //! near their meanings are, and how that nearness stands among the
 //! player's other memories (the nearest of ten at 0.3 says more than one of
 //! ten all at 0.3); the words they share; whether the line is about the
-//! kind of thing the memory is (its subject, read by the listener); and
-//! the memory's type. The same function reads a live line's candidates and
+//! kind of thing the memory is (its subject, read by the listener), and of
+//! the part of the player's life it tells of (its topics); and the
+//! memory's type. The same function reads a live line's candidates and
 //! the corpus the model is fitted on, so the two never drift apart.
 
 use crate::listen::{Intent, Touch};
 use crate::memory::MemoryType;
 
 /// How many numbers `features` gives.
-pub const COUNT: usize = 16 + MemoryType::ALL.len() + Intent::ALL.len();
+pub const COUNT: usize = 20 + MemoryType::ALL.len() + Intent::ALL.len();
 
 /// One of the player's memories found for the line.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +28,8 @@ pub struct Candidate<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Line<'a> {
     pub about: &'a [Touch],
+    /// The parts of the player's life it touches (`listen::topics`).
+    pub topics: &'a [Touch],
     /// Every intent the listener heard in it.
     pub intents: &'a [Intent],
     pub words: usize,
@@ -60,6 +63,16 @@ pub fn features(line: &Line<'_>, found: &[Candidate<'_>], i: usize) -> Vec<f32> 
         found.iter().filter(|c| c.tags.iter().any(|t| t == k.tag)).count()
     });
     let share = about_me / of_kind.max(1) as f32;
+    // The part of life the line touches that this memory tells of, and
+    // whether it is the nearest memory of that part.
+    let shared = |c: &Candidate<'_>, t: &Touch| c.tags.iter().any(|tag| tag == t.tag);
+    let topic = line
+        .topics
+        .iter()
+        .filter(|t| shared(me, t))
+        .max_by(|a, b| a.p.total_cmp(&b.p));
+    let topic_me = topic.map_or(0.0, |t| t.p);
+    let topic_nearest = topic.is_some_and(|t| !found.iter().any(|c| c.similarity > s && shared(c, t)));
     let flag = |b: bool| f32::from(u8::from(b));
     let mut f = vec![
         s,
@@ -78,6 +91,10 @@ pub fn features(line: &Line<'_>, found: &[Candidate<'_>], i: usize) -> Vec<f32> 
         1.0,
         share,
         flag(of_kind == 1) * about_me,
+        topic_me,
+        line.topics.iter().map(|t| t.p).fold(0.0, f32::max),
+        s * topic_me,
+        flag(topic_nearest) * topic_me,
     ];
     f.extend(MemoryType::ALL.iter().map(|t| flag(*t == me.memory_type)));
     f.extend(Intent::ALL.iter().map(|i| flag(line.intents.contains(i))));
@@ -127,6 +144,7 @@ mod tests {
         let about = [Touch { tag: "life", p: 0.8 }];
         let line = Line {
             about: &about,
+            topics: &[],
             intents: &[Intent::SelfDisclosure],
             words: 9,
         };

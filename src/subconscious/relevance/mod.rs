@@ -2,7 +2,8 @@
 //! logistic model over how the two meet (`features.rs`: nearness of
 //! meaning and its standing among the player's other memories, shared
 //! words, the kind of thing the line is about against the memory's
-//! subject, the memory's type), fitted on chat lines labelled with the
+//! subject, the part of life it touches against the memory's topics, the
+//! memory's type), fitted on chat lines labelled with the
 //! memories a friend would think of on hearing them (`corpus/recall/`,
 //! written by others in many voices). It replaces hand-set similarity
 //! thresholds that held on the lines they were set on and not beyond.
@@ -24,7 +25,7 @@ use crate::listen::Listener;
 use crate::memory::reading::Readers;
 
 /// Bumped whenever `features` or the labels change meaning.
-const VERSION: &str = "relevance-1";
+const VERSION: &str = "relevance-3";
 
 /// One flag: the memory is what the line is about.
 const HEADS: Heads = Heads { classes: 1, flags: 1 };
@@ -181,6 +182,7 @@ mod tests {
         let about = [Touch { tag: "life", p: 0.8 }];
         let read = Line {
             about: &about,
+            topics: &[],
             intents: &[Intent::SelfDisclosure],
             words: 8,
         };

@@ -18,10 +18,12 @@ pub(super) fn told(s: &Situation) -> Vec<Cue> {
     let line: String = s.chat.as_deref().unwrap_or_default().chars().take(60).collect();
     if !s.about.is_empty() {
         let why = format!("you said \"{line}\", and told me before");
-        return s
-            .about
-            .iter()
-            .filter(|t| t.p >= TOLD_LIKELY && SUBJECT_TAGS.contains(&t.tag))
+        // The parts of their life it touches too: the memories of the same
+        // part ("forty lab reports" and the physics teacher) are its kind.
+        let kinds = s.about.iter().filter(|t| SUBJECT_TAGS.contains(&t.tag));
+        return kinds
+            .chain(&s.topics)
+            .filter(|t| t.p >= TOLD_LIKELY)
             .map(|t| Cue::new(t.tag, TOLD, &why))
             .collect();
     }

@@ -118,6 +118,9 @@ pub struct Situation {
     /// The kinds of memory the line is about, as the listener learned to
     /// read them ("my two little assistants" is about their family).
     pub about: Vec<crate::listen::Touch>,
+    /// The parts of the player's life the line touches ("forty lab reports
+    /// to mark" is about their work), read as their memories' are.
+    pub topics: Vec<crate::listen::Touch>,
     /// Weighted cues, strongest first, one per tag (`cues::derive`).
     pub cues: Vec<Cue>,
 }
@@ -178,6 +181,7 @@ impl Situation {
                 tastes: trigger.heard.as_ref().is_some_and(|h| h.shows(Intent::Preference)),
             },
             about: trigger.heard.as_ref().map(|h| h.about.clone()).unwrap_or_default(),
+            topics: trigger.heard.as_ref().map(|h| h.topics.clone()).unwrap_or_default(),
             cues: Vec::new(),
         };
         s.cues = cues::derive(&s);
