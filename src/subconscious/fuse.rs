@@ -132,7 +132,10 @@ pub fn rank(
     }
     found.retain(|r| {
         let cues = situation.tag_score(&r.memory.tags);
-        let placed = strength::board_match(&r.memory, board, recall).is_some() || lined.contains(&r.memory.id);
+        // A chat line about something else (Jupiter's moons) does not bring
+        // the repertoire the opening is on; the very position still does.
+        let on_line = lined.contains(&r.memory.id) && situation.chat.is_none();
+        let placed = strength::board_match(&r.memory, board, recall).is_some() || on_line;
         // Shared words count when the meaning is close too: "a long shift"
         // and "night shifts", not "a long day" and "a long think".
         let worded = words(r) >= recall.word_min_score && r.similarity >= recall.worded_min_similarity;
