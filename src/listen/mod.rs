@@ -122,11 +122,13 @@ pub async fn load_or_train(
 }
 
 impl Listener {
-    /// What reads a line's kinds (`About::version`), once loaded: what
-    /// a model fitted on its readings was fitted on.
-    pub fn about_version(&self) -> Option<String> {
-        let topics = self.topics.as_ref().map(topics::Topics::version);
-        self.about.as_ref().map(|a| a.version() + &topics.unwrap_or_default())
+    /// What reads a line once loaded (the intents' weights, the kinds'
+    /// and the topics'): what a model fitted on its readings was fitted on.
+    pub fn version(&self) -> Option<String> {
+        let learned = self.learned.as_ref()?.version();
+        let about = self.about.as_ref()?.version();
+        let topics = self.topics.as_ref()?.version();
+        Some(format!("{learned}{about}{topics}"))
     }
 
     /// The learned model's reading of a line, once its weights are loaded.

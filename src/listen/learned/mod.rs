@@ -36,6 +36,11 @@ pub struct Reading {
 }
 
 impl Learned {
+    /// What the weights are (`Linear::version`).
+    pub fn version(&self) -> String {
+        self.0.version()
+    }
+
     /// Reads a line from its text and its embedding.
     pub fn read(&self, text: &str, vector: &[f32]) -> Reading {
         let out = self.0.read(text, vector);

@@ -84,7 +84,7 @@ pub async fn load_or_train(
 ) -> Result<(Relevance, bool), LearnError> {
     let mut described = vec![
         VERSION.to_string(),
-        listener.about_version().unwrap_or_default(),
+        listener.version().unwrap_or_default(),
         readers.map(Readers::version).unwrap_or_default(),
     ];
     described.extend(corpus::FILES.iter().map(|(_, text)| text.to_string()));
