@@ -38,8 +38,9 @@ pub fn absolute(fact: &str, today: NaiveDate) -> String {
             i += 3;
             continue;
         }
+        let past = told_as_past(&words[..i]);
         let pair = next.map(|(n, _)| format!("{lower} {}", n.to_lowercase()));
-        if let Some(phrase) = pair.as_deref().and_then(|p| two_words(p, today)) {
+        if let Some(phrase) = pair.as_deref().and_then(|p| two_words(p, today, past)) {
             drop_preposition(&mut out);
             out.push(format!("{phrase}{}", next.map_or("", |(_, t)| t)));
             i += 2;
@@ -49,7 +50,7 @@ pub fn absolute(fact: &str, today: NaiveDate) -> String {
         let habit = out
             .last()
             .is_some_and(|w| matches!(w.to_lowercase().as_str(), "every" | "each" | "most" | "some"));
-        match one_word(&lower, today).filter(|_| !habit) {
+        match one_word(&lower, today, past).filter(|_| !habit) {
             Some(phrase) => {
                 drop_preposition(&mut out);
                 out.push(format!("{phrase}{tail}"));
@@ -61,19 +62,41 @@ pub fn absolute(fact: &str, today: NaiveDate) -> String {
     out.join(" ")
 }
 
-/// "tomorrow" -> "on 27 November 2026"; a weekday -> its next date.
-fn one_word(word: &str, today: NaiveDate) -> Option<String> {
+/// "tomorrow" -> "on 27 November 2026"; a weekday -> its next date, or
+/// its last one when told of the past ("died on Monday").
+fn one_word(word: &str, today: NaiveDate, past: bool) -> Option<String> {
     let day = match word {
         "today" => today,
         "tomorrow" => today + Duration::days(1),
         "yesterday" => today - Duration::days(1),
+        _ if past => next_weekday(today, weekday(word)?) - Duration::days(7),
         _ => next_weekday(today, weekday(word)?),
     };
     Some(on(day))
 }
 
+/// Whether the words before a date tell of the past: a verb in the past
+/// ("died", "had", "got married"), not one after "is" or "getting" ("is
+/// getting married in June", "is retired").
+fn told_as_past(before: &[&str]) -> bool {
+    const PAST: [&str; 24] = [
+        "was", "were", "had", "did", "got", "went", "came", "saw", "made", "took", "won", "lost", "left", "met",
+        "bought", "broke", "fell", "gave", "found", "began", "ran", "flew", "drove", "sold",
+    ];
+    const NOT_PAST: [&str; 10] = [
+        "need", "seed", "feed", "weed", "deed", "speed", "indeed", "hundred", "proceed", "breed",
+    ];
+    const BEFORE_ADJECTIVE: [&str; 9] = ["is", "am", "are", "be", "being", "get", "gets", "getting", "will"];
+    before.iter().enumerate().any(|(i, w)| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        let after_be = i > 0 && BEFORE_ADJECTIVE.contains(&before[i - 1].to_lowercase().as_str());
+        let regular = w.len() >= 4 && w.ends_with("ed") && !NOT_PAST.contains(&w.as_str());
+        PAST.contains(&w.as_str()) || (regular && !after_be)
+    })
+}
+
 /// "next week", "last month", "next tuesday", "in march", ...
-fn two_words(pair: &str, today: NaiveDate) -> Option<String> {
+fn two_words(pair: &str, today: NaiveDate, past: bool) -> Option<String> {
     let (first, second) = pair.split_once(' ')?;
     let (weekday, month) = (weekday(second), month(second));
     let this_month = today.with_day(1)?;
@@ -98,6 +121,15 @@ fn two_words(pair: &str, today: NaiveDate) -> Option<String> {
         ("last", _) if weekday.is_some() => {
             let day = next_weekday(today, weekday?) - Duration::days(7);
             Some((on(day), day))
+        }
+        ("in", _) | ("this", _) if month.is_some() && past => {
+            let m = month?;
+            let year = if m > today.month() {
+                today.year() - 1
+            } else {
+                today.year()
+            };
+            NaiveDate::from_ymd_opt(year, m, 1).map(month_of)
         }
         ("in", _) | ("this", _) | ("next", _) if month.is_some() => {
             let m = month?;
@@ -226,6 +258,12 @@ mod tests {
             ("Sam is getting married in June", "Sam is getting married in June 2027"),
             ("Sam got engaged last Saturday", "Sam got engaged on 21 November 2026"),
             ("Sam teaches piano.", "Sam teaches piano."),
+            (
+                "Sam's grandmother died on Monday",
+                "Sam's grandmother died on 23 November 2026",
+            ),
+            ("Sam got married in June", "Sam got married in June 2026"),
+            ("Sam is booked on Monday", "Sam is booked on 30 November 2026"),
             (
                 "Sam had a baby three weeks ago.",
                 "Sam had a baby in the week of 2 November 2026.",

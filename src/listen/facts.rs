@@ -450,6 +450,10 @@ fn without_interjection(text: &str) -> &str {
 const CONJUNCTIONS: &[&str] = &["so", "and", "but", "because", "cause", "cos", "coz"];
 
 /// Whether a first-person clause tells something that stays true.
+/// Words that open a clause as its subject, not as a request ("you beat
+/// me" is told; "wish me luck" asks).
+const SUBJECTS: [&str; 9] = ["i", "you", "he", "she", "it", "we", "they", "this", "that"];
+
 fn lasting(c: &Clause) -> bool {
     let p = &format!(" {}", without_interjection(c.padded.trim_start()));
     // "..., so I'm tired": the joining word is no part of what is told.
@@ -458,6 +462,13 @@ fn lasting(c: &Clause) -> bool {
         .find_map(|j| p.strip_prefix(&format!(" {j} ")).map(|rest| format!(" {rest}")))
         .unwrap_or_else(|| p.clone());
     if NOT_FACTS.iter().any(|n| p.starts_with(&format!(" {n} "))) || c.has_any_of(NOW) || c.has_any_of(THIS_GAME) {
+        return false;
+    }
+    // "..., wish me luck": a request of the listener, no part of the fact.
+    let mut words = p.split_whitespace();
+    if let (Some(verb), Some("me")) = (words.next(), words.next())
+        && !SUBJECTS.contains(&verb)
+    {
         return false;
     }
     if let Some(rest) = ["i'm", "im", "i am"]

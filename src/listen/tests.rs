@@ -141,6 +141,15 @@ fn a_fact_keeps_its_date_absolute() {
         ["Ann is moving to Leeds in the week of 30 November 2026."],
         "{heard:?}"
     );
+    let told = |line| Listener::default().hear_on(line, None, "Ann", thursday).facts;
+    assert_eq!(
+        told("my grandmother died on monday"),
+        ["Ann's grandmother died on 23 November 2026."]
+    );
+    assert_eq!(
+        told("I have a job interview tomorrow, wish me luck"),
+        ["Ann has a job interview on 27 November 2026."]
+    );
 }
 
 #[test]
