@@ -6,6 +6,8 @@ halves are for reporting. Run from the repository root:
 python3 bench/heldout/split.py
 
 - chat_lines.json -> chat_dev.json / chat_test.json
+- news_lines.json -> news_dev.json / news_test.json: the news a line tells
+  (good, bad, ahead, none), for `kibitz bench news`.
 - moment_bound_lines.json -> moment_bound_dev.json / moment_bound_test.json:
   lasting facts against moment-bound lines, for what is remembered; its
   intents were named in the writer's own words and are mapped to the
@@ -58,5 +60,19 @@ def split(source, prefix):
         print(f"{prefix}_{name}.json: {len(out)} lines, {kept} worth remembering")
 
 
+def split_news():
+    lines = json.load(open("bench/heldout/news_lines.json"))["lines"]
+    order = list(range(len(lines)))
+    random.Random(SEED).shuffle(order)
+    half = len(order) // 2
+    for name, picked in (("dev", order[:half]), ("test", order[half:])):
+        out = [{"text": lines[i]["text"], "news": lines[i]["news"]} for i in sorted(picked)]
+        about = f"The {name} half (seed {SEED}) of bench/heldout/news_lines.json, made by split.py."
+        with open(f"bench/heldout/news_{name}.json", "w") as f:
+            json.dump({"about": about, "lines": out}, f, indent=1, ensure_ascii=False)
+        print(f"news_{name}.json: {len(out)} lines")
+
+
 split("chat_lines.json", "chat")
 split("moment_bound_lines.json", "moment_bound")
+split_news()

@@ -9,6 +9,7 @@ pub mod erasure;
 pub mod live;
 pub mod memory;
 pub mod model_wait;
+pub mod news;
 mod policy;
 pub mod prompt;
 pub mod recall;

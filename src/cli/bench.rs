@@ -132,6 +132,17 @@ enum BenchWhat {
         #[arg(long, default_value = "bench/last-subjects.json")]
         json: PathBuf,
     },
+    /// The news a chat line tells (good, bad, a trial ahead, none), on labelled lines.
+    News {
+        /// Labelled lines (text, news).
+        #[arg(long, default_value = "bench/heldout/news_dev.json")]
+        set: PathBuf,
+        /// Print each line heard wrong.
+        #[arg(long)]
+        verbose: bool,
+        #[arg(long, default_value = "bench/last-news.json")]
+        json: PathBuf,
+    },
     /// The parts of a player's life read from a text, fitted on one file of `corpus/topics/` and scored on the other.
     Topics {
         /// Instead, print the shipped reader's topics for these texts.
@@ -197,6 +208,7 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
         BenchWhat::Chat { set, verbose, json } => bench::chat::run(config, &set, &json, verbose).await,
         BenchWhat::Relevance { json } => bench::relevance::run(config, &json).await,
         BenchWhat::Subjects { set, verbose, json } => bench::subjects::run(config, &set, &json, verbose).await,
+        BenchWhat::News { set, verbose, json } => bench::news::run(config, &set, &json, verbose).await,
         BenchWhat::Topics { read, json } => bench::topics::run(config, &read, &json).await,
         BenchWhat::Prompt { tokenizer_url, json } => bench::prompt::run(config, tokenizer_url.as_deref(), &json).await,
         BenchWhat::Memory {

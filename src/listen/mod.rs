@@ -12,6 +12,7 @@ mod dates;
 mod facts;
 mod intent;
 mod learned;
+pub mod news;
 mod person;
 mod rules;
 #[cfg(test)]
@@ -63,6 +64,8 @@ pub struct Heard {
     /// The parts of the player's life the line touches, likeliest first
     /// (`topics`; learned only, like `about`).
     pub topics: Vec<Touch>,
+    /// The news of their life it tells, if any (`news`; learned only).
+    pub news: Option<news::News>,
 }
 
 impl Heard {
@@ -101,6 +104,7 @@ pub struct Listener {
     learned: Option<Learned>,
     about: Option<about::About>,
     topics: Option<topics::Topics>,
+    news: Option<news::NewsReader>,
 }
 
 /// The listener's learned parts, loaded from beside the model in
@@ -113,12 +117,14 @@ pub async fn load_or_train(
     let (learned, fresh) = learned::load_or_train(embedder, &learned::cache_path(models_dir)).await?;
     let (about, also) = about::load_or_train(embedder, &about::cache_path(models_dir)).await?;
     let (topics, too) = topics::load_or_train(embedder, models_dir).await?;
+    let (news, again) = news::load_or_train(embedder, models_dir).await?;
     let listener = Listener {
         learned: Some(learned),
         about: Some(about),
         topics: Some(topics),
+        news: Some(news),
     };
-    Ok((listener, fresh || also || too))
+    Ok((listener, fresh || also || too || again))
 }
 
 impl Listener {
@@ -128,7 +134,8 @@ impl Listener {
         let learned = self.learned.as_ref()?.version();
         let about = self.about.as_ref()?.version();
         let topics = self.topics.as_ref()?.version();
-        Some(format!("{learned}{about}{topics}"))
+        let news = self.news.as_ref()?.version();
+        Some(format!("{learned}{about}{topics}{news}"))
     }
 
     /// The learned model's reading of a line, once its weights are loaded.
@@ -165,6 +172,9 @@ impl Listener {
         }
         if let (Some(topics), Some(vector)) = (&self.topics, vector) {
             heard.topics = topics.read(line, vector);
+        }
+        if let (Some(news), Some(vector)) = (&self.news, vector) {
+            heard.news = news.read(line, vector);
         }
         heard
     }
@@ -221,6 +231,7 @@ fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)
         by: "learned",
         about: Vec::new(),
         topics: Vec::new(),
+        news: None,
     }
 }
 
@@ -267,6 +278,7 @@ fn hear_by_rules(read: Vec<(rules::Clause, Vec<(Intent, f32)>)>, player: &str) -
         by: "rules",
         about: Vec::new(),
         topics: Vec::new(),
+        news: None,
     }
 }
 

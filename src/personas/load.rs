@@ -178,13 +178,21 @@ fn validate_chat(p: &Persona) -> Result<(), Problem> {
     use crate::listen::Intent;
     for (key, lines) in &p.chat {
         let field = format!("chat.{key}");
-        // Tiredness is heard as an apology but may be worded on its own.
-        let refined = (key == crate::listen::TIREDNESS).then_some(Intent::Apology);
+        // Tiredness is heard as an apology but may be worded on its own;
+        // so may news (a congratulation needs no echo of what was told).
+        let refined = match key.as_str() {
+            crate::listen::TIREDNESS => Some(Intent::Apology),
+            news if crate::listen::news::News::is_key(news) => Some(Intent::OffTopic),
+            _ => None,
+        };
         let Some(intent) = Intent::parse(key).or(refined) else {
             let names: Vec<&str> = Intent::ALL.iter().map(|i| i.as_str()).collect();
             return Err((
                 field,
-                format!("is not an intent (one of: {}, tiredness)", names.join(", ")),
+                format!(
+                    "is not an intent (one of: {}, tiredness, good_news, bad_news, news_ahead)",
+                    names.join(", ")
+                ),
             ));
         };
         let needed = match intent {

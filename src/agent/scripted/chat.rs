@@ -10,6 +10,7 @@ use super::{Speaker, board, quoted};
 use crate::actions::{Action, Decision};
 use crate::agent::BrainInput;
 use crate::chess::engine::Style;
+use crate::listen::news::News;
 use crate::listen::{Heard, Intent};
 use crate::memory::{CreatedBy, MemoryType, Recalled};
 use crate::personas::LineEvent;
@@ -46,6 +47,24 @@ fn held<'a>(input: &'a BrainInput<'_>, fact: &str) -> Option<&'a Recalled> {
         .memories
         .iter()
         .find(|r| r.memory.player_id.is_some() && crate::listen::same_fact(fact, &r.memory.content))
+}
+
+/// The plain lines for news of the player's life, for a card that words none.
+fn plain_news(news: News) -> &'static [&'static str] {
+    match news {
+        News::Good => &[
+            "Congratulations, {player}! That's wonderful news.",
+            "What wonderful news, {player}. Congratulations!",
+        ],
+        News::Bad => &[
+            "I'm so sorry, {player}. Take all the time you need.",
+            "That's hard news, {player}. I'm sorry.",
+        ],
+        News::Ahead => &[
+            "Good luck, {player}! You'll do well.",
+            "Best of luck with it, {player}.",
+        ],
+    }
 }
 
 /// The plain lines for a player who is tired, not sorry.
@@ -93,11 +112,16 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
         answer: String::new(),
         echo: known.map(|r| quoted(&r.memory.content)).unwrap_or_default(),
     };
+    // News of their life is met as a friend meets it: congratulated,
+    // regretted or wished luck ("sorry I'm slow, my mum's in hospital"
+    // too), never "Ha! I remember this."
+    let news = heard.news.map(|n| news_line(input, s, n, &fill));
+    let about_news = matches!(intent, Intent::SelfDisclosure | Intent::OffTopic | Intent::Apology);
+    let told_again = known.is_some() && matches!(intent, Intent::SelfDisclosure | Intent::Preference);
     let said = match card {
+        _ if told_again => plain(s, PLAIN_KNOWN, &recognised),
+        _ if let Some(news) = news.clone().filter(|_| about_news) => news,
         _ if nothing_told => s.line(LineEvent::ChatReply, &super::Fill::default()),
-        _ if known.is_some() && matches!(intent, Intent::SelfDisclosure | Intent::Preference) => {
-            plain(s, PLAIN_KNOWN, &recognised)
-        }
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
         None if tired => plain(s, PLAIN_TIRED, &fill),
         None => plain(s, plain_lines(intent), &fill),
@@ -107,9 +131,12 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     // tells a fact gets the fact said back too, as a disclosure would.
     let echoed = matches!(intent, Intent::SelfDisclosure | Intent::Preference);
     let disclosure = input.persona.chat.get(Intent::SelfDisclosure.as_str());
+    let told_news = news.is_some();
     if known.is_some() && !echoed {
         actions.push(plain(s, PLAIN_KNOWN, &recognised));
-    } else if let Some(lines) = disclosure.filter(|l| !l.is_empty() && !echoed && !fill.echo.is_empty()) {
+    } else if let Some(news) = news.filter(|_| !about_news) {
+        actions.push(news);
+    } else if let Some(lines) = disclosure.filter(|l| !l.is_empty() && !echoed && !fill.echo.is_empty() && !told_news) {
         actions.push(s.pick_from(lines, &fill.placeholders()));
     }
     let moods = &input.persona.moods;
@@ -178,6 +205,14 @@ struct Fill {
 impl Fill {
     fn placeholders(&self) -> [(&'static str, &str); 2] {
         [("{answer}", &self.answer), ("{echo}", &self.echo)]
+    }
+}
+
+/// The card's words for this news, else plain ones.
+fn news_line(input: &BrainInput<'_>, s: &Speaker<'_>, news: News, fill: &Fill) -> Action {
+    match input.persona.chat.get(news.key()).filter(|l| !l.is_empty()) {
+        Some(lines) => s.pick_from(lines, &fill.placeholders()),
+        None => plain(s, plain_news(news), fill),
     }
 }
 

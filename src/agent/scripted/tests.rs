@@ -480,6 +480,56 @@ async fn a_line_heard_as_telling_that_told_nothing_is_not_echoed_empty() {
     );
 }
 
+/// News of the player's life is met as news: congratulated, regretted,
+/// wished luck, in the card's words or plain ones, and still kept; told
+/// inside an apology, it is answered once, not echoed after.
+#[tokio::test]
+async fn news_is_congratulated_regretted_or_wished_luck_and_kept() {
+    use crate::listen::news::News;
+    let viktor = persona("viktor");
+    let (_, ctx) = context(&["e4"], &MatchHistory::default());
+    use crate::listen::Intent;
+    // Heard as the learned listener hears them (the rules alone misread some).
+    let told = |line: &str, intent: Intent, news: News| {
+        let mut trigger = Trigger::input(UserInput::Chat { text: line.into() });
+        let mut heard = crate::listen::Listener::default().hear(line, None, "Ann");
+        (heard.intent, heard.also) = (intent, Vec::new());
+        heard.news = Some(news);
+        trigger.heard = Some(heard);
+        trigger
+    };
+    let card = |key: &str| -> Vec<String> {
+        viktor.chat[key]
+            .iter()
+            .map(|l| l.text.replace("{player}", "Ann"))
+            .collect()
+    };
+    let cases = [
+        ("I passed my driving test last week", Intent::SelfDisclosure, News::Good),
+        (
+            "sorry for the slow moves, my mum has cancer",
+            Intent::Apology,
+            News::Bad,
+        ),
+        ("I have a job interview tomorrow", Intent::SelfDisclosure, News::Ahead),
+    ];
+    for (line, intent, news) in cases {
+        let d = decide(told(line, intent, news), &ctx, &viktor).await;
+        let words = said(&d);
+        assert_eq!(words.len(), 1, "one answer: {words:?}");
+        assert!(card(news.key()).contains(&words[0]), "{line}: {words:?}");
+        assert!(
+            d.actions.iter().any(|a| matches!(a, Action::SaveMemory { .. })),
+            "{line}: kept"
+        );
+    }
+    let mut plain = viktor.clone();
+    plain.chat.remove("good_news");
+    let passed = told("I passed my driving test last week", Intent::SelfDisclosure, News::Good);
+    let d = decide(passed, &ctx, &plain).await;
+    assert!(said(&d)[0].contains("ongratulations"), "{:?}", said(&d));
+}
+
 /// A greeting recites a fact in the persona's words before a line the
 /// listener could only keep as the player said it.
 #[tokio::test]
