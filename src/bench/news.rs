@@ -50,9 +50,14 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
         .await?;
     // Per kind: (heard as it, right, labelled it).
     let mut tally: BTreeMap<&str, (usize, usize, usize)> = KINDS.iter().map(|k| (*k, (0, 0, 0))).collect();
-    let mut right = 0;
+    let (mut right, mut answered, mut wrongly) = (0, 0, 0);
     for (line, v) in set.lines.iter().zip(&vectors) {
-        let got = name(listener.hear(&line.text, Some(v), "Ann").news);
+        let heard = listener.hear(&line.text, Some(v), "Ann");
+        let got = name(heard.news);
+        // The scripted brain answers news only in a line telling of their life.
+        let told = name(heard.news_told());
+        answered += usize::from(got == line.news && told == got && got != "none");
+        wrongly += usize::from(told != "none" && told != line.news);
         let ok = got == line.news;
         right += usize::from(ok);
         tally.entry(got).or_default().0 += 1;
@@ -66,6 +71,12 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
     }
     let accuracy = right as f64 / set.lines.len().max(1) as f64;
     println!("news accuracy {accuracy:.3} ({right} of {})", set.lines.len());
+    let news = set.lines.iter().filter(|l| l.news != "none").count();
+    println!("news answered as news (heard right, in a line telling of their life): {answered} of {news}");
+    println!(
+        "lines answered as news they do not tell: {wrongly} of {}",
+        set.lines.len()
+    );
     println!("{:>6} {:>6} {:>6} {:>4}", "kind", "P", "R", "n");
     let mut kinds = serde_json::Map::new();
     for (kind, (heard, ok, n)) in &tally {
@@ -75,6 +86,6 @@ pub async fn run(config: &Config, set: &Path, json_out: &Path, verbose: bool) ->
     }
     super::write_figures(
         json_out,
-        &json!({"accuracy": accuracy, "lines": set.lines.len(), "kinds": kinds}),
+        &json!({"accuracy": accuracy, "lines": set.lines.len(), "answered": answered, "news": news, "answered_wrongly": wrongly, "kinds": kinds}),
     )
 }

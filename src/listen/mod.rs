@@ -69,6 +69,14 @@ pub struct Heard {
 }
 
 impl Heard {
+    /// The news of their life the line tells, if it tells of their life
+    /// at all (a fact, or telling as an act): "thanks!" is no news, whatever
+    /// the news reader leans to.
+    pub fn news_told(&self) -> Option<news::News> {
+        self.news
+            .filter(|_| !self.facts.is_empty() || self.shows(Intent::SelfDisclosure))
+    }
+
     /// Every intent heard in the line: the main one, then the others by rank.
     pub fn intents(&self) -> Vec<Intent> {
         std::iter::once(self.intent).chain(self.also.iter().copied()).collect()

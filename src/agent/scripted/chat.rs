@@ -115,7 +115,7 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     // News of their life is met as a friend meets it: congratulated,
     // regretted or wished luck ("sorry I'm slow, my mum's in hospital"
     // too), never "Ha! I remember this."
-    let news = heard.news.map(|n| news_line(input, s, n, &fill));
+    let news = heard.news_told().map(|n| news_line(input, s, n, &fill));
     let about_news = matches!(intent, Intent::SelfDisclosure | Intent::OffTopic | Intent::Apology);
     let told_again = known.is_some() && matches!(intent, Intent::SelfDisclosure | Intent::Preference);
     let said = match card {

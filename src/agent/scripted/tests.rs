@@ -523,6 +523,13 @@ async fn news_is_congratulated_regretted_or_wished_luck_and_kept() {
             "{line}: kept"
         );
     }
+    // A line that tells nothing of their life is no news, whatever the reader says.
+    let d = decide(told("thanks!", Intent::Thanks, News::Good), &ctx, &viktor).await;
+    assert!(
+        !said(&d).iter().any(|w| card("good_news").contains(w)),
+        "{:?}",
+        said(&d)
+    );
     let mut plain = viktor.clone();
     plain.chat.remove("good_news");
     let passed = told("I passed my driving test last week", Intent::SelfDisclosure, News::Good);
