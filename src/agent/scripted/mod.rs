@@ -371,6 +371,8 @@ pub(crate) use chat::answer as known_answer;
 pub(crate) use puzzle::words as puzzle_words;
 pub(crate) use standing::adapted_notice;
 #[cfg(test)]
+mod chat_tests;
+#[cfg(test)]
 mod familiar_tests;
 #[cfg(test)]
 mod reminder_tests;
