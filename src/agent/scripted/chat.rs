@@ -115,12 +115,12 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     // News of their life is met as a friend meets it: congratulated,
     // regretted or wished luck ("sorry I'm slow, my mum's in hospital"
     // too), never "Ha! I remember this."
-    let news = heard.news_told().map(|n| news_line(input, s, n, &fill));
+    let news = heard.news_told();
     let about_news = matches!(intent, Intent::SelfDisclosure | Intent::OffTopic | Intent::Apology);
     let told_again = known.is_some() && matches!(intent, Intent::SelfDisclosure | Intent::Preference);
     let said = match card {
         _ if told_again => plain(s, PLAIN_KNOWN, &recognised),
-        _ if let Some(news) = news.clone().filter(|_| about_news) => news,
+        _ if let Some(news) = news.filter(|_| about_news) => news_line(input, s, news, &fill),
         _ if nothing_told => s.line(LineEvent::ChatReply, &super::Fill::default()),
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
         None if tired => plain(s, PLAIN_TIRED, &fill),
@@ -131,12 +131,13 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     // tells a fact gets the fact said back too, as a disclosure would.
     let echoed = matches!(intent, Intent::SelfDisclosure | Intent::Preference);
     let disclosure = input.persona.chat.get(Intent::SelfDisclosure.as_str());
-    let told_news = news.is_some();
     if known.is_some() && !echoed {
         actions.push(plain(s, PLAIN_KNOWN, &recognised));
     } else if let Some(news) = news.filter(|_| !about_news) {
-        actions.push(news);
-    } else if let Some(lines) = disclosure.filter(|l| !l.is_empty() && !echoed && !fill.echo.is_empty() && !told_news) {
+        actions.push(news_line(input, s, news, &fill));
+    } else if let Some(lines) =
+        disclosure.filter(|l| !l.is_empty() && !echoed && !fill.echo.is_empty() && news.is_none())
+    {
         actions.push(s.pick_from(lines, &fill.placeholders()));
     }
     let moods = &input.persona.moods;
