@@ -233,3 +233,29 @@ async fn a_fact_told_again_is_recognised_not_noted_twice() {
         .collect();
     assert_eq!(cello.len(), 1, "kept once: {cello:?}");
 }
+
+/// Bad news told in passing is met with sympathy and remembered, with its
+/// date made absolute: a friend would not forget that the dog died.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_news_told_in_passing_is_met_with_sympathy_and_kept() {
+    let server = Server::start().await;
+    let uma = server.new_player("Uma").await;
+    let (m, _) = server.new_match(&uma, "margot", "white").await;
+    let said = replies(&server, &m, "my dog had to be put down yesterday").await;
+    assert!(
+        said.iter().any(|r| r.contains("sorry") || r.contains("sympathies")),
+        "met with sympathy: {said:?}"
+    );
+    let kept: Vec<String> = server
+        .memories(&uma)
+        .await
+        .into_iter()
+        .filter_map(|m| m["content"].as_str().map(str::to_string))
+        .filter(|c| c.contains("dog"))
+        .collect();
+    assert_eq!(kept.len(), 1, "kept once: {kept:?}");
+    assert!(
+        kept[0].contains("put down on ") && !kept[0].contains("yesterday"),
+        "the date made absolute: {kept:?}"
+    );
+}

@@ -40,7 +40,11 @@ pub fn absolute(fact: &str, today: NaiveDate) -> String {
         }
         let past = told_as_past(&words[..i]);
         let pair = next.map(|(n, _)| format!("{lower} {}", n.to_lowercase()));
-        if let Some(phrase) = pair.as_deref().and_then(|p| two_words(p, today, past)) {
+        let after_on = out.last().is_some_and(|w| w.eq_ignore_ascii_case("on"));
+        let day_of_month = next
+            .filter(|_| lower == "the" && after_on)
+            .and_then(|(n, _)| nth_day(&n.to_lowercase(), today, past));
+        if let Some(phrase) = day_of_month.or_else(|| pair.as_deref().and_then(|p| two_words(p, today, past))) {
             drop_preposition(&mut out);
             out.push(format!("{phrase}{}", next.map_or("", |(_, t)| t)));
             i += 2;
@@ -66,7 +70,7 @@ pub fn absolute(fact: &str, today: NaiveDate) -> String {
 /// its last one when told of the past ("died on Monday").
 fn one_word(word: &str, today: NaiveDate, past: bool) -> Option<String> {
     let day = match word {
-        "today" => today,
+        "today" | "tonight" => today,
         "tomorrow" => today + Duration::days(1),
         "yesterday" => today - Duration::days(1),
         _ if past => next_weekday(today, weekday(word)?) - Duration::days(7),
@@ -101,6 +105,8 @@ fn two_words(pair: &str, today: NaiveDate, past: bool) -> Option<String> {
     let (weekday, month) = (weekday(second), month(second));
     let this_month = today.with_day(1)?;
     let found = match (first, second) {
+        ("this", "morning" | "afternoon" | "evening") => Some((on(today), today)),
+        ("last", "night") => Some((on(today - Duration::days(1)), today)),
         ("next", "week") => Some(week_of(today + Duration::days(7))),
         ("last", "week") => Some(week_of(today - Duration::days(7))),
         ("last", "weekend") => {
@@ -152,6 +158,23 @@ fn two_words(pair: &str, today: NaiveDate, past: bool) -> Option<String> {
         _ => None,
     };
     found.map(|(phrase, _)| phrase)
+}
+
+/// "(on) the 14th": that day of this month, or of the next when it has
+/// gone (the last one when told of the past).
+fn nth_day(word: &str, today: NaiveDate, past: bool) -> Option<String> {
+    let digits = word.strip_suffix("st").or_else(|| word.strip_suffix("nd"));
+    let digits = digits
+        .or_else(|| word.strip_suffix("rd"))
+        .or_else(|| word.strip_suffix("th"))?;
+    let day: u32 = digits.parse().ok()?;
+    let this_month = today.with_day(day)?;
+    let found = match (past, this_month < today) {
+        (false, true) => this_month.checked_add_months(Months::new(1))?,
+        (true, false) if this_month > today => this_month.checked_sub_months(Months::new(1))?,
+        _ => this_month,
+    };
+    Some(on(found))
 }
 
 /// "three weeks ago", "2 days ago", "a month ago", "in ten days": a count
@@ -279,6 +302,18 @@ mod tests {
                 "Sam got engaged on the weekend of 21 November 2026!",
             ),
             ("Sam plays in 3 tournaments", "Sam plays in 3 tournaments"),
+            (
+                "Sam's cat got hit by a car this morning",
+                "Sam's cat got hit by a car on 26 November 2026",
+            ),
+            (
+                "Sam's sister had twins last night.",
+                "Sam's sister had twins on 25 November 2026.",
+            ),
+            ("Sam's hearing is on the 14th.", "Sam's hearing is on 14 December 2026."),
+            ("Sam's hearing is on the 30th.", "Sam's hearing is on 30 November 2026."),
+            ("Sam moved in on the 3rd", "Sam moved in on 3 November 2026"),
+            ("Sam won the 3rd round", "Sam won the 3rd round"),
             (
                 "Sam plays every Monday at the club.",
                 "Sam plays every Monday at the club.",

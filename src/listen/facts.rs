@@ -304,6 +304,15 @@ const SUBJECTLESS_VERBS: &[&str] = &[
     "met",
     "bought",
     "grew",
+    "broke",
+    "fell",
+    "sold",
+    "ran",
+    "flew",
+    "drove",
+    "gave",
+    "tore",
+    "hurt",
     "taught",
     "spent",
     "joined",
@@ -318,6 +327,14 @@ const SUBJECTLESS_VERBS: &[&str] = &[
     "own",
     "have",
 ];
+
+/// "failed my driving test", "passed the bar", "crashed our car": a
+/// regular past tense followed by what it acted on.
+fn regular_past_with_object(word: &str, next: Option<&&str>) -> bool {
+    const OBJECT: [&str; 9] = ["my", "our", "a", "an", "the", "his", "her", "their", "it"];
+    const NOT_PAST: [&str; 6] = ["need", "speed", "feed", "seed", "bed", "red"];
+    word.len() >= 5 && word.ends_with("ed") && !NOT_PAST.contains(&word) && next.is_some_and(|n| OBJECT.contains(n))
+}
 
 /// Openings that stand for "I'm": "back from school", "off to teach".
 const SUBJECTLESS_STATES: &[&str] = &["back from", "off to", "home from", "fresh off"];
@@ -407,6 +424,7 @@ pub fn restore_subject(mut c: Clause) -> Clause {
         "can't" | "cant" => "I",
         w if KIN.contains(&w) => "my",
         w if SUBJECTLESS_VERBS.contains(&w) => "I",
+        w if regular_past_with_object(w, words.get(adverbs + 1)) => "I",
         w if w.len() > 5 && w.ends_with("ing") && !NOT_VERBS.contains(&w) => "I'm",
         _ => return c,
     };

@@ -186,7 +186,14 @@ fn the_i_chat_leaves_out_is_put_back() {
     assert_eq!(restored("Retiring in December"), "I'm retiring in December");
     assert_eq!(restored("daughter's got a fever"), "my daughter's got a fever");
     assert_eq!(restored("haha love the Sicilian"), "I love the Sicilian");
+    assert_eq!(restored("broke my wrist skiing"), "I broke my wrist skiing");
+    assert_eq!(
+        restored("failed my driving test again"),
+        "I failed my driving test again"
+    );
     for unchanged in [
+        "need a break",
+        "tired of this",
         "nice move",
         "I teach piano",
         "like I said",
