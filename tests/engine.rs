@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use kibitz::chess::Game;
-use kibitz::chess::engine::{Engine, SearchBudget, SearchRequest, StockfishEngine, Style};
+use kibitz::chess::engine::{Engine, Priority, SearchBudget, SearchRequest, StockfishEngine, Style};
 
 const STOCKFISH: &str = "/usr/games/stockfish";
 
@@ -35,7 +35,9 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
         Path::new(STOCKFISH).exists(),
         "stockfish missing: `make test` installs it (scripts/setup-system.sh)"
     );
-    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Live)
+        .await
+        .unwrap();
     assert!(engine.name().starts_with("Stockfish"), "{}", engine.name());
 
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -71,7 +73,9 @@ async fn stockfish_plays_survives_being_killed_and_clamps_elo() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_budget_plays_and_mixes_with_time_budgets() {
     let _side_by_side = CHILDREN.read().await;
-    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Live)
+        .await
+        .unwrap();
     let by_nodes = |fen: &str, elo, nodes| SearchRequest {
         budget: SearchBudget::Nodes { nodes, within_ms: None },
         ..request(fen, elo)
@@ -96,7 +100,9 @@ async fn evaluation_scores_the_side_to_move_and_sees_mates() {
     let _side_by_side = CHILDREN.read().await;
     use kibitz::chess::engine::{BuiltinEngine, Score};
     use kibitz::chess::odds::win_pct;
-    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Live)
+        .await
+        .unwrap();
     // White is a queen up; Black to move sees it from Black's side.
     let queen_up_black_to_move = "rnb1kbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3";
     let score = engine.evaluate(queen_up_black_to_move, 20_000).await.unwrap();
@@ -121,7 +127,9 @@ async fn a_chosen_move_carries_the_score_after_it() {
     let _side_by_side = CHILDREN.read().await;
     use kibitz::chess::engine::Score;
     use kibitz::chess::odds::win_pct;
-    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Live)
+        .await
+        .unwrap();
     let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
     let chosen = engine.choose_move(&request(mate_in_one, 3000)).await.unwrap();
     assert_eq!(
@@ -147,7 +155,9 @@ async fn a_chosen_move_carries_the_score_after_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pool_serves_matches_side_by_side_and_outlives_its_processes() {
     let _alone = CHILDREN.write().await;
-    let engine = StockfishEngine::start(Path::new(STOCKFISH), 2).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 2, Priority::Live)
+        .await
+        .unwrap();
     let me = std::process::id().to_string();
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     let (slow, fast) = (request(start, 2000), request(start, 2000));
@@ -169,7 +179,9 @@ async fn a_pool_serves_matches_side_by_side_and_outlives_its_processes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_evaluation_nobody_waits_for_any_more_is_not_searched() {
     let _side_by_side = CHILDREN.read().await;
-    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Live)
+        .await
+        .unwrap();
     let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     // The one worker is busy with a 100 ms search; an evaluation queued
     // behind it gives up after 10 ms, as a move's odds do past their budget.
@@ -191,7 +203,9 @@ async fn an_evaluation_nobody_waits_for_any_more_is_not_searched() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_aggressive_persona_takes_more_than_a_defensive_one() {
     let _side_by_side = CHILDREN.read().await;
-    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let engine = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Live)
+        .await
+        .unwrap();
     // Openings where Stockfish's best move is quiet but a capture is within
     // its margin (Queen's Gambit Accepted, Sicilian ...cxd4, Ruy Lopez Bxc6).
     let positions = [
@@ -226,7 +240,9 @@ async fn an_aggressive_persona_takes_more_than_a_defensive_one() {
 async fn the_best_line_is_the_mate_and_says_so() {
     let _beside = CHILDREN.read().await;
     let mate_in_one = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
-    let stockfish = StockfishEngine::start(Path::new(STOCKFISH), 1).await.unwrap();
+    let stockfish = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Live)
+        .await
+        .unwrap();
     let builtin = kibitz::chess::engine::BuiltinEngine;
     for engine in [&stockfish as &dyn Engine, &builtin] {
         let best = engine.best_line(mate_in_one, 20_000).await.unwrap();
@@ -244,4 +260,49 @@ async fn the_best_line_is_the_mate_and_says_so() {
     // Checkmated: no move to find.
     let mated = "3R2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 1 1";
     assert!(stockfish.best_line(mated, 1_000).await.is_err());
+}
+
+/// The niceness of each of this process's Stockfish children (field 19 of
+/// /proc/<pid>/stat, after the command's closing parenthesis).
+fn children_niceness() -> Vec<i64> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        // rest: state ppid ... ; nice is the 19th field of the line, the
+        // 17th after the command.
+        if head.contains("(stockfish") && fields.get(1) == Some(&me.as_str()) {
+            found.push(fields[16].parse().unwrap());
+        }
+    }
+    found
+}
+
+/// The deeper evaluation's engine runs at the lowest priority, so the live
+/// searches of every match come first; its answers are the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spare_engine_searches_at_the_lowest_priority() {
+    let _alone = CHILDREN.write().await;
+    let before = children_niceness();
+    assert!(
+        before.iter().all(|n| *n == 0),
+        "live engines keep their priority: {before:?}"
+    );
+    let spare = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Spare)
+        .await
+        .unwrap();
+    let fen = "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1";
+    let score = spare.evaluate(fen, 20_000).await.unwrap();
+    assert!(
+        matches!(score, kibitz::chess::engine::Score::Mate(n) if n > 0),
+        "{score:?}"
+    );
+    let after = children_niceness();
+    assert_eq!(after.iter().filter(|n| **n == 19).count(), 1, "{after:?}");
 }

@@ -85,7 +85,7 @@ pub(crate) struct Common {
 
 pub(crate) async fn workshop(config: &Config, common: &Common) -> Workshop {
     Workshop {
-        engine: engine::start(&config.stockfish_path, common.parallel.max(1)).await,
+        engine: engine::start(&config.stockfish_path, common.parallel.max(1), engine::Priority::Live).await,
         llm: kibitz::llm::LlmPool::start(&config.llm, None).await,
         budget: engine::SearchBudget::Millis(common.movetime),
         sampling: config.llm.moves,

@@ -112,10 +112,10 @@ impl Services {
         let listener = listen::SharedListener::default();
         let relevance = SharedRelevance::default();
         load_listener(&memory, &config.models_dir, (&listener, &relevance));
-        let engine = engine::start(&config.stockfish_path, config.engine_workers).await;
+        let engine = engine::start(&config.stockfish_path, config.engine_workers, engine::Priority::Live).await;
         let analyst = match config.eval_deep_nodes {
             0 => None,
-            _ => Some(engine::start(&config.stockfish_path, 1).await),
+            _ => Some(engine::start(&config.stockfish_path, 1, engine::Priority::Spare).await),
         };
         let llm = LlmPool::start(&config.llm, Some(Arc::new(db.clone()))).await;
         match &llm {

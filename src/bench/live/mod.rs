@@ -63,9 +63,13 @@ pub struct LiveArgs {
     /// falls with load.
     #[arg(long, default_value_t = 500)]
     pub(super) engine_nodes: u64,
-    /// The started server's cheap odds evaluation, in nodes (deep revision off).
+    /// The started server's cheap odds evaluation, in nodes.
     #[arg(long, default_value_t = 500)]
     pub(super) eval_nodes: u64,
+    /// The started server's deeper evaluation after each reply, in nodes
+    /// (0: off; a server's default is 200,000).
+    #[arg(long, default_value_t = 0)]
+    pub(super) eval_deep_nodes: u64,
     /// Match creations a second tried by a flooding script during the load
     /// (a new player each, the persona moving first); with it the bench
     /// runs twice, without the flood and with it, and compares their p99.
@@ -144,7 +148,7 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
                 ("KIBITZ_ENGINE_MOVETIME_MS", args.engine_movetime_ms.to_string()),
                 ("KIBITZ_ENGINE_NODES", args.engine_nodes.to_string()),
                 ("KIBITZ_EVAL_NODES", args.eval_nodes.to_string()),
-                ("KIBITZ_EVAL_DEEP_NODES", "0".to_string()),
+                ("KIBITZ_EVAL_DEEP_NODES", args.eval_deep_nodes.to_string()),
                 ("KIBITZ_BUSY_ENGINE_WAIT_MS", args.busy_engine_wait_ms.to_string()),
                 ("KIBITZ_BUSY_LAG_MS", args.busy_lag_ms.to_string()),
                 ("KIBITZ_BUSY_COMMIT_WAIT_MS", args.busy_commit_wait_ms.to_string()),

@@ -151,7 +151,7 @@ pub(super) fn report(
         "events": t.events, "lost": t.lost, "duplicated": t.duplicated,
         "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
-        "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes,
+        "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes, "eval_deep_nodes": args.eval_deep_nodes,
         "embedding": embedding, "server_phases": phases,
         "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
         "busy_engine_wait_ms": args.busy_engine_wait_ms, "busy_lag_ms": args.busy_lag_ms, "busy_commit_wait_ms": args.busy_commit_wait_ms,

@@ -3,6 +3,7 @@
 //! stops for want of an engine.
 
 mod builtin;
+mod memo;
 mod queue;
 mod stockfish;
 pub mod style;
@@ -16,6 +17,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
 pub use builtin::BuiltinEngine;
+pub use memo::Remembering;
 pub use stockfish::StockfishEngine;
 pub use uci::Score;
 
@@ -109,15 +111,27 @@ pub trait Engine: Send + Sync {
     }
 }
 
-/// Stockfish if the binary exists and answers, else the built-in engine.
-pub async fn start(stockfish: &Path, workers: usize) -> Arc<dyn Engine> {
+/// How an engine's processes share the CPU with everything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Priority {
+    /// A player waits for its answers: the persona's moves, the odds.
+    Live,
+    /// Nobody waits: the deeper evaluation, the review after a game. Its
+    /// processes run at the lowest priority (nice 19), so they search on
+    /// what the live searches leave and never make a player wait.
+    Spare,
+}
+
+/// Stockfish if the binary exists and answers, else the built-in engine;
+/// either way its evaluations are remembered (`memo.rs`).
+pub async fn start(stockfish: &Path, workers: usize, priority: Priority) -> Arc<dyn Engine> {
     if stockfish.exists() {
-        match StockfishEngine::start(stockfish, workers).await {
+        match StockfishEngine::start(stockfish, workers, priority).await {
             Ok(sf) => {
-                return Arc::new(WithFallback {
+                return Arc::new(Remembering::new(WithFallback {
                     primary: sf,
                     fallback: BuiltinEngine,
-                });
+                }));
             }
             Err(e) => tracing::warn!(
                 "stockfish at {} did not start ({e}); using the built-in engine",
@@ -127,7 +141,7 @@ pub async fn start(stockfish: &Path, workers: usize) -> Arc<dyn Engine> {
     } else {
         tracing::info!("no stockfish at {}; using the built-in engine", stockfish.display());
     }
-    Arc::new(BuiltinEngine)
+    Arc::new(Remembering::new(BuiltinEngine))
 }
 
 /// Asks the primary engine, and the built-in one if it fails, so the persona

@@ -17,7 +17,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 use super::queue::QueueClock;
 use super::style::{Candidate, shape_choice};
 use super::uci::{EngineLine, Score, parse_line};
-use super::{BestLine, Chosen, Engine, EngineError, SearchBudget, SearchRequest};
+use super::{BestLine, Chosen, Engine, EngineError, Priority, SearchBudget, SearchRequest};
 
 /// Lines Stockfish reports per search, for style to choose among. Its own
 /// strength limit searches at least four anyway, so this costs nothing.
@@ -59,17 +59,18 @@ pub struct StockfishEngine {
 impl StockfishEngine {
     /// Starts a pool of `workers` processes that take jobs from one queue, so
     /// a long search in one match does not hold up another match's move.
-    pub async fn start(path: &Path, workers: usize) -> Result<Self, EngineError> {
+    pub async fn start(path: &Path, workers: usize, priority: Priority) -> Result<Self, EngineError> {
         let (jobs, rx) = mpsc::channel(64);
         let queue = Arc::new(Mutex::new(rx));
         let mut name = String::new();
         let abandoned = Arc::new(AtomicU64::new(0));
         let clock = Arc::new(QueueClock::default());
         for _ in 0..workers.max(1) {
-            let process = Process::spawn(path).await?;
+            let process = Process::spawn(path, priority).await?;
             name = process.name.clone();
             let worker = Worker {
                 path: path.to_path_buf(),
+                priority,
                 queue: queue.clone(),
                 abandoned: abandoned.clone(),
                 clock: clock.clone(),
@@ -151,6 +152,7 @@ type Queue = Arc<Mutex<mpsc::Receiver<Job>>>;
 /// the shared queue until the engine is dropped.
 struct Worker {
     path: PathBuf,
+    priority: Priority,
     queue: Queue,
     abandoned: Arc<AtomicU64>,
     clock: Arc<QueueClock>,
@@ -178,7 +180,7 @@ impl Worker {
         let mut result = Err(EngineError::Process("not started".into()));
         for _attempt in 0..2 {
             if process.is_none() {
-                *process = Process::spawn(&self.path)
+                *process = Process::spawn(&self.path, self.priority)
                     .await
                     .map_err(|e| tracing::warn!("restarting stockfish: {e}"))
                     .ok();
@@ -212,8 +214,12 @@ struct Process {
 }
 
 impl Process {
-    async fn spawn(path: &Path) -> Result<Self, EngineError> {
-        let mut child = Command::new(path)
+    async fn spawn(path: &Path, priority: Priority) -> Result<Self, EngineError> {
+        let mut command = Command::new(path);
+        if priority == Priority::Spare {
+            lowest_priority(&mut command);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -379,6 +385,22 @@ impl Process {
         tokio::time::timeout(limit, read)
             .await
             .map_err(|_| EngineError::Protocol(format!("no answer within {limit:?}")))?
+    }
+}
+
+/// The child runs at nice 19: on a busy machine the scheduler gives it
+/// what the live searches leave (about 1/70 of a core beside each busy
+/// one), on an idle one all it wants.
+fn lowest_priority(command: &mut Command) {
+    // SAFETY: between fork and exec the closure makes one syscall on the
+    // child itself, async-signal-safe, allocating nothing.
+    unsafe {
+        command.pre_exec(|| {
+            // A failure leaves the child at its parent's priority: slower
+            // live searches under load, but no lost evaluation.
+            libc::setpriority(libc::PRIO_PROCESS, 0, 19);
+            Ok(())
+        });
     }
 }
 
