@@ -81,6 +81,7 @@ impl Club {
             .fold(CpuSeconds::default(), |a, b| CpuSeconds {
                 server: a.server + b.server,
                 engines: a.engines + b.engines,
+                spare_engines: a.spare_engines + b.spare_engines,
             })
     }
 }

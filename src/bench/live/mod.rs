@@ -232,6 +232,7 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     let cpu = CpuUse {
         server_s: cpu_after.server - cpu_before.0.server,
         engines_s: cpu_after.engines - cpu_before.0.engines,
+        spare_engines_s: cpu_after.spare_engines - cpu_before.0.spare_engines,
         generator_s: own_after - cpu_before.1,
     };
     let watched = phases.finish().await;

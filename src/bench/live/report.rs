@@ -58,14 +58,22 @@ impl Tally {
 pub(super) struct CpuUse {
     pub(super) server_s: f64,
     pub(super) engines_s: f64,
+    /// The deeper evaluation's Stockfish, at the lowest priority.
+    pub(super) spare_engines_s: f64,
     pub(super) generator_s: f64,
 }
 
 impl CpuUse {
-    /// Milliseconds of each per answered move: server, engines, load generator.
-    fn per_move_ms(&self, moves: usize) -> [f64; 3] {
+    /// Milliseconds of each per answered move: server, live engines, spare
+    /// engines, load generator.
+    fn per_move_ms(&self, moves: usize) -> [f64; 4] {
         let per = |s: f64| s * 1e3 / moves.max(1) as f64;
-        [per(self.server_s), per(self.engines_s), per(self.generator_s)]
+        [
+            per(self.server_s),
+            per(self.engines_s),
+            per(self.spare_engines_s),
+            per(self.generator_s),
+        ]
     }
 }
 
@@ -124,11 +132,12 @@ pub(super) fn report(
         WINDOW.as_secs(),
         shown.join(" / ")
     );
-    let [server_ms, engines_ms, generator_ms] = cpu.per_move_ms(t.moves);
+    let [server_ms, engines_ms, spare_ms, generator_ms] = cpu.per_move_ms(t.moves);
     println!(
-        "live: CPU per answered move: server {server_ms:.2} ms, Stockfish {engines_ms:.2} ms, \
-         load generator {generator_ms:.2} ms (run totals {:.1} / {:.1} / {:.1} s)",
-        cpu.server_s, cpu.engines_s, cpu.generator_s
+        "live: CPU per answered move: server {server_ms:.2} ms, Stockfish {engines_ms:.2} ms live + \
+         {spare_ms:.2} ms spare (deeper evaluation, lowest priority), load generator {generator_ms:.2} ms \
+         (run totals {:.1} / {:.1} / {:.1} / {:.1} s)",
+        cpu.server_s, cpu.engines_s, cpu.spare_engines_s, cpu.generator_s
     );
     if let (Some(run), Some(hits)) = (embedding["texts_embedded"].as_u64(), embedding["memo_hits"].as_u64()) {
         let runs = embedding["model_runs"].as_u64().unwrap_or(0);
@@ -153,7 +162,7 @@ pub(super) fn report(
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
         "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes, "eval_deep_nodes": args.eval_deep_nodes,
         "embedding": embedding, "server_phases": phases,
-        "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "load_generator": generator_ms },
+        "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "stockfish_spare": spare_ms, "load_generator": generator_ms },
         "busy_engine_wait_ms": args.busy_engine_wait_ms, "busy_lag_ms": args.busy_lag_ms, "busy_commit_wait_ms": args.busy_commit_wait_ms,
     });
     Ok(report)

@@ -145,11 +145,14 @@ impl LiveServer {
 }
 
 /// CPU seconds (user + system) spent so far by the server and by its child
-/// processes (the Stockfish pool), read from /proc; zeros for a remote server.
+/// processes (the Stockfish pool for live searches, and the deeper
+/// evaluation's at the lowest priority, told apart by their niceness), read
+/// from /proc; zeros for a remote server.
 #[derive(Clone, Copy, Default)]
 pub struct CpuSeconds {
     pub server: f64,
     pub engines: f64,
+    pub spare_engines: f64,
 }
 
 impl LiveServer {
@@ -157,10 +160,18 @@ impl LiveServer {
         let Some(pid) = self.child.as_ref().map(Child::id) else {
             return CpuSeconds::default();
         };
-        let engines = children(pid).iter().filter_map(|c| cpu_seconds(*c)).sum();
+        let (mut engines, mut spare_engines) = (0.0, 0.0);
+        for child in children(pid) {
+            let spent = cpu_seconds(child).unwrap_or(0.0);
+            match niceness(child).unwrap_or(0) > 0 {
+                true => spare_engines += spent,
+                false => engines += spent,
+            }
+        }
         CpuSeconds {
             server: cpu_seconds(pid).unwrap_or(0.0),
             engines,
+            spare_engines,
         }
     }
 }
@@ -177,6 +188,11 @@ fn cpu_seconds(pid: u32) -> Option<f64> {
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
     // Linux reports in USER_HZ, 100 on every platform Rust targets here.
     Some(ticks as f64 / 100.0)
+}
+
+fn niceness(pid: u32) -> Option<i64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?.1.split_whitespace().nth(16)?.parse().ok()
 }
 
 fn children(pid: u32) -> Vec<u32> {

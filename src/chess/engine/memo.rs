@@ -4,19 +4,34 @@
 //! and given again instead of searched again. Before, the first move of
 //! every game evaluated the starting position anew: at 500 games opening
 //! in the same seconds that was a core of Stockfish for ten seconds, and
-//! the live searches queued behind it. The persona's own moves are never
-//! remembered: they are chosen with chance and style, one search each.
+//! the live searches queued behind it.
+//!
+//! A persona's own move is chosen with chance (its Elo's slips) and style,
+//! so one search is one draw of its choice. In the opening, where a
+//! thousand games meet the same positions, a persona's first `SAMPLES`
+//! searches of a position are kept and later games draw one of them: the
+//! same spread of moves as searching again, without the search (the
+//! persona's moves in the first seconds of a thousand games were most of
+//! the node's CPU). Past the opening every move is searched.
 
 use std::collections::{HashMap, VecDeque};
+use std::hash::Hash;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use rand::seq::SliceRandom;
 
-use super::{BestLine, Chosen, Engine, EngineError, Score, SearchRequest};
+use super::{BestLine, Chosen, Engine, EngineError, Score, SearchBudget, SearchRequest, Style};
 
-/// Verdicts kept, newest last: about 1 MiB of FENs.
+/// Positions kept, newest last: about 1 MiB of FENs each for verdicts and
+/// for the persona's choices.
 const CAPACITY: usize = 8192;
+/// Searches of one opening position by one persona kept to draw from.
+const SAMPLES: usize = 4;
+/// The opening, as far as a persona's choices are kept: positions up to
+/// this move number (the FEN's last field).
+const OPENING_MOVES: u32 = 10;
 
 /// What one search said of a position at a node count.
 #[derive(Clone)]
@@ -25,7 +40,13 @@ enum Verdict {
     Best(BestLine),
 }
 
-/// An engine whose evaluations are remembered, by position and node count.
+/// A verdict's key: the position, the nodes, and whether a best line.
+type VerdictKey = (String, u64, bool);
+/// A persona's choice's key: the position and how the persona searches it.
+type ChoiceKey = (String, u32, Style, SearchBudget);
+
+/// An engine whose evaluations are remembered, by position and node count,
+/// and whose persona moves in the opening are drawn from kept searches.
 pub struct Remembering<E> {
     inner: E,
     kept: Mutex<Kept>,
@@ -33,22 +54,47 @@ pub struct Remembering<E> {
 
 #[derive(Default)]
 struct Kept {
-    verdicts: HashMap<(String, u64, bool), Verdict>,
-    order: VecDeque<(String, u64, bool)>,
+    verdicts: Fifo<VerdictKey, Verdict>,
+    choices: Fifo<ChoiceKey, Vec<Chosen>>,
     hits: u64,
 }
 
-impl Kept {
-    fn put(&mut self, key: (String, u64, bool), verdict: Verdict) {
-        if self.verdicts.insert(key.clone(), verdict).is_some() {
-            return;
+/// A map that forgets its oldest key past `CAPACITY`.
+struct Fifo<K, V> {
+    map: HashMap<K, V>,
+    order: VecDeque<K>,
+}
+
+impl<K, V> Default for Fifo<K, V> {
+    fn default() -> Self {
+        Fifo {
+            map: HashMap::new(),
+            order: VecDeque::new(),
         }
-        self.order.push_back(key);
-        if self.order.len() > CAPACITY
-            && let Some(oldest) = self.order.pop_front()
-        {
-            self.verdicts.remove(&oldest);
+    }
+}
+
+impl<K: Hash + Eq + Clone, V> Fifo<K, V> {
+    fn insert(&mut self, key: K, value: V) {
+        let mut value = Some(value);
+        let slot = self.entry(key, || value.take().expect("taken once"));
+        if let Some(newer) = value {
+            *slot = newer;
         }
+    }
+
+    /// The value under `key`, made with `new` if absent (the oldest key
+    /// forgotten if that makes one too many).
+    fn entry(&mut self, key: K, new: impl FnOnce() -> V) -> &mut V {
+        if !self.map.contains_key(&key) {
+            self.order.push_back(key.clone());
+            if self.order.len() > CAPACITY
+                && let Some(oldest) = self.order.pop_front()
+            {
+                self.map.remove(&oldest);
+            }
+        }
+        self.map.entry(key).or_insert_with(new)
     }
 }
 
@@ -70,12 +116,44 @@ impl<E: Engine> Remembering<E> {
         self.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn recall(&self, key: &(String, u64, bool)) -> Option<Verdict> {
+    fn recall(&self, key: &VerdictKey) -> Option<Verdict> {
         let mut kept = self.lock();
-        let found = kept.verdicts.get(key).cloned();
+        let found = kept.verdicts.map.get(key).cloned();
         kept.hits += u64::from(found.is_some());
         found
     }
+
+    fn keep(&self, key: VerdictKey, verdict: Verdict) {
+        self.lock().verdicts.insert(key, verdict);
+    }
+
+    /// One of the persona's kept choices in this opening position, once
+    /// there are enough to draw from.
+    fn drawn(&self, key: &ChoiceKey) -> Option<Chosen> {
+        let mut kept = self.lock();
+        let found = kept
+            .choices
+            .map
+            .get(key)
+            .filter(|samples| samples.len() >= SAMPLES)
+            .and_then(|samples| samples.choose(&mut rand::thread_rng()).cloned());
+        kept.hits += u64::from(found.is_some());
+        found
+    }
+
+    fn keep_choice(&self, key: ChoiceKey, chosen: Chosen) {
+        let mut kept = self.lock();
+        let samples = kept.choices.entry(key, Vec::new);
+        if samples.len() < SAMPLES {
+            samples.push(chosen);
+        }
+    }
+}
+
+/// The key of a persona's move kept for drawing: only in the opening.
+fn opening_choice(req: &SearchRequest) -> Option<ChoiceKey> {
+    let move_number: u32 = req.fen.rsplit(' ').next()?.parse().ok()?;
+    (move_number <= OPENING_MOVES).then(|| (req.fen.clone(), req.elo, req.style, req.budget))
 }
 
 #[async_trait]
@@ -85,7 +163,15 @@ impl<E: Engine> Engine for Remembering<E> {
     }
 
     async fn choose_move(&self, req: &SearchRequest) -> Result<Chosen, EngineError> {
-        self.inner.choose_move(req).await
+        let Some(key) = opening_choice(req) else {
+            return self.inner.choose_move(req).await;
+        };
+        if let Some(chosen) = self.drawn(&key) {
+            return Ok(chosen);
+        }
+        let chosen = self.inner.choose_move(req).await?;
+        self.keep_choice(key, chosen.clone());
+        Ok(chosen)
     }
 
     async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError> {
@@ -94,7 +180,7 @@ impl<E: Engine> Engine for Remembering<E> {
             return Ok(score);
         }
         let score = self.inner.evaluate(fen, nodes).await?;
-        self.lock().put(key, Verdict::Score(score.clone()));
+        self.keep(key, Verdict::Score(score.clone()));
         Ok(score)
     }
 
@@ -104,7 +190,7 @@ impl<E: Engine> Engine for Remembering<E> {
             return Ok(line);
         }
         let line = self.inner.best_line(fen, nodes).await?;
-        self.lock().put(key, Verdict::Best(line.clone()));
+        self.keep(key, Verdict::Best(line.clone()));
         Ok(line)
     }
 
@@ -161,28 +247,70 @@ mod tests {
         assert_eq!(engine.inner.0.load(Ordering::Relaxed), 3);
     }
 
+    /// Answers each search with a new move name, so draws can be told apart.
+    #[derive(Default)]
+    struct Numbered(AtomicU64);
+
+    #[async_trait]
+    impl Engine for Numbered {
+        fn name(&self) -> String {
+            "numbered".into()
+        }
+        async fn choose_move(&self, _: &SearchRequest) -> Result<Chosen, EngineError> {
+            let n = self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(Chosen::unscored(format!("move{n}")))
+        }
+        async fn evaluate(&self, _: &str, _: u64) -> Result<Score, EngineError> {
+            Ok(Score::Cp(0))
+        }
+        async fn best_line(&self, _: &str, _: u64) -> Result<BestLine, EngineError> {
+            Err(EngineError::NoMove)
+        }
+    }
+
+    fn request(fen: &str, elo: u32) -> SearchRequest {
+        SearchRequest {
+            fen: fen.into(),
+            elo,
+            style: Style::Positional,
+            budget: SearchBudget::Millis(10),
+        }
+    }
+
     #[tokio::test]
-    async fn the_persona_s_moves_are_always_searched() {
-        let engine = Remembering::new(Counting::default());
-        let req = SearchRequest {
-            fen: START.into(),
-            elo: 1500,
-            style: super::super::Style::Positional,
-            budget: super::super::SearchBudget::Millis(10),
-        };
-        engine.choose_move(&req).await.unwrap();
-        engine.choose_move(&req).await.unwrap();
-        assert_eq!(engine.inner.0.load(Ordering::Relaxed), 2);
+    async fn an_opening_position_is_searched_a_few_times_then_drawn_from() {
+        let engine = Remembering::new(Numbered::default());
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..50 {
+            seen.insert(engine.choose_move(&request(START, 1500)).await.unwrap().uci);
+        }
+        assert_eq!(engine.inner.0.load(Ordering::Relaxed), SAMPLES as u64);
+        // Every kept search is drawn now and then, not only the first.
+        assert_eq!(seen.len(), SAMPLES, "{seen:?}");
+        // Another persona's strength searches for itself.
+        engine.choose_move(&request(START, 1800)).await.unwrap();
+        assert_eq!(engine.inner.0.load(Ordering::Relaxed), SAMPLES as u64 + 1);
+    }
+
+    #[tokio::test]
+    async fn past_the_opening_every_move_is_searched() {
+        let engine = Remembering::new(Numbered::default());
+        let middlegame = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 11";
+        for _ in 0..10 {
+            engine.choose_move(&request(middlegame, 1500)).await.unwrap();
+        }
+        assert_eq!(engine.inner.0.load(Ordering::Relaxed), 10);
     }
 
     #[test]
-    fn the_oldest_verdict_goes_first() {
-        let mut kept = Kept::default();
+    fn the_oldest_position_goes_first() {
+        let mut kept: Fifo<u64, u64> = Fifo::default();
         for n in 0..=CAPACITY as u64 {
-            kept.put((START.into(), n, false), Verdict::Score(Score::Cp(0)));
+            *kept.entry(n, || 0) += n;
         }
-        assert_eq!(kept.verdicts.len(), CAPACITY);
-        assert!(!kept.verdicts.contains_key(&(START.to_string(), 0, false)));
-        assert!(kept.verdicts.contains_key(&(START.to_string(), CAPACITY as u64, false)));
+        *kept.entry(CAPACITY as u64, || 0) += 1;
+        assert_eq!(kept.map.len(), CAPACITY);
+        assert!(!kept.map.contains_key(&0));
+        assert_eq!(kept.map[&(CAPACITY as u64)], CAPACITY as u64 + 1);
     }
 }

@@ -22,7 +22,7 @@ pub use stockfish::StockfishEngine;
 pub use uci::Score;
 
 /// How a persona likes to play; engines use it to pick among near-equal moves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Style {
     Aggressive,
@@ -40,7 +40,7 @@ pub struct SearchRequest {
 }
 
 /// How much the engine searches for a persona's move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SearchBudget {
     /// Wall-clock milliseconds: on a busy machine fewer nodes fit, so the
     /// persona plays weaker when the server is loaded.
