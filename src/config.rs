@@ -85,12 +85,14 @@ section! {
         pub web_dir: PathBuf = "web/dist".into(), env("KIBITZ_WEB_DIR");
         /// The Stockfish binary; the built-in engine plays if it is missing.
         pub stockfish_path: PathBuf = "/usr/games/stockfish".into(), env("KIBITZ_STOCKFISH");
-        /// Time the engine may think per persona move.
-        pub engine_movetime_ms: u64 = 200, env("KIBITZ_ENGINE_MOVETIME_MS");
-        /// Nodes the engine searches per persona move instead (0: think for
-        /// `engine_movetime_ms`): the same strength however busy the server is,
-        /// `engine_movetime_ms` then being the most a move may take.
-        pub engine_nodes: u64 = 0, env("KIBITZ_ENGINE_NODES");
+        /// The most the engine may think per persona move; with
+        /// `engine_nodes` 0, the whole budget (a time budget: a persona plays
+        /// weaker the busier the server is).
+        pub engine_movetime_ms: u64 = 17, env("KIBITZ_ENGINE_MOVETIME_MS");
+        /// Nodes the engine searches per persona move (0: think for
+        /// `engine_movetime_ms` instead): the strength the personas were
+        /// calibrated at (15,000 within 17 ms), however busy the server is.
+        pub engine_nodes: u64 = 15_000, env("KIBITZ_ENGINE_NODES");
         /// Stockfish processes in the pool (matches share them).
         pub engine_workers: usize = 2, env("KIBITZ_ENGINE_WORKERS");
         /// Nodes per move evaluation (the odds); fixed, so the cost is predictable.

@@ -11,7 +11,15 @@ fn a_small_live_load_loses_nothing_and_keeps_to_its_own_data_dir() {
     let report = cwd.path().join("live.json");
     let out = kibitz_in(cwd.path())
         .args(["bench", "live", "--matches", "4", "--seconds", "6"])
-        .args(["--engine-nodes", "200", "--eval-nodes", "200", "--json"])
+        .args([
+            "--engine-nodes",
+            "200",
+            "--eval-nodes",
+            "200",
+            "--eval-deep-nodes",
+            "2000",
+            "--json",
+        ])
         .arg(&report)
         .output()
         .unwrap();
@@ -42,6 +50,14 @@ fn a_small_live_load_loses_nothing_and_keeps_to_its_own_data_dir() {
     let embedding = &figures["embedding"];
     let texts = embedding["texts_embedded"].as_u64().unwrap_or(0) + embedding["memo_hits"].as_u64().unwrap_or(0);
     assert!(texts > 0, "{figures}");
+    // And the deeper evaluation's books: every move asked for it, none shed
+    // at this load (a shed move waits for nothing, so checked + shed +
+    // waiting covers them all).
+    let deep = &figures["deep_evaluations"];
+    let asked = deep["asked"].as_u64().unwrap_or(0);
+    assert!(asked >= figures["moves"].as_u64().unwrap(), "{figures}");
+    let accounted = ["checked", "shed", "waiting"].map(|k| deep[k].as_u64().unwrap_or(0));
+    assert!(accounted.iter().sum::<u64>() <= asked && accounted[1] == 0, "{figures}");
     // The server's index lives in its temp data dir, not in the caller's
     // `data/` (the configuration the bench hands over names derived paths).
     assert!(!cwd.path().join("data").exists(), "the bench wrote into ./data");

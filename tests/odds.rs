@@ -6,6 +6,8 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 
+const ADMIN: &str = "admin-token-for-the-odds-tests-0123";
+
 /// White mates with Qxd8#; Qd4 instead hangs the queen to the rook.
 const MATE_OR_BLUNDER: &str = "3r2k1/5ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1";
 
@@ -72,7 +74,12 @@ async fn without_time_for_it_a_move_simply_has_no_odds() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deeper_evaluation_after_the_reply_revises_the_stored_odds() {
     // The hot path looks one node deep; the deeper look comes afterwards.
-    let server = Server::start_with(&[("KIBITZ_EVAL_NODES", "1"), ("KIBITZ_EVAL_DEEP_NODES", "100000")]).await;
+    let server = Server::start_with(&[
+        ("KIBITZ_EVAL_NODES", "1"),
+        ("KIBITZ_EVAL_DEEP_NODES", "100000"),
+        ("KIBITZ_ADMIN_TOKEN", ADMIN),
+    ])
+    .await;
     let pat = server.new_player("Pat").await;
     let (m, _) = server.new_match(&pat, "margot", "white").await;
     let (status, out) = server
@@ -95,6 +102,12 @@ async fn a_deeper_evaluation_after_the_reply_revises_the_stored_odds() {
         last["data"]["odds"]["white"],
         "{state}"
     );
+    // The books say so: both moves asked, the checked ones counted, none shed.
+    let (_, status) = server.get_as("/api/admin/status", ADMIN).await;
+    let deep = &status["deep_evaluations"];
+    assert_eq!(deep["asked"], json!(2), "{status}");
+    assert!(deep["checked"].as_u64().unwrap() >= 1, "{status}");
+    assert_eq!(deep["shed"], json!(0), "{status}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

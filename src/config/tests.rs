@@ -55,7 +55,13 @@ fn a_node_budget_replaces_the_time_budget() {
     );
     let invite = Config::from_toml("[limits]\nregistration = \"invite\"", |_| None);
     assert!(invite.is_err(), "invite registration needs an admin token");
-    let timed = Config::from_toml("engine_movetime_ms = 50", |_| None).unwrap();
+    let calibrated = Config::from_toml("", |_| None).unwrap();
+    let club = SearchBudget::Nodes {
+        nodes: 15_000,
+        within_ms: Some(17),
+    };
+    assert_eq!(calibrated.search_budget(), club, "the calibrated budget by default");
+    let timed = Config::from_toml("engine_movetime_ms = 50\nengine_nodes = 0", |_| None).unwrap();
     assert_eq!(timed.search_budget(), SearchBudget::Millis(50));
     let file = Config::from_toml("engine_movetime_ms = 50\nengine_nodes = 800", |_| None).unwrap();
     let capped = SearchBudget::Nodes {
@@ -66,7 +72,7 @@ fn a_node_budget_replaces_the_time_budget() {
     let env = Config::from_toml("", |k| (k == "KIBITZ_ENGINE_NODES").then(|| "300".into())).unwrap();
     let default_cap = SearchBudget::Nodes {
         nodes: 300,
-        within_ms: Some(200),
+        within_ms: Some(17),
     };
     assert_eq!(env.search_budget(), default_cap);
 }

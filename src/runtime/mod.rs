@@ -5,6 +5,7 @@
 mod abandoned;
 mod actor;
 mod admission;
+mod deep;
 mod error;
 mod familiarity;
 mod game_review;
@@ -34,6 +35,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 
 pub use actor::{Opened, Outcome, UserCommand};
 pub use admission::AdmissionView;
+pub use deep::{DeepEvaluations, DeepStats};
 pub use error::RuntimeError;
 pub use familiarity::{PersonaFamiliarity, PlayerProfile, StageStep};
 pub use game_review::game_review;
@@ -144,6 +146,11 @@ impl Runtime {
 
     pub fn timings(&self) -> Vec<PhaseStats> {
         self.svc.timings.snapshot()
+    }
+
+    /// The deeper evaluation's books since start.
+    pub fn deep_evaluations(&self) -> DeepStats {
+        self.svc.deep.stats()
     }
 
     /// Erases a memory from SQL and the index, and from the model threads

@@ -80,6 +80,8 @@ pub struct Services {
     /// A separate engine process for the deeper evaluation after each move,
     /// so it never queues in front of a persona's move.
     pub analyst: Option<Arc<dyn Engine>>,
+    /// How many moves the analyst checked, and shed when behind.
+    pub deep: Arc<super::DeepEvaluations>,
     /// Builds each match's move brain.
     pub moves: Workshop,
     /// The language models, if any: each match opens its own sessions.
@@ -160,6 +162,7 @@ impl Services {
             imports: tokio::sync::Mutex::default(),
             engine,
             analyst,
+            deep: Arc::default(),
             moves,
             llm,
             pipeline,

@@ -53,22 +53,21 @@ pub struct LiveArgs {
     /// A running server to load; without it one is started on a temp data dir.
     #[arg(long)]
     pub(super) url: Option<String>,
-    /// The started server's Stockfish time per persona move when
-    /// `--engine-nodes` is 0: the load is the service, not the engine (2
-    /// cores give ~10 moves/s at 200 ms).
-    #[arg(long, default_value_t = 5)]
+    /// The started server's cap on a persona move's search (with
+    /// `--engine-nodes` 0, its whole time budget). The engine settings
+    /// default to a server's own: the personas at their calibrated strength.
+    #[arg(long, default_value_t = 17)]
     pub(super) engine_movetime_ms: u64,
     /// The started server's search budget in nodes (0: the time budget
-    /// above): the cheapest budget, and a persona's strength no longer
-    /// falls with load.
-    #[arg(long, default_value_t = 500)]
+    /// above); 500 makes the load the service rather than the engine.
+    #[arg(long, default_value_t = 15_000)]
     pub(super) engine_nodes: u64,
     /// The started server's cheap odds evaluation, in nodes.
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = 20_000)]
     pub(super) eval_nodes: u64,
     /// The started server's deeper evaluation after each reply, in nodes
-    /// (0: off; a server's default is 200,000).
-    #[arg(long, default_value_t = 0)]
+    /// (0: off), at the lowest priority.
+    #[arg(long, default_value_t = 200_000)]
     pub(super) eval_deep_nodes: u64,
     /// Match creations a second tried by a flooding script during the load
     /// (a new player each, the persona moving first); with it the bench
@@ -241,6 +240,7 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
     let server_view = ServerView {
         embedding: watched.embedding,
         phases: phases::report(&watched.snapshots),
+        deep: watched.deep,
     };
     let mut report = report(args, &mut tally, opened_s, peak_rss_mb, cpu, server_view)?;
     if let Some(flood) = flood {

@@ -65,6 +65,8 @@ fn timings_of(status: &Value) -> Option<Vec<PhaseStats>> {
 pub(super) struct Watched {
     pub(super) snapshots: Vec<Vec<PhaseStats>>,
     pub(super) embedding: Value,
+    /// The deeper evaluation's books at the end (`deep_evaluations`).
+    pub(super) deep: Value,
 }
 
 /// One snapshot now (before the load starts, so it holds none of the
@@ -114,8 +116,13 @@ impl PhaseWatch {
             Some(timings) if !snapshots.is_empty() => snapshots.push(timings),
             _ => snapshots.clear(),
         }
-        let embedding = last.map_or(Value::Null, |status| status["embedding"].clone());
-        Watched { snapshots, embedding }
+        let embedding = last.as_ref().map_or(Value::Null, |status| status["embedding"].clone());
+        let deep = last.map_or(Value::Null, |status| status["deep_evaluations"].clone());
+        Watched {
+            snapshots,
+            embedding,
+            deep,
+        }
     }
 }
 

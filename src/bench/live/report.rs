@@ -82,6 +82,7 @@ impl CpuUse {
 pub(super) struct ServerView {
     pub(super) embedding: Value,
     pub(super) phases: Value,
+    pub(super) deep: Value,
 }
 
 pub(super) fn report(
@@ -92,7 +93,11 @@ pub(super) fn report(
     cpu: CpuUse,
     server: ServerView,
 ) -> anyhow::Result<Value> {
-    let ServerView { embedding, phases } = server;
+    let ServerView {
+        embedding,
+        phases,
+        deep,
+    } = server;
     if t.latencies_ms.is_empty() {
         bail!("no move was answered: is the server up?");
     }
@@ -139,6 +144,14 @@ pub(super) fn report(
          (run totals {:.1} / {:.1} / {:.1} / {:.1} s)",
         cpu.server_s, cpu.engines_s, cpu.spare_engines_s, cpu.generator_s
     );
+    if let (Some(asked), Some(checked)) = (deep["asked"].as_u64(), deep["checked"].as_u64()) {
+        println!(
+            "live: deeper evaluation: {checked} of {asked} moves checked ({:.0}%), {} shed, {} still waiting",
+            100.0 * checked as f64 / asked.max(1) as f64,
+            deep["shed"],
+            deep["waiting"]
+        );
+    }
     if let (Some(run), Some(hits)) = (embedding["texts_embedded"].as_u64(), embedding["memo_hits"].as_u64()) {
         let runs = embedding["model_runs"].as_u64().unwrap_or(0);
         println!("live: the server's model embedded {run} texts in {runs} runs and answered {hits} from its memo");
@@ -161,7 +174,7 @@ pub(super) fn report(
         "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
         "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes, "eval_deep_nodes": args.eval_deep_nodes,
-        "embedding": embedding, "server_phases": phases,
+        "embedding": embedding, "server_phases": phases, "deep_evaluations": deep,
         "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "stockfish_spare": spare_ms, "load_generator": generator_ms },
         "busy_engine_wait_ms": args.busy_engine_wait_ms, "busy_lag_ms": args.busy_lag_ms, "busy_commit_wait_ms": args.busy_commit_wait_ms,
     });

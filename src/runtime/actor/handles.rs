@@ -43,6 +43,8 @@ pub struct Engines {
     /// The deeper evaluation after each move, off the reply (none if
     /// `eval_deep_nodes` is 0).
     pub analyst: Option<Arc<dyn Engine>>,
+    /// The analyst's books: a move waits for it, or is shed.
+    pub deep: Arc<crate::runtime::DeepEvaluations>,
 }
 
 /// The configuration a match reads.
@@ -72,6 +74,7 @@ impl MatchHandles {
             engines: Engines {
                 play: svc.engine.clone(),
                 analyst: svc.analyst.clone(),
+                deep: svc.deep.clone(),
             },
             scheduler: svc.scheduler.clone(),
             timings: svc.timings.clone(),

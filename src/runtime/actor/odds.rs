@@ -58,10 +58,15 @@ impl MatchActor {
         Some(MoveOdds::new(before_white, &score, last.mover == Color::White))
     }
 
-    /// Starts the deeper evaluation of the position after `ply`; its score
-    /// comes back to this actor as `Command::DeepScore`.
+    /// Starts the deeper evaluation of the position after `ply`, unless too
+    /// many moves wait for it already; its score comes back to this actor
+    /// as `Command::DeepScore`.
     pub(super) fn evaluate_deeper_later(&self, ply: usize, fen_after: &str) {
         let (Some(analyst), Some(inbox)) = (self.node.engines.analyst.clone(), self.inbox.upgrade()) else {
+            return;
+        };
+        let Some(waiting) = self.node.engines.deep.wait() else {
+            tracing::debug!(match_id = %self.id, ply, "the deeper evaluation is behind: this move keeps its quick odds");
             return;
         };
         let (fen, nodes) = (fen_after.to_string(), self.node.settings.eval_deep_nodes);
@@ -69,6 +74,7 @@ impl MatchActor {
             async move {
                 match analyst.evaluate(&fen, nodes).await {
                     Ok(score) => {
+                        waiting.checked();
                         let _ = inbox.send(Command::DeepScore { ply, fen, score }).await;
                     }
                     Err(e) => tracing::debug!("deeper evaluation failed: {e}"),

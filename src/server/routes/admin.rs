@@ -117,6 +117,8 @@ pub struct Status {
     live_matches: usize,
     embedding: EmbedStats,
     timings: Vec<PhaseStats>,
+    /// The deeper evaluation after each move: asked, checked, shed, waiting.
+    deep_evaluations: crate::runtime::DeepStats,
     /// The `[limits]` in force, and what is open against them now.
     #[schema(value_type = Object)]
     limits: crate::config::LimitsConfig,
@@ -166,6 +168,7 @@ pub async fn status(
         live_matches: runtime.live_matches(),
         embedding: memory.embedding_stats(),
         timings: runtime.timings(),
+        deep_evaluations: runtime.deep_evaluations(),
         limits: config.limits.clone(),
         open_sockets: sockets.count(),
         admission: runtime.admission(),
