@@ -68,6 +68,13 @@ impl DeepEvaluations {
         }
     }
 
+    /// A move whose position the analyst had searched already: checked
+    /// at once, waiting for nothing.
+    pub fn known(&self) {
+        self.asked.fetch_add(1, Ordering::Relaxed);
+        self.checked.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub fn stats(&self) -> DeepStats {
         DeepStats {
             asked: self.asked.load(Ordering::Relaxed),
@@ -97,5 +104,12 @@ mod tests {
             (MAX_WAITING + 1, 1, 1, MAX_WAITING - 2)
         );
         assert!(deep.wait().is_some(), "a place freed is taken again");
+        deep.known();
+        let stats = deep.stats();
+        assert_eq!(
+            (stats.asked, stats.checked),
+            (MAX_WAITING + 3, 2),
+            "a known position takes no place"
+        );
     }
 }

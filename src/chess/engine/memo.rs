@@ -194,6 +194,13 @@ impl<E: Engine> Engine for Remembering<E> {
         Ok(line)
     }
 
+    fn known_score(&self, fen: &str, nodes: u64) -> Option<Score> {
+        match self.recall(&(fen.to_string(), nodes, false))? {
+            Verdict::Score(score) => Some(score),
+            Verdict::Best(_) => None,
+        }
+    }
+
     fn queue_wait(&self) -> Duration {
         self.inner.queue_wait()
     }
@@ -240,6 +247,9 @@ mod tests {
         assert_eq!(engine.evaluate(START, 20_000).await.unwrap(), first);
         assert_eq!(engine.inner.0.load(Ordering::Relaxed), 1);
         assert_eq!(engine.hits(), 1);
+        // Known without a search; an unknown budget is not.
+        assert_eq!(engine.known_score(START, 20_000), Some(first));
+        assert_eq!(engine.known_score(START, 20_001), None);
         // Another budget is another verdict; a best line is not a score.
         engine.evaluate(START, 200_000).await.unwrap();
         engine.best_line(START, 20_000).await.unwrap();

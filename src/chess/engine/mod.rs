@@ -104,6 +104,11 @@ pub trait Engine: Send + Sync {
     /// The best move at full strength, searching about `nodes` nodes, and
     /// the score it keeps (what a review shows as the better move).
     async fn best_line(&self, fen: &str, nodes: u64) -> Result<BestLine, EngineError>;
+    /// What a search of `fen` at `nodes` already said, if this engine
+    /// remembers it: no search (`Remembering`).
+    fn known_score(&self, _fen: &str, _nodes: u64) -> Option<Score> {
+        None
+    }
     /// How long a search asked for now should expect to wait for a worker
     /// (zero for an engine that searches on the caller's own task).
     fn queue_wait(&self) -> Duration {

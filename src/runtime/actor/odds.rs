@@ -65,11 +65,18 @@ impl MatchActor {
         let (Some(analyst), Some(inbox)) = (self.node.engines.analyst.clone(), self.inbox.upgrade()) else {
             return;
         };
+        let (fen, nodes) = (fen_after.to_string(), self.node.settings.eval_deep_nodes);
+        // Most openings pass through positions searched before: those need
+        // neither a search nor a place in the queue.
+        if let Some(score) = analyst.known_score(&fen, nodes) {
+            self.node.engines.deep.known();
+            tokio::spawn(async move { inbox.send(Command::DeepScore { ply, fen, score }).await });
+            return;
+        }
         let Some(waiting) = self.node.engines.deep.wait() else {
             tracing::debug!(match_id = %self.id, ply, "the deeper evaluation is behind: this move keeps its quick odds");
             return;
         };
-        let (fen, nodes) = (fen_after.to_string(), self.node.settings.eval_deep_nodes);
         tokio::spawn(
             async move {
                 match analyst.evaluate(&fen, nodes).await {
