@@ -36,11 +36,14 @@ async fn admission(server: &Server) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn new_matches_wait_while_the_engine_is_behind_and_live_ones_play_on() {
-    // One engine worker at 700 ms a move: six persona-first matches at
-    // once make a queue of seconds.
+    // One engine worker at 700 ms a move (a time budget, not the nodes
+    // a server searches by default): six persona-first matches at once
+    // make a queue of seconds (the first four searches of the opening
+    // position; the later ones draw from those).
     let server = Server::start_with(&[
         ("KIBITZ_ADMIN_TOKEN", ADMIN),
         ("KIBITZ_ENGINE_WORKERS", "1"),
+        ("KIBITZ_ENGINE_NODES", "0"),
         ("KIBITZ_ENGINE_MOVETIME_MS", "700"),
         ("KIBITZ_EVAL_DEEP_NODES", "0"),
         ("KIBITZ_BUSY_ENGINE_WAIT_MS", "300"),
