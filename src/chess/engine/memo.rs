@@ -212,37 +212,11 @@ mod tests {
 
     use super::*;
 
-    /// Counts the searches that reach it.
-    #[derive(Default)]
-    struct Counting(AtomicU64);
-
-    #[async_trait]
-    impl Engine for Counting {
-        fn name(&self) -> String {
-            "counting".into()
-        }
-        async fn choose_move(&self, _: &SearchRequest) -> Result<Chosen, EngineError> {
-            self.0.fetch_add(1, Ordering::Relaxed);
-            Ok(Chosen::unscored("e2e4".into()))
-        }
-        async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError> {
-            self.0.fetch_add(1, Ordering::Relaxed);
-            Ok(Score::Cp((fen.len() as u64 + nodes) as i32))
-        }
-        async fn best_line(&self, _: &str, _: u64) -> Result<BestLine, EngineError> {
-            self.0.fetch_add(1, Ordering::Relaxed);
-            Ok(BestLine {
-                uci: "e2e4".into(),
-                score: Score::Cp(30),
-            })
-        }
-    }
-
     const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
     #[tokio::test]
     async fn a_position_is_searched_once_per_node_count() {
-        let engine = Remembering::new(Counting::default());
+        let engine = Remembering::new(Numbered::default());
         let first = engine.evaluate(START, 20_000).await.unwrap();
         assert_eq!(engine.evaluate(START, 20_000).await.unwrap(), first);
         assert_eq!(engine.inner.0.load(Ordering::Relaxed), 1);
@@ -257,7 +231,8 @@ mod tests {
         assert_eq!(engine.inner.0.load(Ordering::Relaxed), 3);
     }
 
-    /// Answers each search with a new move name, so draws can be told apart.
+    /// Counts the searches that reach it, and answers each move search with
+    /// a new move name, so draws can be told apart.
     #[derive(Default)]
     struct Numbered(AtomicU64);
 
@@ -270,11 +245,16 @@ mod tests {
             let n = self.0.fetch_add(1, Ordering::Relaxed);
             Ok(Chosen::unscored(format!("move{n}")))
         }
-        async fn evaluate(&self, _: &str, _: u64) -> Result<Score, EngineError> {
-            Ok(Score::Cp(0))
+        async fn evaluate(&self, fen: &str, nodes: u64) -> Result<Score, EngineError> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(Score::Cp((fen.len() as u64 + nodes) as i32))
         }
         async fn best_line(&self, _: &str, _: u64) -> Result<BestLine, EngineError> {
-            Err(EngineError::NoMove)
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(BestLine {
+                uci: "e2e4".into(),
+                score: Score::Cp(30),
+            })
         }
     }
 
