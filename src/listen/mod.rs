@@ -15,6 +15,7 @@ mod learned;
 pub mod news;
 mod person;
 mod rules;
+mod subject;
 #[cfg(test)]
 mod tests;
 pub mod topics;
@@ -234,7 +235,7 @@ fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)
             let marked: Vec<facts::Marked> = read
                 .into_iter()
                 .map(|(c, r)| {
-                    let mut c = facts::restore_subject(c);
+                    let mut c = subject::restore_subject(c);
                     c.question = c.asks;
                     facts::Marked {
                         tells: !pleasantry(&c, &r) && !names_only(&c, player),

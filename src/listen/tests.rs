@@ -167,7 +167,7 @@ fn a_move_number_or_a_decimal_ends_no_sentence() {
 
 #[test]
 fn the_i_chat_leaves_out_is_put_back() {
-    let restored = |line: &str| facts::restore_subject(rules::clauses(line).remove(0)).text;
+    let restored = |line: &str| subject::restore_subject(rules::clauses(line).remove(0)).text;
     assert_eq!(
         restored("just got engaged last weekend!"),
         "I just got engaged last weekend"
