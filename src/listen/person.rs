@@ -178,6 +178,21 @@ const IRREGULAR_PAST: &[&str] = &[
     "understood",
     "wrote",
     "drew",
+    "broke",
+    "flew",
+    "drove",
+    "tore",
+    "hurt",
+    "wore",
+    "swam",
+    "rode",
+    "threw",
+    "chose",
+    "forgot",
+    "froze",
+    "spoke",
+    "stole",
+    "woke",
 ];
 
 /// "dad." -> ("dad", "."); trailing punctuation kept apart.

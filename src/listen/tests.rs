@@ -105,6 +105,10 @@ fn verbs_follow_their_new_subject() {
     assert_eq!(third_person("I don't like blitz", "Bo"), "Bo doesn't like blitz");
     assert_eq!(third_person("I grew up in Lagos", "Bo"), "Bo grew up in Lagos");
     assert_eq!(
+        third_person("I broke my wrist skiing", "Bo"),
+        "Bo broke their wrist skiing"
+    );
+    assert_eq!(
         third_person("My sister and I play on Sundays", "Bo"),
         "Bo's sister and Bo play on Sundays"
     );
