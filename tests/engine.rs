@@ -262,9 +262,9 @@ async fn the_best_line_is_the_mate_and_says_so() {
     assert!(stockfish.best_line(mated, 1_000).await.is_err());
 }
 
-/// The niceness of each of this process's Stockfish children (field 19 of
-/// /proc/<pid>/stat, after the command's closing parenthesis).
-fn children_niceness() -> Vec<i64> {
+/// The niceness and scheduling policy of each of this process's Stockfish
+/// children (fields 19 and 41 of /proc/<pid>/stat; 5 is SCHED_IDLE).
+fn children_niceness() -> Vec<(i64, i64)> {
     let me = std::process::id().to_string();
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
@@ -276,9 +276,9 @@ fn children_niceness() -> Vec<i64> {
         };
         let fields: Vec<&str> = rest.split_whitespace().collect();
         // rest: state ppid ... ; nice is the 19th field of the line, the
-        // 17th after the command.
+        // 17th after the command; the policy the 41st, the 39th after it.
         if head.contains("(stockfish") && fields.get(1) == Some(&me.as_str()) {
-            found.push(fields[16].parse().unwrap());
+            found.push((fields[16].parse().unwrap(), fields[38].parse().unwrap()));
         }
     }
     found
@@ -291,7 +291,7 @@ async fn a_spare_engine_searches_at_the_lowest_priority() {
     let _alone = CHILDREN.write().await;
     let before = children_niceness();
     assert!(
-        before.iter().all(|n| *n == 0),
+        before.iter().all(|n| *n == (0, 0)),
         "live engines keep their priority: {before:?}"
     );
     let spare = StockfishEngine::start(Path::new(STOCKFISH), 1, Priority::Spare)
@@ -304,5 +304,9 @@ async fn a_spare_engine_searches_at_the_lowest_priority() {
         "{score:?}"
     );
     let after = children_niceness();
-    assert_eq!(after.iter().filter(|n| **n == 19).count(), 1, "{after:?}");
+    assert_eq!(
+        after.iter().filter(|n| **n == (19, libc::SCHED_IDLE as i64)).count(),
+        1,
+        "nice 19 and SCHED_IDLE: {after:?}"
+    );
 }

@@ -122,7 +122,7 @@ pub enum Priority {
     /// A player waits for its answers: the persona's moves, the odds.
     Live,
     /// Nobody waits: the deeper evaluation, the review after a game. Its
-    /// processes run at the lowest priority (nice 19), so they search on
+    /// processes run at the lowest priority (SCHED_IDLE, nice 19), so they search on
     /// what the live searches leave and never make a player wait.
     Spare,
 }

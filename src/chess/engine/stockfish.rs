@@ -388,17 +388,21 @@ impl Process {
     }
 }
 
-/// The child runs at nice 19: on a busy machine the scheduler gives it
-/// what the live searches leave (about 1/70 of a core beside each busy
-/// one), on an idle one all it wants.
+/// The child runs under SCHED_IDLE at nice 19: on a busy machine the
+/// scheduler gives it only what the live searches leave, and a live task
+/// that wakes takes the core from it at once (a nice-19 task alone kept it
+/// until its slice ended, and the deeper evaluation used as much CPU as the
+/// live searches under load); on an idle machine it gets all it wants.
 fn lowest_priority(command: &mut Command) {
-    // SAFETY: between fork and exec the closure makes one syscall on the
+    // SAFETY: between fork and exec the closure makes two syscalls on the
     // child itself, async-signal-safe, allocating nothing.
     unsafe {
         command.pre_exec(|| {
             // A failure leaves the child at its parent's priority: slower
             // live searches under load, but no lost evaluation.
             libc::setpriority(libc::PRIO_PROCESS, 0, 19);
+            let param = libc::sched_param { sched_priority: 0 };
+            libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
             Ok(())
         });
     }
