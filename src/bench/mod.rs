@@ -10,6 +10,7 @@ pub mod live;
 pub mod memory;
 pub mod model_wait;
 pub mod news;
+pub mod odds;
 mod policy;
 pub mod prompt;
 pub mod recall;

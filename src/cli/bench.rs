@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use kibitz::chess::engine::Style;
 use kibitz::config::Config;
 
 use crate::bench;
@@ -49,6 +50,26 @@ enum BenchWhat {
         #[arg(long, default_value_t = 200)]
         builds: usize,
         #[arg(long, default_value = "bench/last-review.json")]
+        json: PathBuf,
+    },
+    /// The quick odds a server gives each move against a deep evaluation of the same positions.
+    Odds {
+        /// Games played (the persona alternates colours).
+        #[arg(long, default_value_t = 6)]
+        games: usize,
+        /// The persona's Elo (its card's) and style.
+        #[arg(long, default_value_t = 1500)]
+        persona_elo: u32,
+        #[arg(long, value_enum, default_value = "positional")]
+        style: StyleArg,
+        /// The stand-in player's Elo: weaker, so the games have mistakes to class.
+        #[arg(long, default_value_t = 1100)]
+        player_elo: u32,
+        /// Search afresh each time, without remembered evaluations or drawn
+        /// opening choices (as a server did before them).
+        #[arg(long)]
+        fresh: bool,
+        #[arg(long, default_value = "bench/last-odds.json")]
         json: PathBuf,
     },
     /// Load: N WebSocket matches against a real server; latency, lost events, idle lateness, RSS.
@@ -175,6 +196,23 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
     match args.what {
         BenchWhat::Tools { puzzles, json } => bench::tools::run(&puzzles, &json),
         BenchWhat::Live(live) => bench::live::run(config, live).await,
+        BenchWhat::Odds {
+            games,
+            persona_elo,
+            style,
+            player_elo,
+            fresh,
+            json,
+        } => {
+            let plan = bench::odds::OddsPlan {
+                games,
+                persona: (persona_elo, style.into()),
+                player_elo,
+                fresh,
+                json,
+            };
+            bench::odds::run(config, plan).await
+        }
         BenchWhat::Trigger { sizes, fires, json } => bench::trigger::run(config, &sizes, fires, &json).await,
         BenchWhat::Erasure { events, json } => bench::erasure::run(events, &json).await,
         BenchWhat::Review { plies, builds, json } => bench::review::run(plies, builds, &json).await,
@@ -226,6 +264,26 @@ pub async fn run(config: &Config, args: BenchArgs) -> anyhow::Result<()> {
                 json,
             };
             bench::memory::run(config, plan).await
+        }
+    }
+}
+
+/// A persona's style, as `--style` spells it.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum StyleArg {
+    Aggressive,
+    Positional,
+    Defensive,
+    Tricky,
+}
+
+impl From<StyleArg> for Style {
+    fn from(s: StyleArg) -> Style {
+        match s {
+            StyleArg::Aggressive => Style::Aggressive,
+            StyleArg::Positional => Style::Positional,
+            StyleArg::Defensive => Style::Defensive,
+            StyleArg::Tricky => Style::Tricky,
         }
     }
 }
