@@ -58,6 +58,17 @@ async fn a_planted_blunder_is_marked_explained_and_shown_with_the_better_move() 
     let comment = k["comment"].as_str().unwrap_or_default();
     assert!(comment.contains("Qd4") && comment.contains("Qxd8#"), "{comment}");
     assert!(r["reflection"]["summary"].is_string(), "{r}");
+    // Whether the deeper evaluation got to the blunder before the game
+    // ended, the review says which figures are the quick ones.
+    let moves = r["moves"].as_array().unwrap();
+    let deep = moves.iter().filter(|m| m["deep"] == true).count();
+    let scored = moves.iter().filter(|m| m["white_win"].is_number()).count();
+    assert_eq!(r["deep_checked"], json!({ "scored": scored, "deep": deep }), "{r}");
+    assert_eq!(
+        k["quick_only"].as_bool(),
+        Some(comment.contains("the deeper one did not check this move")),
+        "{k}"
+    );
     let puzzles: Vec<&str> = r["puzzles"]
         .as_array()
         .unwrap()
@@ -87,6 +98,11 @@ async fn a_planted_blunder_is_marked_explained_and_shown_with_the_better_move() 
     assert!(bare["reflection"].is_null(), "{bare}");
     assert_eq!(bare["key_moments"][0]["label"], "1. Qd4", "{bare}");
     assert_eq!(bare["moves"], r["moves"]);
+    assert_eq!(
+        bare["key_moments"][0]["quick_only"].as_bool(),
+        Some(r["moves"][0]["deep"] == false),
+        "from the stored odds: quick unless the deeper evaluation checked the move {bare}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

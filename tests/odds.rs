@@ -102,6 +102,11 @@ async fn a_deeper_evaluation_after_the_reply_revises_the_stored_odds() {
         last["data"]["odds"]["white"],
         "{state}"
     );
+    assert_eq!(
+        state["moves"][ply - 1]["odds"]["deep"],
+        true,
+        "the move is marked checked: {state}"
+    );
     // The books say so: both moves asked, the checked ones counted, none shed.
     let (_, status) = server.get_as("/api/admin/status", ADMIN).await;
     let deep = &status["deep_evaluations"];

@@ -292,6 +292,7 @@ mod tests {
                 delta: -20.0,
                 class,
                 eval: None,
+                deep: false,
             });
         }
         crate::triggers::test_context(&sans, &odds)

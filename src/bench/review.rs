@@ -190,5 +190,6 @@ fn made_up_odds(i: usize) -> MoveOdds {
         delta,
         class: MoveClass::from_delta(delta),
         eval: Some(Eval::Cp(((white - 50.0) * 8.0) as i32)),
+        deep: i.is_multiple_of(2),
     }
 }

@@ -56,6 +56,10 @@ pub struct MoveOdds {
     /// moves stored before scores were kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eval: Option<Eval>,
+    /// Whether the deeper evaluation has checked this move; until it has
+    /// (or if it was shed on a busy node), the odds are the quick search's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deep: bool,
 }
 
 /// An engine's score from White's side, as lichess writes one: `{"cp": 35}`
@@ -123,7 +127,13 @@ impl MoveOdds {
             delta,
             class: MoveClass::from_delta(delta),
             eval: Some(Eval::white(after_to_move, !white_moved)),
+            deep: false,
         }
+    }
+
+    /// The same verdict, from the deeper evaluation.
+    pub fn checked_deeply(self) -> MoveOdds {
+        MoveOdds { deep: true, ..self }
     }
 }
 

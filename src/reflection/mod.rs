@@ -34,6 +34,11 @@ pub struct Reflection {
     pub moves: usize,
     pub opening: Option<String>,
     pub key_moments: Vec<KeyMoment>,
+    /// How many of the game's scored moves the deeper evaluation had
+    /// checked when this was written (none in reflections written before
+    /// it was counted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deep_checked: Option<DeepChecked>,
     pub learned: Vec<Learned>,
     pub mood: String,
     pub head_to_head: HeadToHead,
@@ -49,6 +54,24 @@ pub struct Reflection {
     #[serde(default)]
     pub reviewed: bool,
     pub created_at: DateTime<Utc>,
+}
+
+/// Of a game's moves with odds, how many the deeper evaluation checked;
+/// the others rest on the quick search's verdict alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct DeepChecked {
+    pub scored: usize,
+    pub deep: usize,
+}
+
+impl DeepChecked {
+    pub fn of(odds: &[Option<MoveOdds>]) -> DeepChecked {
+        let scored = odds.iter().flatten();
+        DeepChecked {
+            scored: scored.clone().count(),
+            deep: scored.filter(|o| o.deep).count(),
+        }
+    }
 }
 
 /// How the player's old mistakes stand, as puzzles, with this persona.
@@ -86,6 +109,10 @@ pub struct KeyMoment {
     /// analysis after the game found one for (none until it has run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub better: Option<String>,
+    /// Its odds are the quick search's: the deeper evaluation had not
+    /// checked the move (false in reflections written before this was kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quick_only: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,6 +187,7 @@ pub fn turning_points(
                 class: o.class,
                 fen_after: m.fen_after.clone(),
                 better: None,
+                quick_only: !o.deep,
             })
         })
         .collect()
@@ -203,6 +231,7 @@ pub fn write(f: &MatchFacts<'_>) -> Reflection {
         moves: f.moves.len().div_ceil(2),
         opening: f.opening.clone(),
         key_moments,
+        deep_checked: Some(DeepChecked::of(f.odds)),
         learned: f.learned.clone(),
         mood: f.mood.to_string(),
         head_to_head: h2h,
@@ -242,6 +271,7 @@ fn scripted_summary(f: &MatchFacts<'_>, outcome: &str, moments: &[KeyMoment], h2
         }
         None => text.push_str(" No move lost more than five points: a clean game."),
     }
+    text.push_str(&depth_sentence(moments, DeepChecked::of(f.odds)));
     match f.learned.len() {
         0 => {}
         1 => text.push_str(" One thing learned about the player."),
@@ -254,6 +284,21 @@ fn scripted_summary(f: &MatchFacts<'_>, outcome: &str, moments: &[KeyMoment], h2
     text.push_str(&rating_sentence(f));
     text.push_str(&puzzle_sentence(f));
     text
+}
+
+/// Whether the key moments rest on the quick evaluation only: " These
+/// moments rest on the quick evaluation only (the deeper one checked 3 of
+/// 40 moves).", or how many of them do; empty when every one was checked.
+fn depth_sentence(moments: &[KeyMoment], checked: DeepChecked) -> String {
+    let quick = moments.iter().filter(|m| m.quick_only).count();
+    let how_many = format!("the deeper one checked {} of {} moves", checked.deep, checked.scored);
+    match (quick, moments.len()) {
+        (0, _) => String::new(),
+        (1, 1) => format!(" That moment rests on the quick evaluation only ({how_many})."),
+        (q, n) if q == n => format!(" These moments rest on the quick evaluation only ({how_many})."),
+        (1, n) => format!(" One of these {n} moments rests on the quick evaluation only ({how_many})."),
+        (q, n) => format!(" {q} of these {n} moments rest on the quick evaluation only ({how_many})."),
+    }
 }
 
 /// " Ann solved the puzzle from an old game. Her puzzles: 2 learned, 1 to

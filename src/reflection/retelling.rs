@@ -21,6 +21,7 @@ pub async fn retell(
         "result": reflection.result, "termination": reflection.termination, "your_outcome": reflection.outcome,
         "moves": reflection.moves, "opening": reflection.opening, "key_moments": reflection.key_moments,
         "learned_about_the_player": reflection.learned.iter().map(|l| &l.content).collect::<Vec<_>>(),
+        "deep_checked": reflection.deep_checked,
         "your_mood": reflection.mood, "head_to_head": reflection.head_to_head,
     });
     let system = format!(

@@ -10,7 +10,7 @@ use shakmaty::Chess;
 use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 
-use super::{KeyMoment, Reflection, turning_points};
+use super::{DeepChecked, KeyMoment, Reflection, turning_points};
 use crate::chess::Game;
 use crate::chess::odds::{Eval, MoveClass, MoveOdds};
 use crate::ids::MatchId;
@@ -31,6 +31,8 @@ pub struct GameReview {
     pub termination: Option<String>,
     pub start_fen: String,
     pub moves: Vec<ReviewedMove>,
+    /// How many of the scored moves the deeper evaluation checked.
+    pub deep_checked: DeepChecked,
     pub key_moments: Vec<ReviewMoment>,
     /// The persona's reflection (none if the match stopped before it was
     /// written: the moves and moments are shown all the same).
@@ -60,6 +62,8 @@ pub struct ReviewedMove {
     pub class: Option<MoveClass>,
     /// "?!", "?" or "??".
     pub glyph: Option<&'static str>,
+    /// The deeper evaluation checked these odds (else the quick search's).
+    pub deep: bool,
     /// What the persona said after the move.
     pub said: Vec<String>,
 }
@@ -82,6 +86,8 @@ pub struct ReviewMoment {
     pub delta: f64,
     pub comment: String,
     pub better: Option<BetterMove>,
+    /// The moment rests on the quick evaluation only (the comment says so).
+    pub quick_only: bool,
 }
 
 /// What a review is built from.
@@ -118,6 +124,7 @@ pub fn reviewed_moves(p: &ReviewParts<'_>) -> Vec<ReviewedMove> {
                 eval: odds.and_then(|o| o.eval),
                 class: odds.map(|o| o.class),
                 glyph: odds.and_then(|o| glyph(o.class)),
+                deep: odds.is_some_and(|o| o.deep),
                 said: p
                     .said
                     .iter()
@@ -152,6 +159,7 @@ pub fn review_moments(p: &ReviewParts<'_>, persona_name: &str) -> Vec<ReviewMome
                 delta: k.delta,
                 comment: comment(k, better.as_ref(), persona_name),
                 better,
+                quick_only: k.quick_only,
             }
         })
         .collect()
@@ -186,8 +194,17 @@ fn better_move(game: &Game, ply: usize, san: &str) -> Option<BetterMove> {
     })
 }
 
-/// The persona on one turning point, in the first person.
+/// The persona on one turning point, in the first person, and whether the
+/// figure is only the quick evaluation's.
 fn comment(k: &KeyMoment, better: Option<&BetterMove>, persona_name: &str) -> String {
+    let mut text = verdict(k, better, persona_name);
+    if k.quick_only {
+        text.push_str(" (The quick evaluation's figure: the deeper one did not check this move.)");
+    }
+    text
+}
+
+fn verdict(k: &KeyMoment, better: Option<&BetterMove>, persona_name: &str) -> String {
     let lost = -k.delta.min(0.0);
     let what = match k.class {
         MoveClass::Blunder => "the blunder of the game",

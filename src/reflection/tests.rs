@@ -229,3 +229,42 @@ fn forgetting_a_memory_keeps_the_reflection_readable() {
     assert_eq!((r.moves, r.head_to_head.played), (20, 2));
     assert_eq!(r.created_at.to_rfc3339(), "2026-11-22T10:20:30+00:00");
 }
+
+#[test]
+fn the_reflection_says_which_moments_rest_on_the_quick_evaluation() {
+    // 1.f3?! e5 2.g4?? Qh4#: two moments, the first of them an inaccuracy.
+    let moves = played(&["f3", "e5", "g4", "Qh4#"]);
+    let history = MatchHistory::default();
+    let quick = odds(&[44.0, 46.0, 2.0, 0.0]);
+    let r = write(&drawn_with_margot(&moves, &quick, &history));
+    assert_eq!(r.key_moments.len(), 2, "{:?}", r.key_moments);
+    assert!(r.key_moments.iter().all(|k| k.quick_only));
+    assert_eq!(r.deep_checked, Some(DeepChecked { scored: 4, deep: 0 }));
+    assert!(
+        r.summary
+            .contains(" These moments rest on the quick evaluation only (the deeper one checked 0 of 4 moves)."),
+        "{}",
+        r.summary
+    );
+
+    // The blunder checked deeply, the inaccuracy not.
+    let mut some = quick.clone();
+    some[2] = some[2].map(MoveOdds::checked_deeply);
+    let r = write(&drawn_with_margot(&moves, &some, &history));
+    assert_eq!(
+        r.key_moments.iter().map(|k| k.quick_only).collect::<Vec<_>>(),
+        [true, false]
+    );
+    assert!(
+        r.summary.contains(
+            " One of these 2 moments rests on the quick evaluation only (the deeper one checked 1 of 4 moves)."
+        ),
+        "{}",
+        r.summary
+    );
+
+    let all: Vec<_> = quick.iter().map(|o| o.map(MoveOdds::checked_deeply)).collect();
+    let r = write(&drawn_with_margot(&moves, &all, &history));
+    assert!(!r.summary.contains("quick evaluation"), "{}", r.summary);
+    assert_eq!(r.deep_checked, Some(DeepChecked { scored: 4, deep: 4 }));
+}

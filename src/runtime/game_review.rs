@@ -5,6 +5,7 @@
 use super::review::persona_lines;
 use super::{Runtime, RuntimeError, color_of, stored_game};
 use crate::ids::{MatchId, PersonaId};
+use crate::reflection::DeepChecked;
 use crate::reflection::review::{GameReview, ReviewParts, review_moments, reviewed_moves};
 use crate::store::{Db, MatchStatus};
 
@@ -68,6 +69,7 @@ pub async fn game_review(
         termination: row.termination.clone(),
         start_fen: game.start_fen().to_string(),
         moves,
+        deep_checked: DeepChecked::of(&odds),
         key_moments,
         reflection,
         puzzles,

@@ -302,7 +302,7 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
         } => {
             script.insert(
                 "INSERT INTO moves (match_id, ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, \
-                 eval_cp, eval_mate, think_ms, created_at) VALUES ",
+                 eval_cp, eval_mate, think_ms, odds_deep, created_at) VALUES ",
                 [
                     Arg::text(mid),
                     Arg::Int(*ply as i64),
@@ -315,6 +315,7 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
                     Arg::opt_int(Eval::columns(odds.and_then(|o| o.eval)).0),
                     Arg::opt_int(Eval::columns(odds.and_then(|o| o.eval)).1),
                     Arg::opt_int(*think_ms),
+                    Arg::Int(i64::from(odds.is_some_and(|o| o.deep))),
                     Arg::text(ts(at)),
                 ],
             );
@@ -324,6 +325,7 @@ fn write_domain(script: &mut Script, event: (&str, i64), write: &DomainWrite, at
             q.real(odds.white).push(", win_pct_delta = ").real(odds.delta);
             let (cp, mate) = Eval::columns(odds.eval);
             q.push(", eval_cp = ").opt_int(cp).push(", eval_mate = ").opt_int(mate);
+            q.push(", odds_deep = ").int(i64::from(odds.deep));
             q.push(" WHERE match_id = ")
                 .text(mid)
                 .push(" AND ply = ")

@@ -91,6 +91,8 @@ pub struct MoveRow {
     pub eval: Option<Eval>,
     /// How long its side took over it (none for moves stored before).
     pub think_ms: Option<i64>,
+    /// Whether the deeper evaluation checked its odds.
+    pub odds_deep: bool,
     pub created_at: DateTime<Utc>,
 }
 
@@ -102,6 +104,7 @@ impl MoveRow {
             delta,
             class: MoveClass::from_delta(delta),
             eval: self.eval,
+            deep: self.odds_deep,
         })
     }
 }
@@ -252,7 +255,7 @@ impl Db {
 
     pub async fn moves(&self, id: MatchId) -> StoreResult<Vec<MoveRow>> {
         let rows = sqlx::query(
-            "SELECT ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, eval_cp, eval_mate, think_ms, created_at \
+            "SELECT ply, uci, san, side, fen_after, win_pct_white, win_pct_delta, eval_cp, eval_mate, think_ms, odds_deep, created_at \
              FROM moves WHERE match_id = $1 ORDER BY ply",
         )
         .bind(id.to_string())
@@ -270,6 +273,7 @@ impl Db {
                     win_pct_delta: r.get("win_pct_delta"),
                     eval: Eval::from_columns(r.get("eval_cp"), r.get("eval_mate")),
                     think_ms: r.get("think_ms"),
+                    odds_deep: r.get::<i64, _>("odds_deep") != 0,
                     created_at: parse_ts("moves", r.get("created_at"))?,
                 })
             })

@@ -136,6 +136,7 @@ async fn after_a_blunder(stage_games: i64) -> String {
         delta: -25.0,
         class: MoveClass::Blunder,
         eval: None,
+        deep: false,
     });
     said(&decide(Trigger::new(TriggerKind::OnUserMove), &ctx, &p).await).join(" ")
 }

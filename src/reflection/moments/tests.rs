@@ -29,6 +29,7 @@ fn odds(whites: &[f64], blunder_at: Option<usize>) -> Vec<Option<MoveOdds>> {
                     MoveClass::Good
                 },
                 eval: None,
+                deep: false,
             })
         })
         .collect()

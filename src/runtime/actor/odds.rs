@@ -92,7 +92,8 @@ impl MatchActor {
     }
 
     /// Replaces ply `ply`'s odds with the deeper verdict, if the odds before
-    /// that move are known and the verdict differs.
+    /// that move are known; a verdict that says the same still marks the
+    /// move checked, so a game counts what the deeper evaluation saw.
     pub(super) async fn revise_odds(&mut self, ply: usize, fen: &str, score: &Score) -> Result<(), RuntimeError> {
         let played = self
             .table
@@ -114,7 +115,7 @@ impl MatchActor {
             })
         });
         let Some(before) = before else { return Ok(()) };
-        let revised = MoveOdds::new(before, score, mover == Color::White);
+        let revised = MoveOdds::new(before, score, mover == Color::White).checked_deeply();
         if !self.odds.revise(ply, revised) {
             return Ok(());
         }

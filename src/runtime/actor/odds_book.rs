@@ -54,6 +54,7 @@ mod tests {
             delta: 0.0,
             class: MoveClass::Good,
             eval: None,
+            deep: false,
         }
     }
 
