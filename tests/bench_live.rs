@@ -58,6 +58,11 @@ fn a_small_live_load_loses_nothing_and_keeps_to_its_own_data_dir() {
     assert!(asked >= figures["moves"].as_u64().unwrap(), "{figures}");
     let accounted = ["checked", "shed", "waiting"].map(|k| deep[k].as_u64().unwrap_or(0));
     assert!(accounted.iter().sum::<u64>() <= asked && accounted[1] == 0, "{figures}");
+    // And how the personas' searches under the node budget ended.
+    let searches = &figures["persona_searches"];
+    let searched = searches["searched"].as_u64().unwrap_or(0);
+    assert!(searched > 0 && searches["mean_nodes"].as_u64() > Some(0), "{figures}");
+    assert!(searches["stopped_short"].as_u64() <= Some(searched), "{figures}");
     // The server's index lives in its temp data dir, not in the caller's
     // `data/` (the configuration the bench hands over names derived paths).
     assert!(!cwd.path().join("data").exists(), "the bench wrote into ./data");

@@ -93,6 +93,23 @@ async fn a_node_budget_plays_and_mixes_with_time_budgets() {
         let score = engine.evaluate(mate_in_one, 5_000).await.unwrap();
         assert_eq!(score, kibitz::chess::engine::Score::Mate(1));
     }
+    // A node budget with a time cap is booked: the nodes reached, or the
+    // clock first. 20,000 nodes fit in 10 s; 5M do not fit in 30 ms.
+    assert_eq!(engine.searches().searched, 0, "no search had a time cap yet");
+    let capped = |nodes, ms| SearchRequest {
+        budget: SearchBudget::Nodes {
+            nodes,
+            within_ms: Some(ms),
+        },
+        ..request(start, 1500)
+    };
+    engine.choose_move(&capped(20_000, 10_000)).await.unwrap();
+    let books = engine.searches();
+    assert_eq!((books.searched, books.stopped_short), (1, 0), "{books:?}");
+    assert!(books.mean_nodes >= 18_000, "{books:?}");
+    engine.choose_move(&capped(5_000_000, 30)).await.unwrap();
+    let books = engine.searches();
+    assert_eq!((books.searched, books.stopped_short), (2, 1), "{books:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -218,6 +218,7 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
         let mut scores = Vec::new();
         let mut per_level = Vec::new();
         let mut think: Vec<std::time::Duration> = Vec::new();
+        let searched_before = persona_shop.engine.searches();
         for &level in &args.levels {
             println!(
                 "calibrate: {} (card {}) vs Stockfish UCI_Elo {level}",
@@ -245,15 +246,35 @@ pub async fn calibrate(config: &Config, args: CalibrateArgs) -> anyhow::Result<(
         let ms: Vec<f64> = think.iter().map(|d| d.as_secs_f64() * 1e3).collect();
         let (p50, p99) = (quantile(&ms, 0.5), quantile(&ms, 0.99));
         println!("  {}: its own moves took p50 {p50:.1} ms, p99 {p99:.1} ms", persona.id);
+        let searches = searched_since(&persona_shop, searched_before);
+        if searches.searched > 0 {
+            println!(
+                "  {}: {} of {} searches stopped by the time cap short of their nodes, {} nodes on average",
+                persona.id, searches.stopped_short, searches.searched, searches.mean_nodes
+            );
+        }
         report.push(json!({
             "persona": persona.id, "card_elo": persona.elo, "style": persona.style,
             "estimate": estimate.elo.round(), "plus_minus_95": estimate.plus_minus.round(),
             "within_150_of_card": (estimate.elo - f64::from(persona.elo)).abs() <= 150.0,
             "levels": per_level, "movetime_ms": args.common.movetime, "persona_nodes": args.budget.persona_nodes, "persona_within_ms": args.budget.persona_within_ms,
-            "persona_move_p50_ms": p50, "persona_move_p99_ms": p99,
+            "persona_move_p50_ms": p50, "persona_move_p99_ms": p99, "persona_searches": searches,
         }));
     }
     write_json(&args.json, &json!(report))
+}
+
+/// The persona's searches under its node budget since `before` (the
+/// engine's books count from its start).
+fn searched_since(shop: &Workshop, before: engine::SearchTally) -> engine::SearchTally {
+    let now = shop.engine.searches();
+    let searched = now.searched - before.searched;
+    let nodes = now.mean_nodes * now.searched - before.mean_nodes * before.searched;
+    engine::SearchTally {
+        searched,
+        stopped_short: now.stopped_short - before.stopped_short,
+        mean_nodes: nodes / searched.max(1),
+    }
 }
 
 /// The persona's score in a game where it was White unless `swapped`.

@@ -153,6 +153,12 @@ impl Runtime {
         self.svc.deep.stats()
     }
 
+    /// How the personas' searches under the node budget ended since start:
+    /// at their nodes, or stopped short by the time cap.
+    pub fn persona_searches(&self) -> crate::chess::engine::SearchTally {
+        self.svc.engine.searches()
+    }
+
     /// Erases a memory from SQL and the index, and from the model threads
     /// of matches this node plays, so no later call sends its words; the
     /// forms of its words, for the other nodes' matches (`forget`).

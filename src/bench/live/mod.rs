@@ -177,6 +177,7 @@ async fn run_once(config: &Config, args: &LiveArgs, flooded: bool) -> anyhow::Re
         embedding: watched.embedding,
         phases: phases::report(&watched.snapshots),
         deep: watched.deep,
+        searches: watched.searches,
     };
     let mut report = report(args, &mut tally, opened_s, peak_rss_mb, cpu, server_view)?;
     if let Some(flood) = flood {

@@ -67,6 +67,8 @@ pub(super) struct Watched {
     pub(super) embedding: Value,
     /// The deeper evaluation's books at the end (`deep_evaluations`).
     pub(super) deep: Value,
+    /// How the personas' searches ended (`persona_searches`).
+    pub(super) searches: Value,
 }
 
 /// One snapshot now (before the load starts, so it holds none of the
@@ -117,11 +119,12 @@ impl PhaseWatch {
             _ => snapshots.clear(),
         }
         let embedding = last.as_ref().map_or(Value::Null, |status| status["embedding"].clone());
-        let deep = last.map_or(Value::Null, |status| status["deep_evaluations"].clone());
+        let of = |key: &str| last.as_ref().map_or(Value::Null, |status| status[key].clone());
         Watched {
             snapshots,
             embedding,
-            deep,
+            deep: of("deep_evaluations"),
+            searches: of("persona_searches"),
         }
     }
 }

@@ -83,6 +83,7 @@ pub(super) struct ServerView {
     pub(super) embedding: Value,
     pub(super) phases: Value,
     pub(super) deep: Value,
+    pub(super) searches: Value,
 }
 
 pub(super) fn report(
@@ -97,6 +98,7 @@ pub(super) fn report(
         embedding,
         phases,
         deep,
+        searches,
     } = server;
     if t.latencies_ms.is_empty() {
         bail!("no move was answered: is the server up?");
@@ -152,6 +154,13 @@ pub(super) fn report(
             deep["waiting"]
         );
     }
+    if let (Some(n), Some(short)) = (searches["searched"].as_u64(), searches["stopped_short"].as_u64()) {
+        println!(
+            "live: persona searches: {short} of {n} stopped by the time cap short of their nodes ({:.1}%), {} nodes on average",
+            100.0 * short as f64 / n.max(1) as f64,
+            searches["mean_nodes"]
+        );
+    }
     if let (Some(run), Some(hits)) = (embedding["texts_embedded"].as_u64(), embedding["memo_hits"].as_u64()) {
         let runs = embedding["model_runs"].as_u64().unwrap_or(0);
         println!("live: the server's model embedded {run} texts in {runs} runs and answered {hits} from its memo");
@@ -174,7 +183,7 @@ pub(super) fn report(
         "idle_nudges": t.idle_lateness_ms.len(), "idle_lateness_p99_ms": idle_p99, "idle_lateness_max_ms": idle_max,
         "server_peak_rss_mib": peak_rss_mb, "match_errors": t.errors,
         "engine_movetime_ms": args.engine_movetime_ms, "engine_nodes": args.engine_nodes, "eval_nodes": args.eval_nodes, "eval_deep_nodes": args.eval_deep_nodes,
-        "embedding": embedding, "server_phases": phases, "deep_evaluations": deep,
+        "embedding": embedding, "server_phases": phases, "deep_evaluations": deep, "persona_searches": searches,
         "cpu_ms_per_move": { "server": server_ms, "stockfish": engines_ms, "stockfish_spare": spare_ms, "load_generator": generator_ms },
         "busy_engine_wait_ms": args.busy_engine_wait_ms, "busy_lag_ms": args.busy_lag_ms, "busy_commit_wait_ms": args.busy_commit_wait_ms,
     });

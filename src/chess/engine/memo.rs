@@ -204,6 +204,10 @@ impl<E: Engine> Engine for Remembering<E> {
     fn queue_wait(&self) -> Duration {
         self.inner.queue_wait()
     }
+
+    fn searches(&self) -> super::SearchTally {
+        self.inner.searches()
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! UCI when it is installed, the built-in searcher otherwise, so a game never
 //! stops for want of an engine.
 
+mod books;
 mod builtin;
 mod memo;
 mod queue;
@@ -16,6 +17,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+pub use books::{SearchBooks, SearchTally};
 pub use builtin::BuiltinEngine;
 pub use memo::Remembering;
 pub use stockfish::StockfishEngine;
@@ -114,6 +116,11 @@ pub trait Engine: Send + Sync {
     fn queue_wait(&self) -> Duration {
         Duration::ZERO
     }
+    /// How its persona searches under a node budget and a time cap ended
+    /// (`books.rs`); nothing for an engine that keeps no books.
+    fn searches(&self) -> SearchTally {
+        SearchTally::default()
+    }
 }
 
 /// How an engine's processes share the CPU with everything else.
@@ -203,5 +210,9 @@ impl Engine for WithFallback {
 
     fn queue_wait(&self) -> Duration {
         self.primary.queue_wait()
+    }
+
+    fn searches(&self) -> SearchTally {
+        self.primary.searches()
     }
 }

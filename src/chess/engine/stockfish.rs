@@ -17,7 +17,7 @@ use tokio::sync::{Mutex, mpsc, oneshot};
 use super::queue::QueueClock;
 use super::style::{Candidate, shape_choice};
 use super::uci::{EngineLine, Score, parse_line};
-use super::{BestLine, Chosen, Engine, EngineError, Priority, SearchBudget, SearchRequest};
+use super::{BestLine, Chosen, Engine, EngineError, Priority, SearchBooks, SearchBudget, SearchRequest, SearchTally};
 
 /// Lines Stockfish reports per search, for style to choose among. Its own
 /// strength limit searches at least four anyway, so this costs nothing.
@@ -54,6 +54,7 @@ pub struct StockfishEngine {
     /// Jobs dropped unsearched because their asker had stopped waiting.
     abandoned: Arc<AtomicU64>,
     clock: Arc<QueueClock>,
+    books: Arc<SearchBooks>,
 }
 
 impl StockfishEngine {
@@ -65,6 +66,7 @@ impl StockfishEngine {
         let mut name = String::new();
         let abandoned = Arc::new(AtomicU64::new(0));
         let clock = Arc::new(QueueClock::default());
+        let books = Arc::new(SearchBooks::default());
         for _ in 0..workers.max(1) {
             let process = Process::spawn(path, priority).await?;
             name = process.name.clone();
@@ -74,6 +76,7 @@ impl StockfishEngine {
                 queue: queue.clone(),
                 abandoned: abandoned.clone(),
                 clock: clock.clone(),
+                books: books.clone(),
             };
             tokio::spawn(worker.serve(Some(process)));
         }
@@ -82,6 +85,7 @@ impl StockfishEngine {
             name,
             abandoned,
             clock,
+            books,
         })
     }
 
@@ -129,6 +133,10 @@ impl Engine for StockfishEngine {
     fn queue_wait(&self) -> Duration {
         self.clock.wait(Instant::now())
     }
+
+    fn searches(&self) -> SearchTally {
+        self.books.tally()
+    }
 }
 
 impl StockfishEngine {
@@ -156,6 +164,7 @@ struct Worker {
     queue: Queue,
     abandoned: Arc<AtomicU64>,
     clock: Arc<QueueClock>,
+    books: Arc<SearchBooks>,
 }
 
 impl Worker {
@@ -187,7 +196,16 @@ impl Worker {
             }
             let Some(p) = process.as_mut() else { continue };
             result = match work {
-                Work::Choose(req) => p.search(req).await.map(Answer::Move),
+                Work::Choose(req) => p.search(req).await.map(|(chosen, reached)| {
+                    if let SearchBudget::Nodes {
+                        nodes,
+                        within_ms: Some(_),
+                    } = req.budget
+                    {
+                        self.books.record(nodes, reached);
+                    }
+                    Answer::Move(chosen)
+                }),
                 Work::Evaluate { fen, nodes } => p.evaluate(fen, *nodes).await.map(|(s, _)| Answer::Score(s)),
                 Work::Best { fen, nodes } => p.evaluate(fen, *nodes).await.and_then(|(score, best)| {
                     let uci = best.ok_or(EngineError::NoMove)?;
@@ -269,7 +287,8 @@ impl Process {
     /// latest exact score the search gave it (the strength limit picks among
     /// lines searched at full strength, at a shallow depth, so the pick may
     /// have left the final lines: its score is then that depth's).
-    async fn search(&mut self, req: &SearchRequest) -> Result<Chosen, EngineError> {
+    /// Also the nodes it reached (Stockfish's last report of them).
+    async fn search(&mut self, req: &SearchRequest) -> Result<(Chosen, u64), EngineError> {
         // The range differs between Stockfish versions: read it, then clamp.
         let elo = self.elo_range.map(|(min, max)| (req.elo as i64).clamp(min, max));
         let floor = self.elo_range.map(|(min, _)| min as u32);
@@ -291,18 +310,25 @@ impl Process {
         self.write(&out).await?;
         let mut lines: Vec<Candidate> = Vec::new();
         let mut scored: HashMap<String, Score> = HashMap::new();
+        let mut reached = 0;
         let best = self
             .read_until(limit, |line| match line {
                 EngineLine::Info {
                     score: Some(score),
                     multipv,
                     pv,
+                    nodes,
                     ..
                 } => {
+                    reached = reached.max(nodes.unwrap_or(0));
                     if let Some(first) = pv.first() {
                         scored.insert(first.clone(), score.clone());
                     }
                     remember_line(&mut lines, multipv.unwrap_or(1), score, pv);
+                    None
+                }
+                EngineLine::Info { nodes, .. } => {
+                    reached = reached.max(nodes.unwrap_or(0));
                     None
                 }
                 EngineLine::BestMove { mv } => Some(mv),
@@ -316,11 +342,12 @@ impl Process {
             .first()
             .filter(|best| !best.uci.is_empty())
             .map(|best| best.score.clone());
-        Ok(Chosen {
+        let chosen = Chosen {
             uci,
             root_score,
             score_after,
-        })
+        };
+        Ok((chosen, reached))
     }
 
     /// Full strength, fixed nodes; the last exact score of the main line,

@@ -36,6 +36,8 @@ pub enum EngineLine {
     Info {
         depth: Option<u32>,
         multipv: Option<u32>,
+        /// Nodes searched so far.
+        nodes: Option<u64>,
         score: Option<Score>,
         pv: Vec<String>,
     },
@@ -90,11 +92,13 @@ fn parse_option(line: &str) -> Option<EngineLine> {
 
 fn parse_info<'a>(mut words: impl Iterator<Item = &'a str>) -> EngineLine {
     let (mut depth, mut multipv, mut score, mut pv) = (None, None, None, Vec::new());
+    let mut nodes = None;
     let mut bound = false;
     while let Some(key) = words.next() {
         match key {
             "depth" => depth = words.next().and_then(|v| v.parse().ok()),
             "multipv" => multipv = words.next().and_then(|v| v.parse().ok()),
+            "nodes" => nodes = words.next().and_then(|v| v.parse().ok()),
             "score" => {
                 let kind = words.next();
                 let value = words.next().and_then(|v| v.parse().ok());
@@ -115,6 +119,7 @@ fn parse_info<'a>(mut words: impl Iterator<Item = &'a str>) -> EngineLine {
     EngineLine::Info {
         depth,
         multipv,
+        nodes,
         score: if bound { None } else { score },
         pv,
     }
@@ -164,12 +169,17 @@ mod tests {
 
     #[test]
     fn info_scores_drop_bounds_and_keep_mates() {
-        let EngineLine::Info { score, pv, depth, .. } =
-            parse_line("info depth 12 seldepth 18 multipv 1 score mate -3 nodes 1 pv e2e4 e7e5")
+        let EngineLine::Info {
+            score,
+            pv,
+            depth,
+            nodes,
+            ..
+        } = parse_line("info depth 12 seldepth 18 multipv 1 score mate -3 nodes 1 pv e2e4 e7e5")
         else {
             panic!("not info")
         };
-        assert_eq!((score, depth), (Some(Score::Mate(-3)), Some(12)));
+        assert_eq!((score, depth, nodes), (Some(Score::Mate(-3)), Some(12), Some(1)));
         assert_eq!(pv, vec!["e2e4", "e7e5"]);
         let EngineLine::Info { score, .. } = parse_line("info depth 5 score cp 31 lowerbound nodes 9") else {
             panic!("not info")

@@ -119,6 +119,10 @@ pub struct Status {
     timings: Vec<PhaseStats>,
     /// The deeper evaluation after each move: asked, checked, shed, waiting.
     deep_evaluations: crate::runtime::DeepStats,
+    /// The personas' searches under the node budget and its time cap: how
+    /// many, how many the clock stopped short of their nodes (a busy node
+    /// playing weaker), and the nodes they reached on average.
+    persona_searches: crate::chess::engine::SearchTally,
     /// The `[limits]` in force, and what is open against them now.
     #[schema(value_type = Object)]
     limits: crate::config::LimitsConfig,
@@ -169,6 +173,7 @@ pub async fn status(
         embedding: memory.embedding_stats(),
         timings: runtime.timings(),
         deep_evaluations: runtime.deep_evaluations(),
+        persona_searches: runtime.persona_searches(),
         limits: config.limits.clone(),
         open_sockets: sockets.count(),
         admission: runtime.admission(),
