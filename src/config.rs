@@ -91,8 +91,10 @@ section! {
         pub engine_movetime_ms: u64 = 17, env("KIBITZ_ENGINE_MOVETIME_MS");
         /// Nodes the engine searches per persona move (0: think for
         /// `engine_movetime_ms` instead): the strength the personas were
-        /// calibrated at (15,000 within 17 ms), however busy the server is.
-        pub engine_nodes: u64 = 15_000, env("KIBITZ_ENGINE_NODES");
+        /// calibrated at (10,000 within 17 ms), nearly the same however busy
+        /// the server is (at 1,000 matches on 2 cores a quarter of the
+        /// searches end at the cap, at 9,200 nodes on average).
+        pub engine_nodes: u64 = 10_000, env("KIBITZ_ENGINE_NODES");
         /// Stockfish processes in the pool (matches share them).
         pub engine_workers: usize = 2, env("KIBITZ_ENGINE_WORKERS");
         /// Nodes per move evaluation (the odds); fixed, so the cost is predictable.

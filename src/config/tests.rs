@@ -57,7 +57,7 @@ fn a_node_budget_replaces_the_time_budget() {
     assert!(invite.is_err(), "invite registration needs an admin token");
     let calibrated = Config::from_toml("", |_| None).unwrap();
     let club = SearchBudget::Nodes {
-        nodes: 15_000,
+        nodes: 10_000,
         within_ms: Some(17),
     };
     assert_eq!(calibrated.search_budget(), club, "the calibrated budget by default");

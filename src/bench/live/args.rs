@@ -27,7 +27,7 @@ pub struct LiveArgs {
     pub(super) engine_movetime_ms: u64,
     /// The started server's search budget in nodes (0: the time budget
     /// above); 500 makes the load the service rather than the engine.
-    #[arg(long, default_value_t = 15_000)]
+    #[arg(long, default_value_t = 10_000)]
     pub(super) engine_nodes: u64,
     /// The started server's cheap odds evaluation, in nodes.
     #[arg(long, default_value_t = 20_000)]
