@@ -57,9 +57,10 @@ enum BenchWhat {
         /// Games played (the persona alternates colours).
         #[arg(long, default_value_t = 6)]
         games: usize,
-        /// The persona's Elo (its card's) and style.
+        /// The persona's Elo (its card's).
         #[arg(long, default_value_t = 1500)]
         persona_elo: u32,
+        /// The persona's style, which picks among the engine's near-equal lines.
         #[arg(long, value_enum, default_value = "positional")]
         style: StyleArg,
         /// The stand-in player's Elo: weaker, so the games have mistakes to class.
@@ -69,6 +70,7 @@ enum BenchWhat {
         /// opening choices (as a server did before them).
         #[arg(long)]
         fresh: bool,
+        /// Where to write the figures as JSON.
         #[arg(long, default_value = "bench/last-odds.json")]
         json: PathBuf,
     },
