@@ -3,8 +3,9 @@
 //! concept tags) plus its best similarity to the situation's queries; then
 //! importance, strength, recency and the board (`strength::rank`). Only
 //! memories with evidence are handed over: a cue answered, the same board,
-//! or a close enough meaning. The persona's lore takes at most one slot
-//! when the player has a memory that fits.
+//! or a close enough meaning. The persona's lore takes at most one slot,
+//! and none beside the player's own memories that fit unless its key is
+//! said or the line asks about the persona.
 
 use std::collections::HashMap;
 
@@ -154,7 +155,11 @@ pub fn rank(
             return fits || (asks_memory && cues >= recall.tag_gate) || (placed && !again) || certain;
         }
         if theirs && r.memory.player_id.is_none() {
-            return certain || cues >= recall.tag_gate;
+            // The persona's own story at a draw offer or a move the
+            // player's memories answer takes a slot from them: it comes by
+            // its key, or when the line asks about the persona itself.
+            let asked_of_me = situation.intent == Some(Intent::AsksPersona);
+            return certain || (asked_of_me && cues >= recall.tag_gate);
         }
         let evidence = certain || told.contains(&r.memory.id);
         cues >= recall.tag_gate || placed || worded || meant || evidence
@@ -324,13 +329,11 @@ fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
     !r.memory.tags.iter().any(|t| t == other_colour) && openings::line_keys(&r.memory.content).contains(key)
 }
 
-/// The best few of the ranked candidates, lore taking at most one slot
-/// when the player has a memory among them. A greeting and a match's end
+/// The best few of the ranked candidates, lore taking at most one slot. A greeting and a match's end
 /// (`one_per_subject`) recall one memory of each subject (the record, the
 /// last game, today's openings, a habit, what they told): two past games
 /// say less than a game and a repertoire.
 pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig, one_per_subject: bool) -> Vec<Recalled> {
-    let mine = ranked.iter().any(|r| r.memory.player_id.is_some());
     let mut lore = 0;
     // Two games recorded in the same words ("lost to me by resignation
     // after 1 move") say nothing the first did not: one slot, not two.
@@ -341,7 +344,8 @@ pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig, one_per_subject:
         lore += usize::from(is_lore);
         let again = said.contains(&r.memory.content);
         said.push(r.memory.content.clone());
-        let lore_beyond_one = is_lore && mine && lore > 1;
+        // One of the persona's stories at a time, whoever else is found.
+        let lore_beyond_one = is_lore && lore > 1;
         let subject = subject_of(&r.memory.tags).filter(|_| one_per_subject && !is_lore);
         let second_of_subject = subject.is_some_and(|s| subjects.contains(&s));
         subjects.extend(subject);
@@ -424,4 +428,44 @@ fn latest_game(found: &[Recalled]) -> Option<MemoryId> {
         })
         .max()
         .map(|(_, id)| id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::PlayerId;
+    use crate::memory::{CreatedBy, Memory, MemoryType};
+
+    fn found(player: Option<PlayerId>, text: &str, score: f32) -> Recalled {
+        let memory = Memory {
+            player_id: player,
+            ..Memory::new("margot", MemoryType::PersonalNote, text, CreatedBy::MainAgent)
+        };
+        Recalled {
+            memory,
+            similarity: score,
+            score,
+            why: String::new(),
+        }
+    }
+
+    #[test]
+    fn one_of_the_personas_stories_at_a_time_with_or_without_the_players_memories() {
+        let recall = RecallConfig::default();
+        let stories = |ranked: &[Recalled]| ranked.iter().filter(|r| r.memory.player_id.is_none()).count();
+        let lore = [
+            "I grew up in Riga.",
+            "My first club met above a bakery.",
+            "I once drew Tal.",
+        ];
+        let only_lore: Vec<Recalled> = lore.iter().map(|t| found(None, t, 0.5)).collect();
+        let chosen = choose(only_lore, &recall, false);
+        assert_eq!((chosen.len(), stories(&chosen)), (1, 1), "{chosen:?}");
+        let ann = PlayerId::new();
+        let mut mixed = vec![found(Some(ann), "Ann is a nurse.", 0.9)];
+        mixed.extend(lore.iter().map(|t| found(None, t, 0.5)));
+        mixed.push(found(Some(ann), "Ann drinks tea.", 0.4));
+        let chosen = choose(mixed, &recall, false);
+        assert_eq!((chosen.len(), stories(&chosen)), (3, 1), "{chosen:?}");
+    }
 }
