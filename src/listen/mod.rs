@@ -208,7 +208,7 @@ impl Listener {
 /// The learned model decides the intents and whether the line tells
 /// something lasting; the clauses where the player is the subject say what.
 fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)>, player: &str, worth: f32) -> Heard {
-    let (intent, confidence) = reading.main;
+    let (intent, confidence) = framed(reading, &read).unwrap_or(reading.main);
     let mut also: Vec<Intent> = Intent::ALL
         .into_iter()
         .zip(reading.present)
@@ -258,6 +258,20 @@ fn hear_learned(reading: &Reading, read: Vec<(rules::Clause, Vec<(Intent, f32)>)
         topics: Vec::new(),
         news: None,
     }
+}
+
+/// A line opened by a greeting, a farewell or thanks that the model hears in it is
+/// framed by that act, whatever else it tells ("hola! my spanish isn't
+/// great" greets; "thanks for asking, mum is better" thanks).
+fn framed(reading: &Reading, read: &[(rules::Clause, Vec<(Intent, f32)>)]) -> Option<(Intent, f32)> {
+    let (_, first) = read.first()?;
+    [Intent::Greeting, Intent::Farewell, Intent::Thanks]
+        .into_iter()
+        .find_map(|frame| {
+            let opens = first.iter().any(|(i, w)| *i == frame && *w >= rules::DECIDES);
+            let p = reading.present[frame as usize];
+            (opens && p >= LIKELY).then_some((frame, p))
+        })
 }
 
 /// Without the learned weights: each clause's rules, the surest first.

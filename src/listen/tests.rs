@@ -227,3 +227,39 @@ fn a_passing_state_joined_by_so_is_no_part_of_the_fact() {
     let heard = heard("I teach maths in Porto, so I am happy");
     assert_eq!(heard.facts, vec!["Newcomer teaches maths in Porto.".to_string()]);
 }
+
+#[test]
+fn a_line_opened_by_a_greeting_the_model_hears_is_framed_by_it() {
+    let read = |line: &str| -> Vec<(rules::Clause, Vec<(Intent, f32)>)> {
+        rules::clauses(line)
+            .into_iter()
+            .map(|c| {
+                let r = rules::read(&c);
+                (c, r)
+            })
+            .collect()
+    };
+    let reading = |greeting: f32| {
+        let mut present = [0.0; Intent::ALL.len()];
+        present[Intent::Greeting as usize] = greeting;
+        present[Intent::SelfDisclosure as usize] = 0.9;
+        Reading {
+            main: (Intent::SelfDisclosure, 0.6),
+            present,
+            remember: 0.9,
+        }
+    };
+    let hello = read("Hi! I teach piano in Lisbon.");
+    assert_eq!(framed(&reading(0.8), &hello), Some((Intent::Greeting, 0.8)));
+    assert_eq!(
+        framed(&reading(0.2), &hello),
+        None,
+        "the model does not hear a greeting"
+    );
+    let later = read("I teach piano in Lisbon, hi to your owner.");
+    assert_eq!(
+        framed(&reading(0.8), &later),
+        None,
+        "a greeting that does not open the line"
+    );
+}
