@@ -104,7 +104,7 @@ pub async fn load_or_train(
 /// --set corpus/moments/moments_a.json --trace corpus/moments/traces_a.jsonl`;
 /// again whenever what recall weighs changes: the cues, the readers' tags,
 /// the embedding model).
-pub const BOARD_TRACES: [(&str, &str); 3] = [
+pub const BOARD_TRACES: [(&str, &str); 4] = [
     (
         "corpus/moments/traces_a.jsonl",
         include_str!("../../../corpus/moments/traces_a.jsonl"),
@@ -116,6 +116,10 @@ pub const BOARD_TRACES: [(&str, &str); 3] = [
     (
         "corpus/moments/traces_c.jsonl",
         include_str!("../../../corpus/moments/traces_c.jsonl"),
+    ),
+    (
+        "corpus/moments/traces_d.jsonl",
+        include_str!("../../../corpus/moments/traces_d.jsonl"),
     ),
 ];
 
