@@ -347,6 +347,11 @@ impl Client<'_> {
                     eprintln!("recall: {san} of {moves} no longer legal; that game ends there");
                     break;
                 }
+                // The persona's own reply ended it (a mate the line walked into).
+                Err(e) if e.to_string().contains("game_over") => {
+                    eprintln!("recall: the game was over before {san} of {moves}");
+                    return Ok(());
+                }
                 Err(e) => return Err(e.context(format!("playing {san} of {moves}"))),
             }
             self.wait_for_turn(&id).await?;
