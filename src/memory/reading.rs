@@ -41,7 +41,8 @@ impl Readers {
     /// What the readers are: a memory tagged by other readers is tagged anew.
     pub fn version(&self) -> String {
         let (s, c, t) = (self.subjects.version(), self.concepts.version(), self.topics.version());
-        format!("{s}{c}{t}")
+        // `coloured`'s rule is part of how a memory is read.
+        format!("{s}{c}{t} colour-1")
     }
 }
 
@@ -60,7 +61,7 @@ impl Meaning<'_> {
     pub fn subject(&self, text: &str, vector: &[f32]) -> Option<Subject> {
         self.known.or_else(|| {
             let (subject, p) = self.readers?.subjects.read(text, vector);
-            (p >= LIKELY).then_some(subject)
+            (p >= LIKELY).then_some(coloured(subject, text))
         })
     }
 
@@ -90,11 +91,66 @@ impl Meaning<'_> {
     }
 }
 
+/// A repertoire whose colour its words leave to the opening it names
+/// ("Rosa always plays the Italian": no colour, no moves) takes the colour
+/// of the side that chooses that opening, whatever the reader guessed: the
+/// Italian is White's choice, the Sicilian Black's. Words that say a colour
+/// or give moves ("W = 1.d4 2.c4, QGD Exchange") are the reader's to read.
+fn coloured(subject: Subject, text: &str) -> Subject {
+    if !matches!(subject, Subject::RepertoireWhite | Subject::RepertoireBlack) {
+        return subject;
+    }
+    let lower = text.to_lowercase();
+    let says_colour = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "white" | "black" | "w" | "b"));
+    let gives_moves = text
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0].is_ascii_digit() && w[1] == b'.');
+    if says_colour || gives_moves {
+        return subject;
+    }
+    let choosers: Vec<shakmaty::Color> = crate::chess::openings::book()
+        .named(text)
+        .iter()
+        .map(|f| f.chooser)
+        .collect();
+    match choosers.split_first() {
+        Some((first, rest)) if rest.iter().all(|c| c == first) => match first {
+            shakmaty::Color::White => Subject::RepertoireWhite,
+            shakmaty::Color::Black => Subject::RepertoireBlack,
+        },
+        _ => subject,
+    }
+}
+
 /// The subject a memory's kind says for certain.
 pub fn known_subject(kind: MemoryType) -> Option<Subject> {
     match kind {
         MemoryType::GameContext | MemoryType::SharedMoment => Some(Subject::PastGame),
         MemoryType::Streak => Some(Subject::Record),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repertoire_without_colour_or_moves_takes_its_openings_colour() {
+        let black = Subject::RepertoireBlack;
+        let white = Subject::RepertoireWhite;
+        assert_eq!(coloured(black, "Rosa always plays the Italian."), white);
+        assert_eq!(coloured(white, "Loves the Sicilian, the sharper the better."), black);
+        assert_eq!(coloured(black, "Plays the London and the Catalan."), white);
+        // Words or moves that say the colour are the reader's.
+        assert_eq!(coloured(black, "As Black she still plays the Italian setups."), black);
+        assert_eq!(coloured(black, "W = 1.d4 2.c4, QGD Exchange"), black);
+        // Openings of both sides, or none, leave the reader's guess.
+        assert_eq!(coloured(black, "Plays the Italian and the Sicilian."), black);
+        assert_eq!(coloured(white, "Knows a lot of openings."), white);
+        assert_eq!(coloured(Subject::Tastes, "Loves the Sicilian."), Subject::Tastes);
     }
 }
