@@ -156,7 +156,13 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
             Intent::Preference => MemoryType::PlayerBehavior,
             _ => MemoryType::PlayerObservation,
         };
-        actions.push(Action::remember(kind, fact.clone()));
+        let mut keep = Action::remember(kind, fact.clone());
+        // Marked, so a greeting does not recite it ("I remember you: lost
+        // their job") as it would a hobby.
+        if let (Some(News::Bad), Action::SaveMemory { metadata, .. }) = (heard.news, &mut keep) {
+            *metadata = serde_json::json!({ "news": "bad" });
+        }
+        actions.push(keep);
     }
     let thinking = format!(
         "{} {} ({:.2}, by {}).",

@@ -104,12 +104,17 @@ fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
     // A fact in the persona's words before a line kept as the player said
     // it ("Ann said: \"...\""): a greeting recites what it knows of them.
     let quoted = |r: &&Recalled| crate::listen::kept_as_said(&r.memory.content, &input.ctx.player_name);
-    let mut mine = player_memories(input.memories);
-    let personal = player_memories(input.memories)
-        .find(|r| told(r) && !quoted(r))
-        .or_else(|| player_memories(input.memories).find(told));
-    let plain = player_memories(input.memories).find(|r| r.why.is_empty());
-    personal.or(plain).or_else(|| mine.next())
+    // Bad news they told (a job lost, an illness) is not recited as a
+    // greeting: it waits until they speak of it.
+    let mine = || player_memories(input.memories).filter(|r| !bad_news(r));
+    let personal = mine().find(|r| told(r) && !quoted(r)).or_else(|| mine().find(told));
+    let plain = mine().find(|r| r.why.is_empty());
+    personal.or(plain).or_else(|| mine().next())
+}
+
+/// A memory kept from a line the listener heard as bad news.
+fn bad_news(r: &Recalled) -> bool {
+    r.memory.metadata.get("news").and_then(|n| n.as_str()) == Some("bad")
 }
 
 fn greet(input: &BrainInput<'_>) -> Decision {

@@ -407,6 +407,38 @@ async fn a_greeting_prefers_a_fact_to_a_quoted_line() {
     assert!(!greeted.contains("gym"), "{greeted}");
 }
 
+/// Bad news the player told is not recited at the next greeting ("I
+/// remember you: lost their job"): the greeting takes another memory.
+#[tokio::test]
+async fn a_greeting_does_not_recite_bad_news() {
+    let viktor = persona("viktor");
+    let history = MatchHistory {
+        played: 2,
+        user_losses: 2,
+        ..MatchHistory::default()
+    };
+    let (_, ctx) = context(&[], &history);
+    let mut job = of_player(
+        ctx.player_id,
+        "Ann lost their job on 29 November 2026.",
+        MemoryType::PlayerObservation,
+        0.7,
+    );
+    job.memory.metadata = serde_json::json!({ "news": "bad" });
+    let bus = of_player(
+        ctx.player_id,
+        "Ann drives night buses in Leeds.",
+        MemoryType::PlayerObservation,
+        0.5,
+    );
+    let greet = Trigger::new(TriggerKind::BeforeMatch);
+    let greeted = said(&decide_recalling(greet.clone(), &ctx, &viktor, &[job.clone(), bus]).await).join(" ");
+    assert!(greeted.contains("night buses"), "{greeted}");
+    assert!(!greeted.contains("job"), "{greeted}");
+    let alone = said(&decide_recalling(greet, &ctx, &viktor, &[job]).await).join(" ");
+    assert!(!alone.contains("job"), "{alone}");
+}
+
 /// A memory of Viktor's about the player, recalled at this similarity.
 fn of_player(player: PlayerId, content: &str, kind: MemoryType, similarity: f32) -> Recalled {
     use crate::memory::{CreatedBy, Memory};
