@@ -15,7 +15,7 @@ pub(super) fn told(s: &Situation) -> Vec<Cue> {
     // each kind is let through (`fuse::nearest_told`), not every memory
     // of the kind. Each line is a reason of its own: a memory the greeting
     // gave comes again when a line speaks of it.
-    let line: String = s.chat.as_deref().unwrap_or_default().chars().take(60).collect();
+    let line = short(s.chat.as_deref().unwrap_or_default(), 60);
     if !s.about.is_empty() {
         let why = format!("you said \"{line}\", and told me before");
         // The parts of their life it touches too: the memories of the same
@@ -38,6 +38,20 @@ pub(super) fn told(s: &Situation) -> Vec<Cue> {
         cues.push(Cue::new("repertoire", 0.4, &why));
     }
     cues
+}
+
+/// A line cut to about `max` characters at a word's end, "…" marking the cut
+/// (a reason that quotes "she's gett" reads as a slip of the persona's).
+fn short(line: &str, max: usize) -> String {
+    if line.chars().count() <= max {
+        return line.to_string();
+    }
+    let cut: String = line.chars().take(max).collect();
+    let at_word = match cut.rfind(char::is_whitespace) {
+        Some(end) if end > 0 => &cut[..end],
+        _ => cut.as_str(),
+    };
+    format!("{}…", at_word.trim_end_matches([',', ';', ':', '-', ' ']))
 }
 
 /// The weight of a kind of memory a line is about: below the tag gate.
@@ -79,4 +93,20 @@ pub(super) fn said(s: &Situation, text: &str) -> Vec<Cue> {
             Cue::new(&tag, 0.8, &format!("you spoke of {words}"))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+
+    #[test]
+    fn a_long_line_is_cut_at_a_words_end() {
+        let line = "the little one beat me at breakfast this morning, she's getting good";
+        assert_eq!(
+            short(line, 60),
+            "the little one beat me at breakfast this morning, she's…"
+        );
+        assert_eq!(short("rough night", 60), "rough night");
+        assert_eq!(short("abcdefghij", 4), "abcd…", "one long word is cut where it must be");
+    }
 }
