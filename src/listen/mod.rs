@@ -182,12 +182,14 @@ impl Listener {
             (Some(model), Some(vector)) => {
                 // News of their life is worth keeping on less: a dog put
                 // down, a redundancy, a broken wrist are told in passing.
-                let worth = if news.is_some() {
-                    NEWS_WORTH_KEEPING
-                } else {
-                    WORTH_KEEPING
+                // Not a leave-taking's reason ("signing off, work in the
+                // morning"): what a farewell tells must stand on its own.
+                let reading = model.read(line, vector);
+                let worth = match news.is_some() && reading.main.0 != Intent::Farewell {
+                    true => NEWS_WORTH_KEEPING,
+                    false => WORTH_KEEPING,
                 };
-                hear_learned(&model.read(line, vector), read, player, worth)
+                hear_learned(&reading, read, player, worth)
             }
             _ => hear_by_rules(read, player),
         };

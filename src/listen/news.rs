@@ -90,10 +90,16 @@ pub async fn load_or_train(embedder: &Embedder, models_dir: &Path) -> Result<(Ne
     Ok((NewsReader(model), trained))
 }
 
-const FILES: [(&str, &str); 1] = [(
-    "corpus/news/news_a.jsonl",
-    include_str!("../../corpus/news/news_a.jsonl"),
-)];
+const FILES: [(&str, &str); 2] = [
+    (
+        "corpus/news/news_a.jsonl",
+        include_str!("../../corpus/news/news_a.jsonl"),
+    ),
+    (
+        "corpus/news/news_b.jsonl",
+        include_str!("../../corpus/news/news_b.jsonl"),
+    ),
+];
 
 #[derive(Deserialize)]
 struct Raw {
