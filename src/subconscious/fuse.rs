@@ -329,10 +329,10 @@ fn on_its_line(r: &Recalled, situation: &Situation, board: &LiveBoard) -> bool {
     !r.memory.tags.iter().any(|t| t == other_colour) && openings::line_keys(&r.memory.content).contains(key)
 }
 
-/// The best few of the ranked candidates, lore taking at most one slot. A greeting and a match's end
-/// (`one_per_subject`) recall one memory of each subject (the record, the
-/// last game, today's openings, a habit, what they told): two past games
-/// say less than a game and a repertoire.
+/// The best few of the ranked candidates, lore taking at most one slot.
+/// A greeting and a match's end (`one_per_subject`) recall one memory of
+/// each subject (the record, the last game, today's openings, a habit,
+/// what they told): two past games say less than a game and a repertoire.
 pub fn choose(mut ranked: Vec<Recalled>, recall: &RecallConfig, one_per_subject: bool) -> Vec<Recalled> {
     let mut lore = 0;
     // Two games recorded in the same words ("lost to me by resignation

@@ -156,13 +156,18 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
             Intent::Preference => MemoryType::PlayerBehavior,
             _ => MemoryType::PlayerObservation,
         };
-        let mut keep = Action::remember(kind, fact.clone());
-        // Marked, so a greeting does not recite it ("I remember you: lost
-        // their job") as it would a hobby.
-        if let (Some(News::Bad), Action::SaveMemory { metadata, .. }) = (heard.news, &mut keep) {
-            *metadata = serde_json::json!({ "news": "bad" });
-        }
-        actions.push(keep);
+        // Bad news is marked, so a greeting does not recite it ("I
+        // remember you: lost their job") as it would a hobby.
+        let metadata = match heard.news {
+            Some(News::Bad) => super::bad_news_mark(),
+            _ => serde_json::Value::Null,
+        };
+        actions.push(Action::SaveMemory {
+            content: fact.clone(),
+            memory_type: kind,
+            importance: None,
+            metadata,
+        });
     }
     let thinking = format!(
         "{} {} ({:.2}, by {}).",

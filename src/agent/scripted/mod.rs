@@ -112,9 +112,14 @@ fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
     personal.or(plain).or_else(|| mine().next())
 }
 
+/// The metadata of a fact kept from a line the listener heard as bad news.
+fn bad_news_mark() -> serde_json::Value {
+    serde_json::json!({ "news": "bad" })
+}
+
 /// A memory kept from a line the listener heard as bad news.
 fn bad_news(r: &Recalled) -> bool {
-    r.memory.metadata.get("news").and_then(|n| n.as_str()) == Some("bad")
+    r.memory.metadata.get("news") == bad_news_mark().get("news")
 }
 
 fn greet(input: &BrainInput<'_>) -> Decision {

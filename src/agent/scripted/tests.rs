@@ -424,7 +424,7 @@ async fn a_greeting_does_not_recite_bad_news() {
         MemoryType::PlayerObservation,
         0.7,
     );
-    job.memory.metadata = serde_json::json!({ "news": "bad" });
+    job.memory.metadata = super::bad_news_mark();
     let bus = of_player(
         ctx.player_id,
         "Ann drives night buses in Leeds.",
