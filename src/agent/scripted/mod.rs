@@ -52,7 +52,8 @@ impl Brain for ScriptedBrain {
 }
 
 /// The board itself reminded the persona of something: say so (but not
-/// what the greeting already told).
+/// what the greeting already told, nor bad news the player told: that
+/// waits until they speak of it).
 fn board_reminder(input: &BrainInput<'_>) -> Option<Action> {
     let greeted = (input.trigger.kind == TriggerKind::BeforeMatch)
         .then(|| greeting_memory(input))
@@ -62,7 +63,7 @@ fn board_reminder(input: &BrainInput<'_>) -> Option<Action> {
         .memories
         .iter()
         .filter(|r| r.memory.memory_type != MemoryType::SharedMoment)
-        .filter(|r| !quoted_this_match(input, r))
+        .filter(|r| !quoted_this_match(input, r) && !bad_news(r))
         .find(|r| !r.why.is_empty() && Some(r.memory.id) != greeted)?;
     Some(Action::say(reminder(r), &input.persona.tones[0]))
 }
@@ -105,7 +106,7 @@ fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
     // it ("Ann said: \"...\""): a greeting recites what it knows of them.
     let quoted = |r: &&Recalled| crate::listen::kept_as_said(&r.memory.content, &input.ctx.player_name);
     // Bad news they told (a job lost, an illness) is not recited as a
-    // greeting: it waits until they speak of it.
+    // greeting (nor as a reminder at the board: `board_reminder`).
     let mine = || player_memories(input.memories).filter(|r| !bad_news(r));
     let personal = mine().find(|r| told(r) && !quoted(r)).or_else(|| mine().find(told));
     let plain = mine().find(|r| r.why.is_empty());

@@ -408,7 +408,8 @@ async fn a_greeting_prefers_a_fact_to_a_quoted_line() {
 }
 
 /// Bad news the player told is not recited at the next greeting ("I
-/// remember you: lost their job"): the greeting takes another memory.
+/// remember you: lost their job"), nor in the reminder after it: the
+/// greeting takes another memory.
 #[tokio::test]
 async fn a_greeting_does_not_recite_bad_news() {
     let viktor = persona("viktor");
@@ -425,6 +426,9 @@ async fn a_greeting_does_not_recite_bad_news() {
         0.7,
     );
     job.memory.metadata = super::bad_news_mark();
+    // Recalled for a cue, as a dated memory is at a greeting: the
+    // reminder after the greeting must not recite it either.
+    job.why = "how our last game went".into();
     let bus = of_player(
         ctx.player_id,
         "Ann drives night buses in Leeds.",
