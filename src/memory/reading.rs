@@ -42,7 +42,7 @@ impl Readers {
     pub fn version(&self) -> String {
         let (s, c, t) = (self.subjects.version(), self.concepts.version(), self.topics.version());
         // `coloured`'s rule is part of how a memory is read.
-        format!("{s}{c}{t} colour-1")
+        format!("{s}{c}{t} colour-2")
     }
 }
 
@@ -81,6 +81,7 @@ impl Meaning<'_> {
                 tags.push(tag.to_string());
             }
         }
+        drop_contrary_colour(text, &mut tags);
         tags
     }
 
@@ -100,6 +101,27 @@ fn coloured(subject: Subject, text: &str) -> Subject {
     if !matches!(subject, Subject::RepertoireWhite | Subject::RepertoireBlack) {
         return subject;
     }
+    match opening_colour(text) {
+        Some(shakmaty::Color::White) => Subject::RepertoireWhite,
+        Some(shakmaty::Color::Black) => Subject::RepertoireBlack,
+        None => subject,
+    }
+}
+
+/// The colour an opening decides is not the concept reader's to
+/// contradict ("Rosa always plays the Italian" was read as_black too).
+fn drop_contrary_colour(text: &str, tags: &mut Vec<String>) {
+    let other = match opening_colour(text) {
+        Some(shakmaty::Color::White) => "as_black",
+        Some(shakmaty::Color::Black) => "as_white",
+        None => return,
+    };
+    tags.retain(|t| t != other);
+}
+
+/// The side that chooses every opening the text names, when its words
+/// say no colour and give no moves (see `coloured`).
+fn opening_colour(text: &str) -> Option<shakmaty::Color> {
     let lower = text.to_lowercase();
     let says_colour = lower
         .split(|c: char| !c.is_alphanumeric())
@@ -109,7 +131,7 @@ fn coloured(subject: Subject, text: &str) -> Subject {
         .windows(2)
         .any(|w| w[0].is_ascii_digit() && w[1] == b'.');
     if says_colour || gives_moves {
-        return subject;
+        return None;
     }
     let choosers: Vec<shakmaty::Color> = crate::chess::openings::book()
         .named(text)
@@ -117,11 +139,8 @@ fn coloured(subject: Subject, text: &str) -> Subject {
         .map(|f| f.chooser)
         .collect();
     match choosers.split_first() {
-        Some((first, rest)) if rest.iter().all(|c| c == first) => match first {
-            shakmaty::Color::White => Subject::RepertoireWhite,
-            shakmaty::Color::Black => Subject::RepertoireBlack,
-        },
-        _ => subject,
+        Some((first, rest)) if rest.iter().all(|c| c == first) => Some(*first),
+        _ => None,
     }
 }
 
@@ -152,5 +171,19 @@ mod tests {
         assert_eq!(coloured(black, "Plays the Italian and the Sicilian."), black);
         assert_eq!(coloured(white, "Knows a lot of openings."), white);
         assert_eq!(coloured(Subject::Tastes, "Loves the Sicilian."), Subject::Tastes);
+    }
+
+    #[test]
+    fn the_colour_an_opening_decides_is_the_only_colour_tagged() {
+        let both = || vec!["opening".to_string(), "as_white".to_string(), "as_black".to_string()];
+        let mut italian = both();
+        drop_contrary_colour("Rosa always plays the Italian.", &mut italian);
+        assert_eq!(italian, ["opening", "as_white"]);
+        let mut sicilian = both();
+        drop_contrary_colour("Loves the Sicilian.", &mut sicilian);
+        assert_eq!(sicilian, ["opening", "as_black"]);
+        let mut said = both();
+        drop_contrary_colour("As White the Italian, as Black the Sicilian.", &mut said);
+        assert_eq!(said, both(), "the words say both colours");
     }
 }
