@@ -90,7 +90,7 @@ pub async fn load_or_train(embedder: &Embedder, models_dir: &Path) -> Result<(Ne
     Ok((NewsReader(model), trained))
 }
 
-const FILES: [(&str, &str); 2] = [
+const FILES: [(&str, &str); 3] = [
     (
         "corpus/news/news_a.jsonl",
         include_str!("../../corpus/news/news_a.jsonl"),
@@ -98,6 +98,10 @@ const FILES: [(&str, &str); 2] = [
     (
         "corpus/news/news_b.jsonl",
         include_str!("../../corpus/news/news_b.jsonl"),
+    ),
+    (
+        "corpus/news/news_c.jsonl",
+        include_str!("../../corpus/news/news_c.jsonl"),
     ),
 ];
 
