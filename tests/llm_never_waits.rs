@@ -111,10 +111,15 @@ async fn moves_never_wait_for_a_slow_model() {
     let seq = line["seq"].as_i64().unwrap();
     let reply = persona_words_until(&server, &m, seq, 15, |said| said.iter().any(told)).await;
     assert!(reply.iter().any(told), "{reply:?}");
-    let facts = server.memory_texts(&ida).await;
+    // The fact is saved just after the words that say it was heard.
+    let kept = || async {
+        let facts = server.memory_texts(&ida).await;
+        facts.iter().any(|f| f.contains("Ida's grandmother taught them chess"))
+    };
     assert!(
-        facts.iter().any(|f| f.contains("Ida's grandmother taught them chess")),
-        "{facts:?}"
+        common::eventually(10, kept).await,
+        "{:?}",
+        server.memory_texts(&ida).await
     );
     assert_eq!(slow.answered(), 0, "nothing waited for the model's answers");
 }
