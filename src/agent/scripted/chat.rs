@@ -115,7 +115,12 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     // News of their life is met as a friend meets it: congratulated,
     // regretted or wished luck ("sorry I'm slow, my mum's in hospital"
     // too), never "Ha! I remember this."
-    let news = heard.news_told();
+    // A goodbye's reason still to come ("signing off, early start
+    // tomorrow") is why they leave, routine as often as a trial: the
+    // goodbye answers it, not a second line wishing luck.
+    let news = heard
+        .news_told()
+        .filter(|n| !(intent == Intent::Farewell && *n == News::Ahead));
     let about_news = matches!(intent, Intent::SelfDisclosure | Intent::OffTopic | Intent::Apology);
     let told_again = known.is_some() && matches!(intent, Intent::SelfDisclosure | Intent::Preference);
     let said = match card {

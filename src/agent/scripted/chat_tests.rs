@@ -153,6 +153,22 @@ async fn news_is_congratulated_regretted_or_wished_luck_and_kept() {
         "{:?}",
         said(&d)
     );
+    // A goodbye's reason ahead is answered by the goodbye alone; bad news
+    // told on the way out is still met as such.
+    // (Heard telling of themselves too, as the model hears such lines.)
+    let leaving = |line: &str, news: News| {
+        let mut t = told(line, Intent::Farewell, news);
+        if let Some(heard) = t.heard.as_mut() {
+            heard.also = vec![Intent::SelfDisclosure];
+        }
+        t
+    };
+    let words = said(&decide(leaving("signing off, early start tomorrow", News::Ahead), &ctx, &viktor).await);
+    assert!(!words.iter().any(|w| card("news_ahead").contains(w)), "{words:?}");
+    assert_eq!(words.len(), 1, "{words:?}");
+    let leaving = leaving("have to go, my dad is in hospital", News::Bad);
+    let words = said(&decide(leaving, &ctx, &viktor).await);
+    assert!(words.iter().any(|w| card("bad_news").contains(w)), "{words:?}");
     let mut plain = viktor.clone();
     plain.chat.remove("good_news");
     let passed = told("I passed my driving test last week", Intent::SelfDisclosure, News::Good);
