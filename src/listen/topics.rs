@@ -51,8 +51,9 @@ pub const TAGGED: f32 = 0.15;
 pub struct Topics(Linear);
 
 impl Topics {
-    /// What the weights are (`Linear::version`) and the bar a memory is
-    /// tagged at: a model fitted on the tags must know both.
+    /// What the weights are (`Linear::version`) and the bars a memory is
+    /// tagged at and a line's topic reported at: a model fitted on the tags
+    /// and the topics must know all three.
     pub fn version(&self) -> String {
         format!("{}@{TAGGED}@{REPORTED}", self.0.version())
     }

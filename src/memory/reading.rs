@@ -59,9 +59,20 @@ impl Meaning<'_> {
     /// a streak a record: "Bea played White and beat me" is no White
     /// repertoire), else the one the reader is sure enough of.
     pub fn subject(&self, text: &str, vector: &[f32]) -> Option<Subject> {
+        self.read_subject(text, vector, || opening_colour(text))
+    }
+
+    /// `subject`, asking `colour` for the opening's colour only if the
+    /// reader says repertoire.
+    fn read_subject(
+        &self,
+        text: &str,
+        vector: &[f32],
+        colour: impl FnOnce() -> Option<shakmaty::Color>,
+    ) -> Option<Subject> {
         self.known.or_else(|| {
             let (subject, p) = self.readers?.subjects.read(text, vector);
-            (p >= LIKELY).then_some(coloured(subject, text))
+            (p >= LIKELY).then(|| coloured(subject, colour))
         })
     }
 
@@ -69,7 +80,10 @@ impl Meaning<'_> {
     /// the concepts it is about and the parts of life it tells of.
     pub fn tags(&self, text: &str, vector: &[f32]) -> Vec<String> {
         let mut tags: Vec<String> = Vec::new();
-        if let Some(subject) = self.subject(text, vector) {
+        // The opening book is searched once, for the subject and the tags.
+        let once = std::cell::OnceCell::new();
+        let colour = || *once.get_or_init(|| opening_colour(text));
+        if let Some(subject) = self.read_subject(text, vector, colour) {
             tags.extend(subject.tags().iter().map(|t| t.to_string()));
         }
         let Some(readers) = self.readers else {
@@ -81,7 +95,7 @@ impl Meaning<'_> {
                 tags.push(tag.to_string());
             }
         }
-        drop_contrary_colour(text, &mut tags);
+        drop_contrary_colour(colour(), &mut tags);
         tags
     }
 
@@ -97,11 +111,12 @@ impl Meaning<'_> {
 /// of the side that chooses that opening, whatever the reader guessed: the
 /// Italian is White's choice, the Sicilian Black's. Words that say a colour
 /// or give moves ("W = 1.d4 2.c4, QGD Exchange") are the reader's to read.
-fn coloured(subject: Subject, text: &str) -> Subject {
+/// `colour` is `opening_colour` of the text, asked only for a repertoire.
+fn coloured(subject: Subject, colour: impl FnOnce() -> Option<shakmaty::Color>) -> Subject {
     if !matches!(subject, Subject::RepertoireWhite | Subject::RepertoireBlack) {
         return subject;
     }
-    match opening_colour(text) {
+    match colour() {
         Some(shakmaty::Color::White) => Subject::RepertoireWhite,
         Some(shakmaty::Color::Black) => Subject::RepertoireBlack,
         None => subject,
@@ -110,8 +125,8 @@ fn coloured(subject: Subject, text: &str) -> Subject {
 
 /// The colour an opening decides is not the concept reader's to
 /// contradict ("Rosa always plays the Italian" was read as_black too).
-fn drop_contrary_colour(text: &str, tags: &mut Vec<String>) {
-    let other = match opening_colour(text) {
+fn drop_contrary_colour(colour: Option<shakmaty::Color>, tags: &mut Vec<String>) {
+    let other = match colour {
         Some(shakmaty::Color::White) => "as_black",
         Some(shakmaty::Color::Black) => "as_white",
         None => return,
@@ -156,6 +171,14 @@ pub fn known_subject(kind: MemoryType) -> Option<Subject> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn coloured(subject: Subject, text: &str) -> Subject {
+        super::coloured(subject, || opening_colour(text))
+    }
+
+    fn drop_contrary_colour(text: &str, tags: &mut Vec<String>) {
+        super::drop_contrary_colour(opening_colour(text), tags);
+    }
 
     #[test]
     fn a_repertoire_without_colour_or_moves_takes_its_openings_colour() {
