@@ -109,14 +109,8 @@ fn two_words(pair: &str, today: NaiveDate, past: bool) -> Option<String> {
         ("last", "night") => Some((on(today - Duration::days(1)), today)),
         ("next", "week") => Some(week_of(today + Duration::days(7))),
         ("last", "week") => Some(week_of(today - Duration::days(7))),
-        ("last", "weekend") => {
-            let saturday = next_weekday(today - Duration::days(1), Weekday::Sat) - Duration::days(7);
-            Some((format!("on the weekend of {}", day_month_year(saturday)), saturday))
-        }
-        ("this", "weekend") | ("the", "weekend") => {
-            let saturday = next_weekday(today - Duration::days(1), Weekday::Sat);
-            Some((format!("on the weekend of {}", day_month_year(saturday)), saturday))
-        }
+        ("last", "weekend") => Some(weekend_of(this_weekend(today) - Duration::days(7))),
+        ("this", "weekend") | ("the", "weekend") => Some(weekend_of(this_weekend(today))),
         ("next", "month") => this_month.checked_add_months(Months::new(1)).map(month_of),
         ("last", "month") => this_month.checked_sub_months(Months::new(1)).map(month_of),
         ("this", "month") => Some(month_of(this_month)),
@@ -223,6 +217,19 @@ fn next_weekday(today: NaiveDate, weekday: Weekday) -> NaiveDate {
     today + Duration::days(if ahead == 0 { 7 } else { ahead })
 }
 
+/// The Saturday of "this weekend": the coming one on a weekday, today on a
+/// Saturday, and yesterday on a Sunday (the weekend is still on).
+fn this_weekend(today: NaiveDate) -> NaiveDate {
+    match today.weekday() {
+        Weekday::Sun => today - Duration::days(1),
+        _ => next_weekday(today - Duration::days(1), Weekday::Sat),
+    }
+}
+
+fn weekend_of(saturday: NaiveDate) -> (String, NaiveDate) {
+    (format!("on the weekend of {}", day_month_year(saturday)), saturday)
+}
+
 fn on(day: NaiveDate) -> String {
     format!("on {}", day_month_year(day))
 }
@@ -321,6 +328,24 @@ mod tests {
         ];
         for (told, kept) in cases {
             assert_eq!(absolute(told, thursday()), kept, "{told}");
+        }
+    }
+
+    #[test]
+    fn a_weekend_told_at_the_weekend_is_the_one_under_way() {
+        let saturday = NaiveDate::from_ymd_opt(2026, 11, 28).unwrap();
+        let sunday = NaiveDate::from_ymd_opt(2026, 11, 29).unwrap();
+        for today in [saturday, sunday] {
+            assert_eq!(
+                absolute("Sam has thirty papers to mark this weekend", today),
+                "Sam has thirty papers to mark on the weekend of 28 November 2026",
+                "{today}"
+            );
+            assert_eq!(
+                absolute("Sam got engaged last weekend", today),
+                "Sam got engaged on the weekend of 21 November 2026",
+                "{today}"
+            );
         }
     }
 }
