@@ -29,6 +29,7 @@ pub use intent::Intent;
 pub use learned::{Learned, Reading};
 pub use person::{ADVERBS, third_person};
 pub use rules::says_sorry;
+pub use subject::kin_of;
 
 /// A persona card's `[chat]` key for a line heard as an apology that only
 /// says the player is tired ("long day, tired now"): nobody said sorry.

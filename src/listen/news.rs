@@ -35,9 +35,16 @@ impl News {
 
     /// Whether `key` is a card's key for news.
     pub fn is_key(key: &str) -> bool {
-        [News::Good, News::Bad, News::Ahead].iter().any(|n| n.key() == key)
+        key == AHEAD_OF_THEIRS || [News::Good, News::Bad, News::Ahead].iter().any(|n| n.key() == key)
     }
 }
+
+/// The card's key for a trial ahead of someone close to the player ("my son
+/// starts university next september"): the luck is wished to them
+/// (`{them}`: "your son"), not the player told to prepare well. Their good
+/// and bad news need no other words: the player is congratulated or
+/// comforted as well.
+pub const AHEAD_OF_THEIRS: &str = "news_ahead_theirs";
 
 /// The classes, in the order of the model's class head.
 const CLASSES: [&str; 4] = ["none", "good", "bad", "ahead"];

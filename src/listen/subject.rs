@@ -124,6 +124,16 @@ const KIN: &[&str] = &[
     "brother's",
 ];
 
+/// Who close to the player a fact in the third person tells of, as the
+/// player would name them to their face ("your son"): "Sam's son starts
+/// university in September" -> "son"; None for the player's own news
+/// ("Sam's exam is on Monday": an exam is no one).
+pub fn kin_of<'a>(fact: &'a str, player: &str) -> Option<&'a str> {
+    let rest = fact.strip_prefix(player)?.strip_prefix("'s ")?;
+    let word = rest.split(|c: char| !c.is_alphanumeric()).next()?;
+    KIN.contains(&word).then_some(word)
+}
+
 /// The clause with the "I" chat left out put back ("just got off my
 /// shift" -> "I just got off my shift"), so its fact has the player as
 /// its subject; other clauses unchanged.

@@ -263,3 +263,16 @@ fn a_line_opened_by_a_greeting_the_model_hears_is_framed_by_it() {
         "a greeting that does not open the line"
     );
 }
+
+#[test]
+fn a_fact_of_someone_close_names_them_and_the_player_s_own_names_no_one() {
+    use super::kin_of;
+    assert_eq!(
+        kin_of("Sam's son starts university in September 2027.", "Sam"),
+        Some("son")
+    );
+    assert_eq!(kin_of("Sam's twins start school on Monday", "Sam"), Some("twins"));
+    assert_eq!(kin_of("Sam's exam is on 30 November 2026.", "Sam"), None);
+    assert_eq!(kin_of("Sam has an exam tomorrow", "Sam"), None);
+    assert_eq!(kin_of("Samuel's son starts school", "Sam"), None);
+}

@@ -24,8 +24,8 @@ pub enum PersonaError {
     Duplicate { path: PathBuf, id: String },
 }
 
-const PLACEHOLDERS: [&str; 10] = [
-    "player", "persona", "move", "piece", "result", "memory", "answer", "echo", "games", "absence",
+const PLACEHOLDERS: [&str; 11] = [
+    "player", "persona", "move", "piece", "result", "memory", "answer", "echo", "games", "absence", "them",
 ];
 /// A persona imported with a thousand lines of lore fits.
 const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -190,7 +190,7 @@ fn validate_chat(p: &Persona) -> Result<(), Problem> {
             return Err((
                 field,
                 format!(
-                    "is not an intent (one of: {}, tiredness, good_news, bad_news, news_ahead)",
+                    "is not an intent (one of: {}, tiredness, good_news, bad_news, news_ahead, news_ahead_theirs)",
                     names.join(", ")
                 ),
             ));

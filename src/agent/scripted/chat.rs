@@ -67,6 +67,9 @@ fn plain_news(news: News) -> &'static [&'static str] {
     }
 }
 
+/// The plain lines for a trial ahead of someone close to the player.
+const PLAIN_AHEAD_OF_THEIRS: &[&str] = &["Good luck to {them}, {player}!", "Wish {them} luck from me, {player}."];
+
 /// The plain lines for a player who is tired, not sorry.
 const PLAIN_TIRED: &[&str] = &[
     "Long day, {player}? No rush, take your time.",
@@ -84,6 +87,12 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
             .facts
             .first()
             .map(|f| echo(f, &input.ctx.player_name))
+            .unwrap_or_default(),
+        them: heard
+            .facts
+            .first()
+            .and_then(|f| crate::listen::kin_of(f, &input.ctx.player_name))
+            .map(|kin| format!("your {kin}"))
             .unwrap_or_default(),
     };
     let mut actions = Vec::new();
@@ -111,6 +120,7 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     let recognised = Fill {
         answer: String::new(),
         echo: known.map(|r| quoted(&r.memory.content)).unwrap_or_default(),
+        them: String::new(),
     };
     // News of their life is met as a friend meets it: congratulated,
     // regretted or wished luck ("sorry I'm slow, my mum's in hospital"
@@ -217,19 +227,31 @@ const MENTION_SCORE: f32 = 0.5;
 struct Fill {
     answer: String,
     echo: String,
+    /// Whom close to the player the fact told of ("your son"), if anyone.
+    them: String,
 }
 
 impl Fill {
-    fn placeholders(&self) -> [(&'static str, &str); 2] {
-        [("{answer}", &self.answer), ("{echo}", &self.echo)]
+    fn placeholders(&self) -> [(&'static str, &str); 3] {
+        [
+            ("{answer}", &self.answer),
+            ("{echo}", &self.echo),
+            ("{them}", &self.them),
+        ]
     }
 }
 
-/// The card's words for this news, else plain ones.
+/// The card's words for this news, else plain ones. A trial ahead of
+/// their son is wished him, not her ("prepare well" is not for her).
 fn news_line(input: &BrainInput<'_>, s: &Speaker<'_>, news: News, fill: &Fill) -> Action {
-    match input.persona.chat.get(news.key()).filter(|l| !l.is_empty()) {
+    let theirs = news == News::Ahead && !fill.them.is_empty();
+    let (key, plain_lines) = match theirs {
+        true => (crate::listen::news::AHEAD_OF_THEIRS, PLAIN_AHEAD_OF_THEIRS),
+        false => (news.key(), plain_news(news)),
+    };
+    match input.persona.chat.get(key).filter(|l| !l.is_empty()) {
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
-        None => plain(s, plain_news(news), fill),
+        None => plain(s, plain_lines, fill),
     }
 }
 

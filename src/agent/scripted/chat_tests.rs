@@ -169,7 +169,28 @@ async fn news_is_congratulated_regretted_or_wished_luck_and_kept() {
     let leaving = leaving("have to go, my dad is in hospital", News::Bad);
     let words = said(&decide(leaving, &ctx, &viktor).await);
     assert!(words.iter().any(|w| card("bad_news").contains(w)), "{words:?}");
+    // A trial ahead of their son is wished him, in the card's words for it.
+    let son = told(
+        "my son starts university next september",
+        Intent::SelfDisclosure,
+        News::Ahead,
+    );
+    let words = said(&decide(son, &ctx, &viktor).await);
+    let theirs: Vec<String> = card(crate::listen::news::AHEAD_OF_THEIRS)
+        .iter()
+        .map(|l| l.replace("{them}", "your son"))
+        .collect();
+    assert_eq!(words.len(), 1, "{words:?}");
+    assert!(theirs.contains(&words[0]), "{words:?}");
     let mut plain = viktor.clone();
+    plain.chat.remove(crate::listen::news::AHEAD_OF_THEIRS);
+    let son = told(
+        "my son starts university next september",
+        Intent::SelfDisclosure,
+        News::Ahead,
+    );
+    let words = said(&decide(son, &ctx, &plain).await);
+    assert!(words[0].contains("your son"), "{words:?}");
     plain.chat.remove("good_news");
     let passed = told("I passed my driving test last week", Intent::SelfDisclosure, News::Good);
     let d = decide(passed, &ctx, &plain).await;
