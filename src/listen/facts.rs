@@ -291,9 +291,11 @@ fn finish(parts: Vec<String>, player: &str) -> String {
 }
 
 /// Sounds before the words ("haha I would never...", "oh, I teach
-/// piano"): no part of what the player tells.
+/// piano"), and the speaker's comments on their own words ("honestly",
+/// "tbh", "btw"): no part of what the player tells.
 const INTERJECTIONS: &[&str] = &[
     "haha", "hahaha", "hehe", "lol", "lmao", "oh", "ah", "ooh", "well", "ok", "okay", "oops", "um", "uh", "hmm", "wow",
+    "ugh", "honestly", "tbh", "frankly", "seriously", "btw", "anyway", "anyways",
 ];
 
 /// `text` without the interjections it opens with.
