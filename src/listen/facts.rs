@@ -294,8 +294,30 @@ fn finish(parts: Vec<String>, player: &str) -> String {
 /// piano"), and the speaker's comments on their own words ("honestly",
 /// "tbh", "btw"): no part of what the player tells.
 const INTERJECTIONS: &[&str] = &[
-    "haha", "hahaha", "hehe", "lol", "lmao", "oh", "ah", "ooh", "well", "ok", "okay", "oops", "um", "uh", "hmm", "wow",
-    "ugh", "honestly", "tbh", "frankly", "seriously", "btw", "anyway", "anyways",
+    "haha",
+    "hahaha",
+    "hehe",
+    "lol",
+    "lmao",
+    "oh",
+    "ah",
+    "ooh",
+    "well",
+    "ok",
+    "okay",
+    "oops",
+    "um",
+    "uh",
+    "hmm",
+    "wow",
+    "ugh",
+    "honestly",
+    "tbh",
+    "frankly",
+    "seriously",
+    "btw",
+    "anyway",
+    "anyways",
 ];
 
 /// `text` without the interjections it opens with.
