@@ -320,16 +320,38 @@ const INTERJECTIONS: &[&str] = &[
     "anyways",
 ];
 
-/// `text` without the interjections it opens with.
+/// Laughter after the words ("my wife thinks chess is a waste of time
+/// haha"): no part of what is told either.
+const LAUGHTER: &[&str] = &["haha", "hahaha", "hehe", "lol", "lmao", "rofl", "xd"];
+
+/// `text` without the interjections it opens with, and the laughter it
+/// ends with.
 pub(super) fn without_interjection(text: &str) -> &str {
     let mut rest = text.trim_start();
     loop {
         let word_end = rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len());
         let word = &rest[..word_end];
         if word.is_empty() || !INTERJECTIONS.iter().any(|i| i.eq_ignore_ascii_case(word)) {
-            return rest;
+            return without_laughter(rest);
         }
         rest = rest[word_end..].trim_start_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+    }
+}
+
+fn without_laughter(text: &str) -> &str {
+    let mut rest = text;
+    loop {
+        let body = rest.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let start = body
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !c.is_alphanumeric())
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let laughs = LAUGHTER.iter().any(|l| l.eq_ignore_ascii_case(&body[start..]));
+        if start == 0 || !laughs {
+            return rest;
+        }
+        rest = body[..start].trim_end();
     }
 }
 

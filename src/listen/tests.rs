@@ -82,6 +82,9 @@ fn facts_are_kept_in_the_third_person_and_pleasantries_are_not() {
     assert_eq!(heard("oh, I teach piano").facts, ["Newcomer teaches piano."]);
     assert_eq!(heard("honestly I teach piano").facts, ["Newcomer teaches piano."]);
     assert_eq!(heard("btw, I teach piano").facts, ["Newcomer teaches piano."]);
+    assert_eq!(heard("I teach piano haha").facts, ["Newcomer teaches piano."]);
+    assert_eq!(heard("I teach piano lol!").facts, ["Newcomer teaches piano."]);
+    assert_eq!(heard("I teach piano 😅lol").facts, ["Newcomer teaches piano 😅."]);
     for nothing in [
         "haha I would never have found that one myself",
         "Do you remember me?",

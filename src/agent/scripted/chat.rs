@@ -463,17 +463,25 @@ fn about_me(input: &BrainInput<'_>, text: &str) -> String {
         };
         return format!("My style is {style}.");
     }
+    // What it told already in this match is not told again ("who is your
+    // favourite player?" after "do you like the Queen's Gambit?" got the
+    // same line of its biography twice): the nearest lore, who it is, then
+    // lore the question did not bring, each once.
+    let unsaid = |words: &str| !input.ctx.said.iter().any(|line| line.contains(words));
+    let club = |lore: &str| format!("Ask anyone at the club: {}", quoted(lore));
     let lore = input
         .memories
         .iter()
-        .filter(|r| r.memory.created_by == CreatedBy::PersonaLore)
+        .filter(|r| r.memory.created_by == CreatedBy::PersonaLore && unsaid(&r.memory.content))
         .max_by(|a, b| a.similarity.total_cmp(&b.similarity));
+    let bio = &p.biography;
+    let who = bio.split_inclusive(". ").next().unwrap_or(bio).trim();
     match lore {
-        Some(r) => format!("Ask anyone at the club: {}", quoted(&r.memory.content)),
-        None => {
-            let bio = &p.biography;
-            let first = bio.split_inclusive(". ").next().unwrap_or(bio);
-            first.trim().to_string()
-        }
+        Some(r) => club(&r.memory.content),
+        None if unsaid(who) => who.to_string(),
+        None => match p.lore.iter().find(|l| unsaid(&l.text)) {
+            Some(l) => club(&l.text),
+            None => "You know my story already.".to_string(),
+        },
     }
 }

@@ -341,6 +341,21 @@ async fn the_persona_tells_its_rating_and_style_from_its_card() {
     assert!(style.contains("My style is tricky: I set traps"), "{style}");
 }
 
+/// Asked about itself again, it tells what it has not told yet this
+/// match: not the same line of its biography twice.
+#[tokio::test]
+async fn asked_about_itself_twice_it_does_not_repeat_itself() {
+    let viktor = persona("viktor");
+    let (_, mut ctx) = context(&["e4"], &MatchHistory::default());
+    let chat = |text: &str| Trigger::input(UserInput::Chat { text: text.into() });
+    let first = said(&decide(chat("who is your favourite player?"), &ctx, &viktor).await).join(" ");
+    assert!(first.contains("coffeehouse hustler"), "{first}");
+    ctx.said = std::sync::Arc::new(vec![first.clone()]);
+    let again = said(&decide(chat("who is your favourite player?"), &ctx, &viktor).await).join(" ");
+    assert!(!again.contains("coffeehouse hustler"), "{again}");
+    assert!(viktor.lore.iter().any(|l| again.contains(&l.text)), "{again}");
+}
+
 /// "Who taught me chess?" is answered by what the player told, "do you
 /// remember me?" by the two of them, "what's my job?" honestly when untold.
 #[tokio::test]
