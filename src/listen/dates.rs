@@ -104,8 +104,15 @@ fn two_words(pair: &str, today: NaiveDate, past: bool) -> Option<String> {
     let (first, second) = pair.split_once(' ')?;
     let (weekday, month) = (weekday(second), month(second));
     let this_month = today.with_day(1)?;
+    let part_of_day = matches!(second, "morning" | "afternoon" | "evening" | "night");
     let found = match (first, second) {
         ("this", "morning" | "afternoon" | "evening") => Some((on(today), today)),
+        // "tomorrow morning" is "on the morning of 30 November 2026", not
+        // "on 30 November 2026 morning".
+        ("tomorrow" | "yesterday", _) if part_of_day => {
+            let day = today + Duration::days(if first == "tomorrow" { 1 } else { -1 });
+            Some((format!("on the {second} of {}", day_month_year(day)), day))
+        }
         ("last", "night") => Some((on(today - Duration::days(1)), today)),
         ("next", "week") => Some(week_of(today + Duration::days(7))),
         ("last", "week") => Some(week_of(today - Duration::days(7))),
@@ -288,6 +295,14 @@ mod tests {
             ("Sam is getting married in June", "Sam is getting married in June 2027"),
             ("Sam got engaged last Saturday", "Sam got engaged on 21 November 2026"),
             ("Sam teaches piano.", "Sam teaches piano."),
+            (
+                "Sam has a job interview tomorrow morning",
+                "Sam has a job interview on the morning of 27 November 2026",
+            ),
+            (
+                "Sam's flight landed yesterday evening.",
+                "Sam's flight landed on the evening of 25 November 2026.",
+            ),
             (
                 "Sam's grandmother died on Monday",
                 "Sam's grandmother died on 23 November 2026",
