@@ -373,9 +373,11 @@ fn about_us(input: &BrainInput<'_>, text: &str) -> Answer {
         .split(|c: char| !c.is_alphanumeric())
         .any(|w| ["me", "my", "i"].contains(&w));
     if about_them && !whether_known.iter().any(|w| t.contains(w)) {
-        let told = player_memories(input)
-            .filter(|r| r.memory.memory_type != MemoryType::GameContext)
-            .max_by(|a, b| a.similarity.total_cmp(&b.similarity));
+        // The first in recall's order, which weighed what the question is
+        // about, not the nearest in raw meaning: "what I do for work?" is
+        // nearer 'Lena said: "first time here."' (0.12) than "Lena is a
+        // nurse in Hamburg." (0.10), seen in play.
+        let told = player_memories(input).find(|r| r.memory.memory_type != MemoryType::GameContext);
         return match told {
             Some(r) => Answer::known(format!("You told me yourself: {}", quoted(&r.memory.content))),
             None => Answer {

@@ -386,6 +386,13 @@ async fn a_question_about_the_player_is_answered_by_what_they_told() {
     );
     let known = ask("Do you remember me?").await;
     assert!(known.contains("one game so far"), "{known}");
+    // Recall's order answers, not the nearest by raw meaning.
+    let ranked = [
+        remembered("Ann is a nurse in Hamburg.", MemoryType::PlayerObservation, 0.10),
+        remembered("Ann said: \"first time here.\"", MemoryType::PlayerObservation, 0.12),
+    ];
+    let work = said(&decide_recalling(chat("do you remember what I do for work?"), &ctx, &viktor, &ranked).await);
+    assert!(work.join(" ").contains("nurse in Hamburg"), "{work:?}");
     let (_, bare) = context(&["e4"], &MatchHistory::default());
     let untold = said(&decide(chat("what's my job?"), &bare, &viktor).await).join(" ");
     // Said alone: the card's lead-ins ("Of course I do.") claim to remember.
