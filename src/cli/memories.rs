@@ -191,7 +191,8 @@ async fn list(m: &MemoryOnly, l: ListArgs) -> anyhow::Result<()> {
         ..MemoryQuery::default()
     };
     let memories = m.memory.list(player.id, &query).await?;
-    println!("{} memories about {} ({})", memories.len(), player.name, player.id);
+    let noun = if memories.len() == 1 { "memory" } else { "memories" };
+    println!("{} {noun} about {} ({})", memories.len(), player.name, player.id);
     for memory in memories {
         println!("{}", line(&memory));
     }

@@ -66,6 +66,20 @@ pub fn absolute(fact: &str, today: NaiveDate) -> String {
     out.join(" ")
 }
 
+/// A fact of the past told with no date, dated by the month it was told
+/// in: "Sam passed their nursing exam." -> "Sam passed their nursing exam
+/// in November 2026." Only one told in the past ("Sam's mum is in
+/// hospital" stays as it is).
+pub fn of_this_month(fact: &str, today: NaiveDate) -> String {
+    let words: Vec<&str> = fact.split(' ').collect();
+    if !told_as_past(&words) {
+        return fact.to_string();
+    }
+    let body = fact.trim_end_matches(['.', '!']);
+    let end = &fact[body.len()..];
+    format!("{body} in {}{end}", today.format("%B %Y"))
+}
+
 /// "tomorrow" -> "on 27 November 2026"; a weekday -> its next date, or
 /// its last one when told of the past ("died on Monday").
 fn one_word(word: &str, today: NaiveDate, past: bool) -> Option<String> {
@@ -344,6 +358,18 @@ mod tests {
         for (told, kept) in cases {
             assert_eq!(absolute(told, thursday()), kept, "{told}");
         }
+    }
+
+    #[test]
+    fn past_news_told_without_a_day_is_dated_by_its_month() {
+        assert_eq!(
+            of_this_month("Sam passed their nursing exam.", thursday()),
+            "Sam passed their nursing exam in November 2026."
+        );
+        assert_eq!(
+            of_this_month("Sam's mum is in hospital.", thursday()),
+            "Sam's mum is in hospital."
+        );
     }
 
     #[test]

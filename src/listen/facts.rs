@@ -274,6 +274,16 @@ fn said_as_is(player: &str) -> String {
     format!("{player} said: ")
 }
 
+/// Fewer words than this in a line kept as the player said it say too
+/// little to keep: "first time here", "back".
+const SCRAP_WORDS: usize = 4;
+
+/// Whether `fact` is a line kept in the player's words, and a scrap.
+pub(super) fn a_scrap(fact: &str, player: &str) -> bool {
+    fact.strip_prefix(&said_as_is(player))
+        .is_some_and(|quote| quote.split_whitespace().count() < SCRAP_WORDS)
+}
+
 /// Whether a memory is a line kept in the player's own words, not a fact
 /// put in the persona's (`told`'s last resort).
 pub fn kept_as_said(content: &str, player: &str) -> bool {
@@ -321,8 +331,9 @@ const INTERJECTIONS: &[&str] = &[
 ];
 
 /// Laughter after the words ("my wife thinks chess is a waste of time
-/// haha"): no part of what is told either.
-const LAUGHTER: &[&str] = &["haha", "hahaha", "hehe", "lol", "lmao", "rofl", "xd"];
+/// haha"), or an aside ("I passed my exam btw"): no part of what is told
+/// either.
+const LAUGHTER: &[&str] = &["haha", "hahaha", "hehe", "lol", "lmao", "rofl", "xd", "btw", "tbh"];
 
 /// `text` without the interjections it opens with, and the laughter it
 /// ends with.

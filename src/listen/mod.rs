@@ -195,8 +195,20 @@ impl Listener {
             _ => hear_by_rules(read, player),
         };
         heard.news = news;
+        // A line kept only in the player's words and too short to say who
+        // did what ('Lena said: "first time here."', 'Sam said: "back."')
+        // is kept only as news ("engaged!!").
+        if heard.news.is_none() {
+            heard.facts.retain(|f| !facts::a_scrap(f, player));
+        }
         for fact in &mut heard.facts {
-            *fact = dates::absolute(fact, today);
+            let dated = dates::absolute(fact, today);
+            // News of the past told with no day ("I passed my nursing
+            // exam!") is dated by the month it was told in.
+            *fact = match heard.news {
+                Some(news::News::Good | news::News::Bad) if dated == *fact => dates::of_this_month(fact, today),
+                _ => dated,
+            };
         }
         if let (Some(about), Some(vector)) = (&self.about, vector) {
             heard.about = about.read(line, vector);

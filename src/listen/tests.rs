@@ -281,3 +281,12 @@ fn a_fact_of_someone_close_names_them_and_the_player_s_own_names_no_one() {
     assert_eq!(kin_of("Sam has an exam tomorrow", "Sam"), None);
     assert_eq!(kin_of("Samuel's son starts school", "Sam"), None);
 }
+
+#[test]
+fn a_line_kept_in_the_player_s_words_is_a_scrap_when_it_says_too_little() {
+    use super::facts::a_scrap;
+    assert!(a_scrap("Lena said: \"first time here.\"", "Lena"));
+    assert!(a_scrap("Sam said: \"back.\"", "Sam"));
+    assert!(!a_scrap("Sam said: \"Night shift done, one game then bed.\"", "Sam"));
+    assert!(!a_scrap("Sam teaches piano.", "Sam"));
+}
