@@ -108,7 +108,7 @@ async fn send(server: &Server, op: &Op, token: Option<&str>) -> (u16, Value) {
 
 /// Every route but the public ones: the health, the personas, joining, and
 /// signing in with Lichess (how a token is had: only the player Lichess
-/// vouches for gets one, tests/lichess.rs).
+/// vouches for gets one, tests/lichess/).
 fn secured(doc_op: &Op) -> bool {
     !(doc_op.template == "/api/health"
         || doc_op.template.starts_with("/api/personas")
