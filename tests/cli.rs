@@ -55,7 +55,7 @@ async fn memories_can_be_reviewed_from_the_terminal() {
     let (ok, out, _) = kibitz(&server, &["memories", "pin", &id]);
     assert!(ok && out.contains("pinned"), "{out}");
     let (ok, out, _) = kibitz(&server, &["memories", "list", "--player", "Cleo", "--pinned"]);
-    assert!(ok && out.contains(&id) && out.starts_with("1 memories"), "{out}");
+    assert!(ok && out.contains(&id) && out.starts_with("1 memory about"), "{out}");
 
     let file = server.data_path().join("export.json");
     let (ok, _, err) = kibitz(

@@ -35,6 +35,12 @@ pub use subject::kin_of;
 /// says the player is tired ("long day, tired now"): nobody said sorry.
 pub const TIREDNESS: &str = "tiredness";
 
+/// A persona card's `[chat]` key for a line that tells of the player's
+/// state or doings now and nothing lasting ("my back is killing me
+/// tonight", "just landed, jet lag is brutal"): met kindly, not with the
+/// card's chat reply to idle talk ("Ha! Nice try. Play the move.").
+pub const PASSING: &str = "passing";
+
 /// Below this weight, and with no rule sure, a line is off topic (rules only).
 const MIN_WEIGHT: f32 = 0.35;
 /// How much a weak rule counts when the rules decide alone.

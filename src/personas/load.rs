@@ -182,6 +182,7 @@ fn validate_chat(p: &Persona) -> Result<(), Problem> {
         // so may news (a congratulation needs no echo of what was told).
         let refined = match key.as_str() {
             crate::listen::TIREDNESS => Some(Intent::Apology),
+            crate::listen::PASSING => Some(Intent::OffTopic),
             news if crate::listen::news::News::is_key(news) => Some(Intent::OffTopic),
             _ => None,
         };
@@ -190,7 +191,7 @@ fn validate_chat(p: &Persona) -> Result<(), Problem> {
             return Err((
                 field,
                 format!(
-                    "is not an intent (one of: {}, tiredness, good_news, bad_news, news_ahead, news_ahead_theirs)",
+                    "is not an intent (one of: {}, tiredness, passing, good_news, bad_news, news_ahead, news_ahead_theirs)",
                     names.join(", ")
                 ),
             ));

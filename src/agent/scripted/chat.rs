@@ -136,7 +136,7 @@ pub(super) fn reply(input: &BrainInput<'_>, s: &Speaker<'_>, text: &str, heard: 
     let said = match card {
         _ if told_again => plain(s, PLAIN_KNOWN, &recognised),
         _ if let Some(news) = news.filter(|_| about_news) => news_line(input, s, news, &fill),
-        _ if nothing_told => s.line(LineEvent::ChatReply, &super::Fill::default()),
+        _ if nothing_told => passing(input, s, heard),
         Some(lines) => s.pick_from(lines, &fill.placeholders()),
         None if tired => plain(s, PLAIN_TIRED, &fill),
         None => plain(s, plain_lines(intent), &fill),
@@ -238,6 +238,18 @@ impl Fill {
             ("{echo}", &self.echo),
             ("{them}", &self.them),
         ]
+    }
+}
+
+/// A line that told nothing lasting: the card's `passing` lines when it
+/// told of the player's life now (not "haha I would never have found
+/// that", which is about the game), else its chat reply.
+fn passing(input: &BrainInput<'_>, s: &Speaker<'_>, heard: &Heard) -> Action {
+    let of_their_life = heard.about.iter().any(|t| t.tag == "life" && t.p >= 0.5);
+    let lines = input.persona.chat.get(crate::listen::PASSING).filter(|l| !l.is_empty());
+    match lines.filter(|_| heard.to_answer() == Intent::SelfDisclosure && of_their_life) {
+        Some(lines) => s.pick_from(lines, &[]),
+        None => s.line(LineEvent::ChatReply, &super::Fill::default()),
     }
 }
 

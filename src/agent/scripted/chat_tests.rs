@@ -103,6 +103,38 @@ async fn a_line_heard_as_telling_that_told_nothing_is_not_echoed_empty() {
     );
 }
 
+/// A line that tells only how the player is now ("my back is killing me
+/// tonight") is met with the card's `passing` lines, not its reply to idle
+/// talk ("Ha! Nice try. Play the move."); a card without them uses that.
+#[tokio::test]
+async fn a_passing_state_is_met_kindly_not_with_idle_talk() {
+    use crate::listen::Intent;
+    let viktor = persona("viktor");
+    let (_, ctx) = context(&["e4"], &MatchHistory::default());
+    let back = || {
+        let line = "my back is killing me tonight";
+        let mut trigger = Trigger::input(UserInput::Chat { text: line.into() });
+        let mut heard = crate::listen::Listener::default().hear(line, None, "Ann");
+        (heard.intent, heard.also, heard.facts) = (Intent::SelfDisclosure, Vec::new(), Vec::new());
+        heard.about = vec![crate::listen::Touch { tag: "life", p: 0.9 }];
+        trigger.heard = Some(heard);
+        trigger
+    };
+    let card = |key: &str| -> Vec<String> {
+        viktor.chat[key]
+            .iter()
+            .map(|l| l.text.replace("{player}", "Ann"))
+            .collect()
+    };
+    let words = said(&decide(back(), &ctx, &viktor).await);
+    assert_eq!(words.len(), 1, "{words:?}");
+    assert!(card(crate::listen::PASSING).contains(&words[0]), "{words:?}");
+    let mut plain = viktor.clone();
+    plain.chat.remove(crate::listen::PASSING);
+    let words = said(&decide(back(), &ctx, &plain).await);
+    assert!(!card(crate::listen::PASSING).contains(&words[0]), "{words:?}");
+}
+
 /// News of the player's life is met as news: congratulated, regretted,
 /// wished luck, in the card's words or plain ones, and still kept; told
 /// inside an apology, it is answered once, not echoed after.
