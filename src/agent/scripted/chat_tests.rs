@@ -103,6 +103,25 @@ async fn a_line_heard_as_telling_that_told_nothing_is_not_echoed_empty() {
     );
 }
 
+/// `line` as the learned listener hears it, with `intent` (the rules
+/// alone misread some) and what `adjust` sets.
+fn heard_as(line: &str, intent: crate::listen::Intent, adjust: impl FnOnce(&mut crate::listen::Heard)) -> Trigger {
+    let mut trigger = Trigger::input(UserInput::Chat { text: line.into() });
+    let mut heard = crate::listen::Listener::default().hear(line, None, "Ann");
+    (heard.intent, heard.also) = (intent, Vec::new());
+    adjust(&mut heard);
+    trigger.heard = Some(heard);
+    trigger
+}
+
+/// The card's lines for `key`, as said to Ann.
+fn card_lines(persona: &crate::personas::Persona, key: &str) -> Vec<String> {
+    persona.chat[key]
+        .iter()
+        .map(|l| l.text.replace("{player}", "Ann"))
+        .collect()
+}
+
 /// A line that tells only how the player is now ("my back is killing me
 /// tonight") is met with the card's `passing` lines, not its reply to idle
 /// talk ("Ha! Nice try. Play the move."); a card without them uses that.
@@ -112,20 +131,12 @@ async fn a_passing_state_is_met_kindly_not_with_idle_talk() {
     let viktor = persona("viktor");
     let (_, ctx) = context(&["e4"], &MatchHistory::default());
     let back = || {
-        let line = "my back is killing me tonight";
-        let mut trigger = Trigger::input(UserInput::Chat { text: line.into() });
-        let mut heard = crate::listen::Listener::default().hear(line, None, "Ann");
-        (heard.intent, heard.also, heard.facts) = (Intent::SelfDisclosure, Vec::new(), Vec::new());
-        heard.about = vec![crate::listen::Touch { tag: "life", p: 0.9 }];
-        trigger.heard = Some(heard);
-        trigger
+        heard_as("my back is killing me tonight", Intent::SelfDisclosure, |h| {
+            h.facts.clear();
+            h.about = vec![crate::listen::Touch { tag: "life", p: 0.9 }];
+        })
     };
-    let card = |key: &str| -> Vec<String> {
-        viktor.chat[key]
-            .iter()
-            .map(|l| l.text.replace("{player}", "Ann"))
-            .collect()
-    };
+    let card = |key: &str| card_lines(&viktor, key);
     let words = said(&decide(back(), &ctx, &viktor).await);
     assert_eq!(words.len(), 1, "{words:?}");
     assert!(card(crate::listen::PASSING).contains(&words[0]), "{words:?}");
@@ -144,21 +155,8 @@ async fn news_is_congratulated_regretted_or_wished_luck_and_kept() {
     let viktor = persona("viktor");
     let (_, ctx) = context(&["e4"], &MatchHistory::default());
     use crate::listen::Intent;
-    // Heard as the learned listener hears them (the rules alone misread some).
-    let told = |line: &str, intent: Intent, news: News| {
-        let mut trigger = Trigger::input(UserInput::Chat { text: line.into() });
-        let mut heard = crate::listen::Listener::default().hear(line, None, "Ann");
-        (heard.intent, heard.also) = (intent, Vec::new());
-        heard.news = Some(news);
-        trigger.heard = Some(heard);
-        trigger
-    };
-    let card = |key: &str| -> Vec<String> {
-        viktor.chat[key]
-            .iter()
-            .map(|l| l.text.replace("{player}", "Ann"))
-            .collect()
-    };
+    let told = |line: &str, intent: Intent, news: News| heard_as(line, intent, |h| h.news = Some(news));
+    let card = |key: &str| card_lines(&viktor, key);
     let cases = [
         ("I passed my driving test last week", Intent::SelfDisclosure, News::Good),
         (
