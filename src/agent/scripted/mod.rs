@@ -369,6 +369,7 @@ fn decision(thinking: &str, actions: Vec<Action>) -> Decision {
     }
 }
 
+mod answers;
 mod board;
 mod chat;
 mod echo;
@@ -377,8 +378,8 @@ mod puzzle;
 mod speaker;
 mod standing;
 mod takeback;
+pub(crate) use answers::answer as known_answer;
 pub(crate) use board::control_answer;
-pub(crate) use chat::answer as known_answer;
 pub(crate) use puzzle::words as puzzle_words;
 pub(crate) use standing::adapted_notice;
 #[cfg(test)]
