@@ -143,6 +143,7 @@ fn synthetic_memories(persona: &str) -> Vec<Recalled> {
                 similarity: 0.6,
                 score: 0.6,
                 why: String::new(),
+                relevance: None,
             })
         })
         .collect()

@@ -59,6 +59,12 @@ pub async fn run(config: &Config, json_out: &std::path::Path) -> anyhow::Result<
                 report.push(json!({"fit": fit_on, "scored": halves[scored_on].0, "by": "model", "threshold": t, "of_best": ratio, "precision_at_3": p, "recall_at_3": r}));
             }
         }
+        println!("{:>32} {:>6} {:>6}", "the likeliest, said aloud", "right", "said");
+        for bar in SPOKEN_BARS {
+            let (right, said) = spoken(test, |line, i| model_p(&model, line, i), bar);
+            println!("{:>32} {right:>6.2} {said:>6.2}", format!("model p >= {bar}"));
+            report.push(json!({"fit": fit_on, "scored": halves[scored_on].0, "by": "spoken", "threshold": bar, "right": right, "said": said}));
+        }
         for t in SIMILARITIES {
             let (p, r) = score(test, |line, i| line.features[i][0], (t, 0.0));
             println!("{:>32} {p:>6.2} {r:>6.2}", format!("similarity >= {t}"));
@@ -128,6 +134,29 @@ fn as_pairs(m: &TracedMoment) -> corpus::LinePairs {
 
 fn model_p(model: &Relevance, line: &corpus::LinePairs, i: usize) -> f32 {
     model.p_of(&line.features[i])
+}
+
+/// Bars on the likeliest memory's probability for saying it aloud.
+const SPOKEN_BARS: [f32; 5] = [0.15, 0.3, 0.4, 0.5, 0.6];
+
+/// What a reminder said aloud would be: of the lines whose likeliest
+/// memory clears `bar`, the share where it is one the line is about
+/// (right), and the share of all lines where one is said.
+fn spoken(lines: &[corpus::LinePairs], score: impl Fn(&corpus::LinePairs, usize) -> f32, bar: f32) -> (f64, f64) {
+    let (mut right, mut said) = (0usize, 0usize);
+    for line in lines {
+        let best = (0..line.relevant.len())
+            .map(|i| (i, score(line, i)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((i, _)) = best.filter(|(_, p)| *p >= bar) {
+            said += 1;
+            right += usize::from(line.relevant[i]);
+        }
+    }
+    (
+        right as f64 / said.max(1) as f64,
+        said as f64 / lines.len().max(1) as f64,
+    )
 }
 
 /// Precision@3 and recall@3 over the lines, each line's memories taken

@@ -210,6 +210,11 @@ pub struct Recalled {
     /// Why it was recalled beyond the text match (e.g. the same position).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub why: String,
+    /// The relevance model's probability that a chat line was about this
+    /// memory (`subconscious::relevance`), when it judged it: what comes to
+    /// mind is handed to the brain at a lower bar than what is said aloud.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<f32>,
 }
 
 /// How much of a text a model's thread keeps of each earlier turn.

@@ -172,6 +172,7 @@ fn merge(searches: &[(Vec<Hit>, bool)], rows: &HashMap<MemoryId, Memory>) -> Vec
                     similarity: hit.score,
                     score: hit.score,
                     why: String::new(),
+                    relevance: None,
                 }),
             }
         }

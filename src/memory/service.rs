@@ -277,6 +277,7 @@ impl MemoryService {
                     similarity: h.score,
                     score: h.score,
                     why: String::new(),
+                    relevance: None,
                 })
             })
             .collect())

@@ -125,6 +125,7 @@ mod tests {
             similarity,
             score: similarity,
             why: String::new(),
+            relevance: None,
         }
     }
 

@@ -33,6 +33,7 @@ impl Subconscious {
             similarity: 1.0,
             score: 1.0,
             why: WHY.into(),
+            relevance: None,
         }))
     }
 }

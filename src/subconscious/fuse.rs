@@ -165,6 +165,9 @@ pub fn rank(
         cues >= recall.tag_gate || placed || worded || meant || evidence
     });
     for r in &mut found {
+        if evidence.relevance.is_some() {
+            r.relevance = learned.get(&r.memory.id).copied();
+        }
         let worded = (words(r) / recall.word_min_score).min(2.0) * recall.word_weight;
         r.score = match learned.get(&r.memory.id) {
             Some(p) if asks_memory => situation.tag_score(&r.memory.tags) + p,
@@ -192,7 +195,7 @@ pub fn rank(
         }
         if let Some(san) = named(r) {
             r.score += NAMED_MOVE;
-            r.why = format!("{san}, a move I remember of you");
+            r.why = situation.why_named(san);
         }
         if lined.contains(&r.memory.id) {
             r.score += recall.same_opening_boost;
@@ -446,6 +449,7 @@ mod tests {
             similarity: score,
             score,
             why: String::new(),
+            relevance: None,
         }
     }
 

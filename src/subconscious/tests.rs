@@ -240,3 +240,16 @@ fn the_greetings_memory_is_no_answer_to_a_move_at_the_first_move() {
     assert!(state.given_for(id, &why, TriggerKind::BeforeAgentMove, 0));
     assert!(state.given_before(id, TriggerKind::BeforeAgentMove, 0));
 }
+
+/// A memory naming the move just played recalls it as the player's; one
+/// naming the persona's own planned move ("Nf6" in "As White, Rosa opened
+/// with 1. e4 Nf6") does not call that move the player's.
+#[test]
+fn a_named_move_is_said_to_be_the_players_only_when_it_is() {
+    let played = Situation::read(&Trigger::new(TriggerKind::OnUserMove), &ctx(&["e4"]));
+    assert_eq!(played.why_named("e4"), "e4, a move I remember of you");
+    let mut before = ctx(&["e4"]);
+    before.planned_move = Some(fact(&before, "Nf6"));
+    let planned = Situation::read(&Trigger::new(TriggerKind::BeforeAgentMove), &before);
+    assert_eq!(planned.why_named("Nf6"), "Nf6, as in a game of ours I remember");
+}

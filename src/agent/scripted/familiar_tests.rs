@@ -110,6 +110,7 @@ async fn a_memory_is_greeted_by_a_line_that_says_it() {
         similarity: 0.8,
         score: 0.8,
         why: String::new(),
+        relevance: None,
     };
     let d = decide_recalling(
         Trigger::new(TriggerKind::BeforeMatch),

@@ -108,7 +108,17 @@ fn greeting_memory<'a>(input: &'a BrainInput<'_>) -> Option<&'a Recalled> {
     // Bad news they told (a job lost, an illness) is not recited as a
     // greeting (nor as a reminder at the board: `board_reminder`).
     let mine = || player_memories(input.memories).filter(|r| !bad_news(r));
-    let personal = mine().find(|r| told(r) && !quoted(r)).or_else(|| mine().find(told));
+    // And one that opens on them ("Rosa works as a nurse") before a
+    // fragment about their day ("The worst shift Rosa has had all year").
+    let name = &input.ctx.player_name;
+    let of_them = |r: &&Recalled| {
+        let c = &r.memory.content;
+        c.starts_with(&format!("{name} ")) || c.starts_with(&format!("{name}'s "))
+    };
+    let personal = mine()
+        .find(|r| told(r) && !quoted(r) && of_them(r))
+        .or_else(|| mine().find(|r| told(r) && !quoted(r)))
+        .or_else(|| mine().find(told));
     let plain = mine().find(|r| r.why.is_empty());
     personal.or(plain).or_else(|| mine().next())
 }

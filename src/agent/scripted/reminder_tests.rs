@@ -22,6 +22,7 @@ async fn a_recalled_game_is_told_without_claiming_this_board() {
         similarity: 0.9,
         score: 0.9,
         why: "we played this opening before".into(),
+        relevance: None,
     };
     let chat = Trigger::input(UserInput::Chat {
         text: "nice game so far".into(),
@@ -58,6 +59,7 @@ async fn a_memory_is_quoted_once_a_match() {
         similarity: 0.9,
         score: 0.9,
         why: "you are taking your time".into(),
+        relevance: None,
     };
     let chat = || {
         Trigger::input(UserInput::Chat {
@@ -74,4 +76,36 @@ async fn a_memory_is_quoted_once_a_match() {
         let again = decide_recalling(trigger, &ctx, &viktor, std::slice::from_ref(&recalled)).await;
         assert_eq!(quotes(&again), 0, "{:?}", said(&again));
     }
+}
+
+/// A memory recall handed over on a weak chance that the line was about it
+/// is the brain's to weigh, not said aloud: "how is the tea today?" did not
+/// want the player's worst shift quoted back. A likely one is said.
+#[tokio::test]
+async fn a_chat_line_is_answered_with_a_memory_only_when_it_is_likely_about_it() {
+    let viktor = persona("viktor");
+    let (_, ctx) = context(&["e4", "e5", "Nf3"], &MatchHistory::default());
+    let habit = "Ann gets short-tempered when she falls behind on the clock.";
+    let recalled = |p: f32| Recalled {
+        memory: crate::memory::Memory::new(
+            "viktor",
+            MemoryType::Pattern,
+            habit,
+            crate::memory::CreatedBy::MainAgent,
+        ),
+        similarity: 0.3,
+        score: p,
+        why: "what you said".into(),
+        relevance: Some(p),
+    };
+    let chat = || {
+        Trigger::input(UserInput::Chat {
+            text: "ugh my clock is running away from me".into(),
+        })
+    };
+    let quotes = |d: &Decision| said(d).iter().filter(|t| t.contains(habit)).count();
+    let weak = decide_recalling(chat(), &ctx, &viktor, &[recalled(0.21)]).await;
+    assert_eq!(quotes(&weak), 0, "{:?}", said(&weak));
+    let likely = decide_recalling(chat(), &ctx, &viktor, &[recalled(0.8)]).await;
+    assert_eq!(quotes(&likely), 1, "{:?}", said(&likely));
 }

@@ -427,6 +427,15 @@ async fn a_greeting_prefers_a_fact_to_a_quoted_line() {
         said(&decide_recalling(Trigger::new(TriggerKind::BeforeMatch), &ctx, &viktor, &memories).await).join(" ");
     assert!(greeted.contains("teaches maths"), "{greeted}");
     assert!(!greeted.contains("gym"), "{greeted}");
+    // So is a fact that opens on them before a fragment about their day.
+    let memories = [
+        remembered("The worst shift Ann has had all year.", 0.6),
+        remembered("Ann works as a nurse at the city hospital.", 0.5),
+    ];
+    let greeted =
+        said(&decide_recalling(Trigger::new(TriggerKind::BeforeMatch), &ctx, &viktor, &memories).await).join(" ");
+    assert!(greeted.contains("as a nurse"), "{greeted}");
+    assert!(!greeted.contains("worst shift"), "{greeted}");
 }
 
 /// Bad news the player told is not recited at the next greeting ("I
@@ -476,5 +485,6 @@ fn of_player(player: PlayerId, content: &str, kind: MemoryType, similarity: f32)
         similarity,
         score: similarity,
         why: String::new(),
+        relevance: None,
     }
 }

@@ -257,6 +257,15 @@ impl Situation {
             .collect()
     }
 
+    /// Why a memory that names one of `moves()` came: the player's move is
+    /// one remembered of them; the persona's own planned move is not theirs.
+    pub fn why_named(&self, san: &str) -> String {
+        match self.planned.as_ref().is_some_and(|m| m.san == san) {
+            true => format!("{san}, as in a game of ours I remember"),
+            false => format!("{san}, a move I remember of you"),
+        }
+    }
+
     pub fn summary(&self) -> String {
         let reasons: Vec<&str> = self.cues.iter().take(5).map(|c| c.reason.as_str()).collect();
         match (&self.chat, reasons.is_empty()) {
