@@ -328,6 +328,15 @@ const INTERJECTIONS: &[&str] = &[
     "btw",
     "anyway",
     "anyways",
+    "bruh",
+    "bro",
+    "dude",
+    "mate",
+    "fr",
+    "ngl",
+    "omg",
+    "yeah",
+    "yep",
 ];
 
 /// Laughter after the words ("my wife thinks chess is a waste of time

@@ -27,7 +27,7 @@ pub use about::{Touch, decides};
 pub use facts::kept_as_said;
 pub use intent::Intent;
 pub use learned::{Learned, Reading};
-pub use person::{ADVERBS, third_person};
+pub use person::{an_adverb, third_person};
 pub use rules::says_sorry;
 pub use subject::kin_of;
 

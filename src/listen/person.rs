@@ -66,7 +66,7 @@ fn contracted_verb(contraction: &str) -> &'static str {
 const JOINT_SUBJECT_WORDS: usize = 4;
 
 /// Words between a subject and its verb ("I really love").
-pub const ADVERBS: &[&str] = &[
+const ADVERBS: &[&str] = &[
     "really",
     "always",
     "usually",
@@ -95,7 +95,7 @@ pub const ADVERBS: &[&str] = &[
 fn conjugate_after_subject(words: &[&str], mut i: usize, out: &mut Vec<String>) -> usize {
     while let Some(w) = words.get(i) {
         let lower = w.to_lowercase();
-        if ADVERBS.contains(&lower.as_str()) {
+        if an_adverb(&lower) {
             out.push(w.to_string());
             i += 1;
             continue;
@@ -105,6 +105,14 @@ fn conjugate_after_subject(words: &[&str], mut i: usize, out: &mut Vec<String>) 
         return i + 1;
     }
     i
+}
+
+/// Whether a lower-case word between a subject and its verb is an adverb:
+/// one of `ADVERBS`, or a word in -ly ("literally", "finally", not a verb
+/// to conjugate into "literallies"; "apply", "supply", "reply", "rely"
+/// and "fly" are verbs).
+pub fn an_adverb(word: &str) -> bool {
+    ADVERBS.contains(&word) || (word.len() > 4 && word.ends_with("ly") && !word.ends_with("ply"))
 }
 
 fn third_person_verb(verb: &str) -> String {

@@ -85,6 +85,20 @@ fn facts_are_kept_in_the_third_person_and_pleasantries_are_not() {
     assert_eq!(heard("I teach piano haha").facts, ["Newcomer teaches piano."]);
     assert_eq!(heard("I teach piano lol!").facts, ["Newcomer teaches piano."]);
     assert_eq!(heard("I teach piano 😅lol").facts, ["Newcomer teaches piano 😅."]);
+    // An address or a filler before the words ("bruh", "mate"), and an
+    // adverb in -ly before the verb, are no part of the fact.
+    assert_eq!(
+        heard("bruh I literally work at a chess cafe in toronto").facts,
+        ["Newcomer literally works at a chess cafe in toronto."]
+    );
+    assert_eq!(
+        heard("mate, I finally teach piano").facts,
+        ["Newcomer finally teaches piano."]
+    );
+    assert_eq!(
+        heard("I apply paint for a living").facts,
+        ["Newcomer applies paint for a living."]
+    );
     for nothing in [
         "haha I would never have found that one myself",
         "Do you remember me?",

@@ -4,6 +4,13 @@
 /// their dad." -> "you learned chess from your dad" (lower case: the line
 /// capitalises it where it opens with it).
 pub(super) fn echo(fact: &str, player: &str) -> String {
+    // Kept in their own words ('Ann said: "my back is killing me."'): said
+    // back as those words turned to them ("your back is killing you"), not
+    // as 'you said: "..."', which no friend says back.
+    if let Some(words) = quoted_words(fact, player) {
+        let turned = words.split_whitespace().map(to_you).collect::<Vec<_>>().join(" ");
+        return lower_first(&turned.replace("you was ", "you were "));
+    }
     // A quoted fact ('Ann said: "long week."') loses its stop inside the
     // quote too, or the line that follows it reads `."."`.
     let fact = fact.trim_end_matches(['.', '!']);
@@ -22,7 +29,7 @@ pub(super) fn echo(fact: &str, player: &str) -> String {
             continue;
         } else if core == format!("{player}'s") {
             format!("your{tail}")
-        } else if after_subject && crate::listen::ADVERBS.contains(&core.to_lowercase().as_str()) {
+        } else if after_subject && crate::listen::an_adverb(&core.to_lowercase()) {
             // "Ann always plays": the verb is still to come.
             out.push(w.to_string());
             continue;
@@ -40,7 +47,40 @@ pub(super) fn echo(fact: &str, player: &str) -> String {
         after_subject = false;
         out.push(word);
     }
-    let text = out.join(" ") + closing;
+    lower_first(&(out.join(" ") + closing))
+}
+
+/// The words inside a fact kept as the player said them, without the
+/// stop they end on.
+fn quoted_words<'a>(fact: &'a str, player: &str) -> Option<&'a str> {
+    if !crate::listen::kept_as_said(fact, player) {
+        return None;
+    }
+    let (open, close) = (fact.find('"')?, fact.rfind('"')?);
+    let inner = fact.get(open + 1..close)?.trim().trim_end_matches(['.', '!', ',']);
+    (!inner.is_empty()).then_some(inner)
+}
+
+/// The speaker's own word turned to the one spoken to: "my" -> "your",
+/// "I'm" -> "you're", "me" -> "you".
+fn to_you(word: &str) -> String {
+    let (core, tail) = word.split_at(word.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'').len());
+    let turned = match core.to_lowercase().replace('\u{2019}', "'").as_str() {
+        "i" | "me" => "you",
+        "my" => "your",
+        "mine" => "yours",
+        "myself" => "yourself",
+        "i'm" | "im" => "you're",
+        "i've" | "ive" => "you've",
+        "i'd" => "you'd",
+        "i'll" => "you'll",
+        "am" => "are",
+        _ => return word.to_string(),
+    };
+    format!("{turned}{tail}")
+}
+
+fn lower_first(text: &str) -> String {
     let mut chars = text.chars();
     chars
         .next()
@@ -95,9 +135,11 @@ mod tests {
             ("Ann's wife teaches maths.", "your wife teaches maths"),
             ("Ann is a retired postman.", "you are a retired postman"),
             ("Ann studies medicine.", "you study medicine"),
+            ("Ann literally works nights.", "you literally work nights"),
+            ("Ann said: \"long week of marking.\"", "long week of marking"),
             (
-                "Ann said: \"long week of marking.\"",
-                "you said: \"long week of marking\"",
+                "Ann said: \"my back is killing me, I'm so stiff, I was up at 5!\"",
+                "your back is killing you, you're so stiff, you were up at 5",
             ),
             (
                 "Blitz is Ann's favourite time control.",
