@@ -14,7 +14,8 @@ use anyhow::Context;
 use serde_json::json;
 
 use kibitz::config::Config;
-use kibitz::embed::Embedder;
+use kibitz::embed::{DIMENSIONS, Embedder};
+use kibitz::learn::Translation;
 use kibitz::memory::reading::Readers;
 use kibitz::subconscious::relevance::board::{self, BoardRelevance, TracedMoment};
 use kibitz::subconscious::relevance::{self, Relevance, corpus};
@@ -32,14 +33,10 @@ pub async fn run(config: &Config, json_out: &std::path::Path) -> anyhow::Result<
     let (listener, _) = kibitz::listen::load_or_train(&embedder, &config.models_dir).await?;
     let (readers, _) = Readers::load_or_train(&embedder, &config.models_dir).await?;
     let started = Instant::now();
-    let mut halves = Vec::new();
-    for file in corpus::FILES {
-        let players = corpus::players(&[file])?;
-        let pairs = corpus::examples(&embedder, &listener, Some(&readers), &players)
-            .await
-            .with_context(|| format!("reading {}", file.0))?;
-        halves.push((file.0, pairs));
-    }
+    // Each file read with a translation fitted on the others.
+    let (halves, _) = relevance::cross_fitted(&embedder, &listener, Some(&readers))
+        .await
+        .context("reading the corpus")?;
     eprintln!("relevance: corpus read in {:.1} s", started.elapsed().as_secs_f64());
     let mut report = Vec::new();
     for scored_on in 0..halves.len() {
@@ -47,7 +44,7 @@ pub async fn run(config: &Config, json_out: &std::path::Path) -> anyhow::Result<
             .filter(|k| *k != scored_on)
             .flat_map(|k| halves[k].1.iter().cloned())
             .collect();
-        let model = Relevance::fit(&others);
+        let model = Relevance::fit(&others, Translation::identity(DIMENSIONS));
         let test = &halves[scored_on].1;
         let fit_on = "the others";
         println!("fitted on the others, scored on {}", halves[scored_on].0);
@@ -67,7 +64,7 @@ pub async fn run(config: &Config, json_out: &std::path::Path) -> anyhow::Result<
         }
         for t in SIMILARITIES {
             let (p, r) = score(test, |line, i| line.features[i][0], (t, 0.0));
-            println!("{:>32} {p:>6.2} {r:>6.2}", format!("similarity >= {t}"));
+            println!("{:>32} {p:>6.2} {r:>6.2}", format!("nearness >= {t}"));
             report.push(json!({"fit": fit_on, "scored": halves[scored_on].0, "by": "similarity", "threshold": t, "precision_at_3": p, "recall_at_3": r}));
         }
     }

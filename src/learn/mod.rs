@@ -11,6 +11,7 @@
 mod corpus;
 mod features;
 mod train;
+mod translate;
 
 use std::path::Path;
 
@@ -20,6 +21,7 @@ use crate::embed::{EmbedError, Embedder};
 pub use corpus::read_lines;
 use features::{SLOTS, ngrams};
 pub use train::train;
+pub use translate::{PairSums, Translation};
 
 #[derive(Debug, thiserror::Error)]
 pub enum LearnError {

@@ -123,6 +123,18 @@ impl MemoryService {
         Ok(())
     }
 
+    /// `text`'s vector (from the embedder's memo: it was just searched by)
+    /// and the vectors of `ids`, for a reader that weighs them itself.
+    pub async fn vectors_with(
+        &self,
+        text: &str,
+        ids: Vec<MemoryId>,
+    ) -> Result<(Vec<f32>, HashMap<MemoryId, Vec<f32>>), MemoryError> {
+        let query = self.embedder().embed_one(text).await?;
+        let vectors = self.index().vectors(ids).await?;
+        Ok((query, vectors))
+    }
+
     /// One SQL read for every search's hits: searches find the same
     /// memories, and each row is read once.
     async fn rows_of(

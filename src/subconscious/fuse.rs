@@ -37,6 +37,9 @@ pub struct Evidence<'a> {
     pub words: &'a HashMap<MemoryId, f32>,
     /// The relevance model, for a chat line searched by its own words.
     pub relevance: Option<&'a Relevance>,
+    /// Its nearness of the line to each of the player's memories found
+    /// (`relevance::nearness`); their own similarity where it is missing.
+    pub nearness: &'a HashMap<MemoryId, f32>,
     /// At the board, the board model's probability for each of the
     /// player's memories found (`board_candidates`).
     pub board_relevance: Option<&'a HashMap<MemoryId, f32>>,
@@ -90,7 +93,7 @@ pub fn rank(
     // memories its cues name; the thresholds serve lore alone. At the board
     // the board model does the same for the moment.
     let learned = match (evidence.relevance, evidence.board_relevance) {
-        (Some(model), _) => learned_relevance(model, &found, situation),
+        (Some(model), _) => learned_relevance(model, &found, situation, evidence.nearness),
         (None, Some(board)) => board.clone(),
         (None, None) => HashMap::new(),
     };
@@ -219,7 +222,12 @@ pub fn rank(
 
 /// The relevance model's probability that each of the player's memories
 /// among `found` is what the chat line is about.
-fn learned_relevance(model: &Relevance, found: &[Recalled], situation: &Situation) -> HashMap<MemoryId, f32> {
+fn learned_relevance(
+    model: &Relevance,
+    found: &[Recalled],
+    situation: &Situation,
+    nearness: &HashMap<MemoryId, f32>,
+) -> HashMap<MemoryId, f32> {
     let Some(line) = situation.chat.as_deref() else {
         return HashMap::new();
     };
@@ -228,7 +236,7 @@ fn learned_relevance(model: &Relevance, found: &[Recalled], situation: &Situatio
     let candidates: Vec<Candidate<'_>> = mine
         .iter()
         .map(|r| Candidate {
-            similarity: r.similarity,
+            similarity: nearness.get(&r.memory.id).copied().unwrap_or(r.similarity),
             overlap: lexical::overlap(&words, &lexical::document(&r.memory.content)),
             tags: &r.memory.tags,
             memory_type: r.memory.memory_type,

@@ -308,8 +308,10 @@ impl Subconscious {
         let mut seen = HashSet::new();
         found.retain(|r| seen.insert(r.memory.id));
         // The relevance model reads each candidate's nearness to the line.
-        if let (Some(text), Some(_)) = (&situation.chat, learned) {
+        let mut nearness = HashMap::new();
+        if let (Some(text), Some(model)) = (&situation.chat, learned) {
             self.memory.measure_similarity(text, &mut found).await?;
+            nearness = self.nearness(text, &found, model).await?;
         }
         let board_p = match weighing {
             true => {
@@ -323,6 +325,7 @@ impl Subconscious {
             board: &board,
             words: &words,
             relevance: learned,
+            nearness: &nearness,
             board_relevance: board_p.as_ref(),
             handed: &|id| state.given_before(id, trigger.kind, ctx.move_count),
         };
@@ -408,6 +411,26 @@ impl Subconscious {
     }
 
     /// When a chat line's own words may run the model (`recall.chat_query_*`).
+    /// How near a chat line is to each of the player's memories found for
+    /// it, as the relevance model reads nearness (`relevance::nearness`).
+    async fn nearness(
+        &self,
+        text: &str,
+        found: &[Recalled],
+        model: &relevance::Relevance,
+    ) -> Result<HashMap<MemoryId, f32>, MemoryError> {
+        let mine = found
+            .iter()
+            .filter(|r| r.memory.player_id.is_some())
+            .map(|r| r.memory.id);
+        let (line, vectors) = self.memory.vectors_with(text, mine.collect()).await?;
+        let carried = model.carry(&line);
+        Ok(vectors
+            .iter()
+            .map(|(id, v)| (*id, relevance::nearness(&line, &carried, v)))
+            .collect())
+    }
+
     pub fn query_limits(&self) -> QueryLimits {
         QueryLimits {
             max_backlog: self.config.chat_query_max_backlog,

@@ -8,8 +8,8 @@
 use serde::Deserialize;
 
 use super::features::{Candidate, Line, features};
-use crate::embed::{Embedder, cosine};
-use crate::learn::LearnError;
+use crate::embed::Embedder;
+use crate::learn::{LearnError, PairSums, Translation};
 use crate::listen::Listener;
 use crate::memory::model::CreatedBy;
 use crate::memory::reading::Readers;
@@ -87,30 +87,82 @@ fn check(player: &Player) -> Result<(), String> {
     }
 }
 
-/// Every line of every player as pairs with that player's memories, read
-/// as a live line is: embedded, heard by `listener`, its memories tagged
-/// by `readers`.
-pub async fn examples(
+/// A player with their memories tagged and embedded and their lines
+/// embedded, as a live line and the store would have them.
+pub struct Embedded {
+    player: Player,
+    memories: Vec<(Memory, Vec<f32>)>,
+    lines: Vec<Vec<f32>>,
+}
+
+/// The players' texts run through the embedding once, their memories
+/// tagged by `readers`.
+pub async fn embedded(
     embedder: &Embedder,
-    listener: &Listener,
     readers: Option<&Readers>,
-    players: &[Player],
-) -> Result<Vec<LinePairs>, LearnError> {
-    let mut out = Vec::new();
+    players: Vec<Player>,
+) -> Result<Vec<Embedded>, LearnError> {
+    let mut out = Vec::with_capacity(players.len());
     for player in players {
-        let memories = tagged(embedder, readers, player).await?;
-        let lines: Vec<String> = player.lines.iter().map(|l| l.text.clone()).collect();
-        let mut vectors = Vec::with_capacity(lines.len());
-        for batch in lines.chunks(32) {
-            vectors.extend(embedder.embed(batch.to_vec()).await?);
+        let memories = tagged(embedder, readers, &player).await?;
+        let texts: Vec<String> = player.lines.iter().map(|l| l.text.clone()).collect();
+        let mut lines = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(32) {
+            lines.extend(embedder.embed(batch.to_vec()).await?);
         }
-        for (line, vector) in player.lines.iter().zip(&vectors) {
-            let heard = listener.hear(&line.text, Some(vector), &player.player);
+        out.push(Embedded {
+            player,
+            memories,
+            lines,
+        });
+    }
+    Ok(out)
+}
+
+/// What the translation of lines toward their memories is fitted on: each
+/// line about some memory, and the mean of those memories' vectors.
+pub fn pair_sums(players: &[Embedded]) -> PairSums {
+    let mut sums = PairSums::new(crate::embed::DIMENSIONS);
+    for p in players {
+        for (line, vector) in p.player.lines.iter().zip(&p.lines) {
+            let meant: Vec<&Vec<f32>> = p
+                .player
+                .memories
+                .iter()
+                .zip(&p.memories)
+                .filter(|(m, _)| line.relevant.contains(&m.key))
+                .map(|(_, (_, v))| v)
+                .collect();
+            if meant.is_empty() {
+                continue;
+            }
+            let mut mean = vec![0.0f32; vector.len()];
+            meant
+                .iter()
+                .for_each(|v| mean.iter_mut().zip(v.iter()).for_each(|(s, x)| *s += x));
+            let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt().max(f32::EPSILON);
+            mean.iter_mut().for_each(|x| *x /= norm);
+            sums.add(vector, &mean);
+        }
+    }
+    sums
+}
+
+/// Every line of every player as pairs with that player's memories, read
+/// as a live line is: heard by `listener`, its nearness to each memory
+/// measured with `translation` (`super::nearness`).
+pub fn examples(listener: &Listener, players: &[Embedded], translation: &Translation) -> Vec<LinePairs> {
+    let mut out = Vec::new();
+    for p in players {
+        for (line, vector) in p.player.lines.iter().zip(&p.lines) {
+            let heard = listener.hear(&line.text, Some(vector), &p.player.player);
             let words = lexical::query(&line.text);
-            let found: Vec<Candidate<'_>> = memories
+            let carried = translation.apply(vector);
+            let found: Vec<Candidate<'_>> = p
+                .memories
                 .iter()
                 .map(|(m, v)| Candidate {
-                    similarity: cosine(vector, v),
+                    similarity: super::nearness(vector, &carried, v),
                     overlap: lexical::overlap(&words, &lexical::document(&m.content)),
                     tags: &m.tags,
                     memory_type: m.memory_type,
@@ -125,11 +177,16 @@ pub async fn examples(
             };
             out.push(LinePairs {
                 features: (0..found.len()).map(|i| features(&read, &found, i)).collect(),
-                relevant: player.memories.iter().map(|m| line.relevant.contains(&m.key)).collect(),
+                relevant: p
+                    .player
+                    .memories
+                    .iter()
+                    .map(|m| line.relevant.contains(&m.key))
+                    .collect(),
             });
         }
     }
-    Ok(out)
+    out
 }
 
 /// The player's memories as the store would hold them: tagged by their
