@@ -81,7 +81,9 @@ async fn a_match_with_a_real_model_runs_end_to_end() {
     );
     // Every call has its role; answered ones their tokens and time, and one
     // the match stopped waiting for says so (it may have been dropped within
-    // the millisecond it was sent, so its time can round to 0).
+    // the millisecond it was sent, so its time can round to 0), as does one
+    // the model did not answer in time (seen once on two loaded cores: the
+    // subconscious's call to the tests' llama-server, after 30 s).
     let roles = ["main", "subconscious", "reflection"];
     assert!(
         calls
@@ -89,6 +91,7 @@ async fn a_match_with_a_real_model_runs_end_to_end() {
             .all(|(role, tokens, ms, error)| roles.contains(&role.as_str())
                 && match error {
                     None => *tokens > 0 && *ms > 0,
+                    Some(e) if e.starts_with("LLM call timed out") => *ms > 0,
                     Some(e) => e.starts_with("abandoned") && *ms >= 0,
                 }),
         "{calls:?}"
