@@ -12,18 +12,7 @@ async fn a_recalled_game_is_told_without_claiming_this_board() {
     let viktor = persona("viktor");
     let (_, ctx) = context(&["e4", "e5", "Nf3"], &MatchHistory::default());
     let past = "On 2 May, Ann played White and lost to me by checkmate after 24 moves.";
-    let recalled = Recalled {
-        memory: crate::memory::Memory::new(
-            "viktor",
-            MemoryType::GameContext,
-            past,
-            crate::memory::CreatedBy::MainAgent,
-        ),
-        similarity: 0.9,
-        score: 0.9,
-        why: "we played this opening before".into(),
-        relevance: None,
-    };
+    let recalled = viktors(MemoryType::GameContext, past, "we played this opening before", None);
     let chat = Trigger::input(UserInput::Chat {
         text: "nice game so far".into(),
     });
@@ -49,18 +38,7 @@ async fn a_memory_is_quoted_once_a_match() {
     let viktor = persona("viktor");
     let (_, mut ctx) = context(&["e4", "e5", "Nf3"], &MatchHistory::default());
     let habit = "Ann gets short-tempered when she falls behind on the clock.";
-    let recalled = Recalled {
-        memory: crate::memory::Memory::new(
-            "viktor",
-            MemoryType::Pattern,
-            habit,
-            crate::memory::CreatedBy::MainAgent,
-        ),
-        similarity: 0.9,
-        score: 0.9,
-        why: "you are taking your time".into(),
-        relevance: None,
-    };
+    let recalled = viktors(MemoryType::Pattern, habit, "you are taking your time", None);
     let chat = || {
         Trigger::input(UserInput::Chat {
             text: "ugh my clock is running away from me".into(),
@@ -86,18 +64,7 @@ async fn a_chat_line_is_answered_with_a_memory_only_when_it_is_likely_about_it()
     let viktor = persona("viktor");
     let (_, ctx) = context(&["e4", "e5", "Nf3"], &MatchHistory::default());
     let habit = "Ann gets short-tempered when she falls behind on the clock.";
-    let recalled = |p: f32| Recalled {
-        memory: crate::memory::Memory::new(
-            "viktor",
-            MemoryType::Pattern,
-            habit,
-            crate::memory::CreatedBy::MainAgent,
-        ),
-        similarity: 0.3,
-        score: p,
-        why: "what you said".into(),
-        relevance: Some(p),
-    };
+    let recalled = |p: f32| viktors(MemoryType::Pattern, habit, "what you said", Some(p));
     let chat = || {
         Trigger::input(UserInput::Chat {
             text: "ugh my clock is running away from me".into(),
@@ -108,4 +75,16 @@ async fn a_chat_line_is_answered_with_a_memory_only_when_it_is_likely_about_it()
     assert_eq!(quotes(&weak), 0, "{:?}", said(&weak));
     let likely = decide_recalling(chat(), &ctx, &viktor, &[recalled(0.8)]).await;
     assert_eq!(quotes(&likely), 1, "{:?}", said(&likely));
+}
+
+/// A memory of Viktor's recalled for `why`, with the relevance model's
+/// probability if it judged it.
+fn viktors(kind: MemoryType, content: &str, why: &str, relevance: Option<f32>) -> Recalled {
+    Recalled {
+        memory: crate::memory::Memory::new("viktor", kind, content, crate::memory::CreatedBy::MainAgent),
+        similarity: 0.9,
+        score: 0.9,
+        why: why.into(),
+        relevance,
+    }
 }
