@@ -18,6 +18,7 @@ pub mod plans;
 pub mod relevance;
 pub mod situation;
 mod trace;
+mod weigh;
 
 pub use fuse::BY_KEY;
 pub use situation::{Cue, Situation};
@@ -308,11 +309,10 @@ impl Subconscious {
         let mut seen = HashSet::new();
         found.retain(|r| seen.insert(r.memory.id));
         // The relevance model reads each candidate's nearness to the line.
-        let mut nearness = HashMap::new();
-        if let (Some(text), Some(model)) = (&situation.chat, learned) {
-            self.memory.measure_similarity(text, &mut found).await?;
-            nearness = self.nearness(text, &found, model).await?;
-        }
+        let nearness = match (&situation.chat, learned) {
+            (Some(text), Some(model)) => self.nearness(text, &mut found, model).await?,
+            _ => HashMap::new(),
+        };
         let board_p = match weighing {
             true => {
                 let at = (trigger, ctx, &situation, &board);
@@ -375,62 +375,7 @@ impl Subconscious {
 }
 
 impl Subconscious {
-    /// The board model's probability for each of the player's memories
-    /// found at a moment at the board (None without `model`), and the
-    /// candidates kept in the trace if one is on. Memories found by the
-    /// move's words alone get their real nearness to the moment first.
-    async fn weigh_at_board(
-        &self,
-        query: &str,
-        found: &mut [Recalled],
-        (trigger, ctx, situation, board): (&Trigger, &GameContext, &Situation, &crate::memory::strength::LiveBoard),
-        model: Option<&relevance::board::BoardRelevance>,
-    ) -> Result<Option<HashMap<MemoryId, f32>>, MemoryError> {
-        self.memory.measure_similarity(query, found).await?;
-        let weighed = fuse::board_candidates(found, situation, board, &self.config);
-        let p = model.map(|model| {
-            let candidates: Vec<relevance::board::Candidate> = weighed.iter().map(|(_, c)| c.clone()).collect();
-            let at = |i| relevance::board::features(trigger.kind, &candidates, i);
-            weighed
-                .iter()
-                .enumerate()
-                .map(|(i, (id, _))| (*id, model.p_of(&at(i))))
-                .collect()
-        });
-        // Built only while a trace is on: every move at the board passes here.
-        if self.trace.is_on() {
-            self.trace.keep(Traced {
-                match_id: ctx.match_id,
-                trigger: trigger.kind,
-                candidates: weighed,
-                cues: situation.cues.iter().map(|c| (c.tag.clone(), c.weight)).collect(),
-                query: query.to_string(),
-            });
-        }
-        Ok(p)
-    }
-
     /// When a chat line's own words may run the model (`recall.chat_query_*`).
-    /// How near a chat line is to each of the player's memories found for
-    /// it, as the relevance model reads nearness (`relevance::nearness`).
-    async fn nearness(
-        &self,
-        text: &str,
-        found: &[Recalled],
-        model: &relevance::Relevance,
-    ) -> Result<HashMap<MemoryId, f32>, MemoryError> {
-        let mine = found
-            .iter()
-            .filter(|r| r.memory.player_id.is_some())
-            .map(|r| r.memory.id);
-        let (line, vectors) = self.memory.vectors_with(text, mine.collect()).await?;
-        let carried = model.carry(&line);
-        Ok(vectors
-            .iter()
-            .map(|(id, v)| (*id, relevance::nearness(&line, &carried, v)))
-            .collect())
-    }
-
     pub fn query_limits(&self) -> QueryLimits {
         QueryLimits {
             max_backlog: self.config.chat_query_max_backlog,
